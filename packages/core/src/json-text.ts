@@ -1,0 +1,69 @@
+/** Decoding of one JSON text with size and nesting limits. */
+import { AhpError, AhpErrorCode } from "./errors.js";
+import { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, type MessageLimits } from "./transport.js";
+
+/**
+ * Returns the nesting depth of arrays/objects in a JSON text, stopping early once `limit` is
+ * passed. Brackets inside strings are not counted. Runs in one pass without allocation.
+ */
+export function jsonNestingExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/**
+ * Parses one JSON text. Throws {@link AhpError} -32700 for malformed JSON and
+ * {@link AhpErrorCode.MessageTooLarge} for a text past the size or nesting limit.
+ * `byteLength` may be passed when the caller already knows it.
+ */
+export function parseJsonText(text: string, limits: MessageLimits = {}, byteLength?: number): unknown {
+  const maxBytes = limits.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  // A UTF-8 text has at least as many bytes as UTF-16 units / 1 and at most 3x; measure only when needed.
+  if (text.length * 3 > maxBytes) {
+    const bytes = byteLength ?? Buffer.byteLength(text, "utf8");
+    if (bytes > maxBytes) {
+      throw new AhpError(AhpErrorCode.MessageTooLarge, `Message too large: ${bytes} bytes exceeds limit ${maxBytes}`);
+    }
+  }
+  const maxDepth = limits.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  if (text.length > maxDepth * 2 && jsonNestingExceeds(text, maxDepth)) {
+    throw new AhpError(AhpErrorCode.MessageTooLarge, `Message nested deeper than limit ${maxDepth}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new AhpError(AhpErrorCode.ParseError, `Parse error: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Serializes one message. Throws {@link AhpError} -32603 when the value cannot be encoded
+ * (cycles, BigInt) and {@link AhpErrorCode.MessageTooLarge} past the size limit.
+ */
+export function stringifyMessage(message: unknown, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(message);
+  } catch (error) {
+    throw new AhpError(AhpErrorCode.InternalError, `Internal error: ${(error as Error).message}`);
+  }
+  if (text === undefined) throw new AhpError(AhpErrorCode.InternalError, "Internal error: message is not JSON");
+  if (text.length * 3 > maxMessageBytes) {
+    const bytes = Buffer.byteLength(text, "utf8");
+    if (bytes > maxMessageBytes) {
+      throw new AhpError(AhpErrorCode.MessageTooLarge, `Message too large: ${bytes} bytes exceeds limit ${maxMessageBytes}`);
+    }
+  }
+  return text;
+}

@@ -1,0 +1,113 @@
+/**
+ * Newline-delimited JSON framing (spec §13.1), shared by the stdio and Unix socket transports:
+ * one JSON text per line, split on `\n` only, `\r\n` and surrounding whitespace tolerated,
+ * blank lines skipped, a maximum message size enforced without buffering past it.
+ */
+import { AhpError, AhpErrorCode } from "./errors.js";
+import { parseJsonText } from "./json-text.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, type MessageLimits } from "./transport.js";
+
+export type NdjsonFrame = { ok: true; value: unknown } | { ok: false; error: AhpError };
+
+const NEWLINE = 0x0a;
+
+export class NdjsonDecoder {
+  readonly #limits: Required<Pick<MessageLimits, "maxMessageBytes">> & MessageLimits;
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  /** True while skipping the rest of an oversized line. */
+  #discarding = false;
+
+  constructor(limits: MessageLimits = {}) {
+    this.#limits = { ...limits, maxMessageBytes: limits.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES };
+  }
+
+  /** Feeds bytes; returns the frames completed by them, in order. */
+  push(chunk: Uint8Array | string): NdjsonFrame[] {
+    const buf = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    const frames: NdjsonFrame[] = [];
+    let start = 0;
+    for (;;) {
+      const nl = buf.indexOf(NEWLINE, start);
+      if (nl === -1) break;
+      this.#finishLine(buf.subarray(start, nl), frames);
+      start = nl + 1;
+    }
+    if (start < buf.length) this.#append(buf.subarray(start), frames);
+    return frames;
+  }
+
+  /** Flushes a final line that had no newline (end of stream). */
+  end(): NdjsonFrame[] {
+    const frames: NdjsonFrame[] = [];
+    if (this.#pendingBytes > 0 && !this.#discarding) this.#decode(this.#take(), frames);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#discarding = false;
+    return frames;
+  }
+
+  /** Bytes buffered for an unfinished line. */
+  get bufferedBytes(): number {
+    return this.#pendingBytes;
+  }
+
+  #append(part: Buffer, frames: NdjsonFrame[]): void {
+    if (this.#discarding) return;
+    this.#pendingBytes += part.length;
+    if (this.#pendingBytes > this.#limits.maxMessageBytes) {
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      this.#discarding = true;
+      frames.push({ ok: false, error: tooLarge(this.#limits.maxMessageBytes) });
+      return;
+    }
+    // Copy: the caller's chunk may be reused by the stream.
+    this.#pending.push(Buffer.from(part));
+  }
+
+  #finishLine(tail: Buffer, frames: NdjsonFrame[]): void {
+    if (this.#discarding) {
+      this.#discarding = false;
+      return;
+    }
+    let line: Buffer;
+    if (this.#pendingBytes === 0) line = tail;
+    else {
+      this.#pending.push(tail);
+      this.#pendingBytes += tail.length;
+      line = this.#take();
+    }
+    this.#decode(line, frames);
+  }
+
+  #take(): Buffer {
+    const line = this.#pending.length === 1 ? this.#pending[0]! : Buffer.concat(this.#pending, this.#pendingBytes);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    return line;
+  }
+
+  #decode(line: Buffer, frames: NdjsonFrame[]): void {
+    if (line.length > this.#limits.maxMessageBytes) {
+      frames.push({ ok: false, error: tooLarge(this.#limits.maxMessageBytes) });
+      return;
+    }
+    const text = line.toString("utf8").trim();
+    if (text.length === 0) return; // blank lines are skipped
+    try {
+      frames.push({ ok: true, value: parseJsonText(text, { ...this.#limits, maxMessageBytes: Number.MAX_SAFE_INTEGER }) });
+    } catch (error) {
+      frames.push({ ok: false, error: error as AhpError });
+    }
+  }
+}
+
+function tooLarge(limit: number): AhpError {
+  return new AhpError(AhpErrorCode.MessageTooLarge, `Message too large: line exceeds limit ${limit} bytes`);
+}
+
+/** Encodes one message as a line. Compact JSON never contains a raw newline. */
+export function encodeNdjsonLine(text: string): string {
+  return `${text}\n`;
+}

@@ -1,0 +1,15 @@
+/** Authentication configuration objects (spec §10). Configuration format, not sent on the wire as such. */
+import { z } from "zod";
+import { opt } from "./common.js";
+
+export const AuthConfigSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("none") }),
+  z.object({ type: z.literal("api_key"), key: z.string() }),
+  z.object({ type: z.literal("bearer"), token: z.string() }),
+  /** Accepted but ignored by every reference transport. */
+  z.object({ type: z.literal("mutual_tls"), cert_path: z.string(), key_path: z.string(), ca_path: opt(z.string()) }),
+  /** Accepted but ignored by every reference transport. The tag really is `o_auth`. */
+  z.object({ type: z.literal("o_auth"), client_id: z.string(), client_secret: z.string(), token_url: z.string() }),
+]);
+export type AuthConfig = z.infer<typeof AuthConfigSchema>;
+export type AuthConfigInput = z.input<typeof AuthConfigSchema>;

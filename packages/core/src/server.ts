@@ -1,0 +1,637 @@
+/**
+ * The harness side: AhpServer validates and dispatches agent messages exactly in the order of
+ * spec §11.3, answers with the reference's error codes and message prefixes (§11.6), and
+ * follows the spec's Recommended behaviour where the reference is buggy:
+ *
+ * - malformed JSON is answered with -32700 (id `null`) instead of being dropped;
+ * - a JSON value that is neither a request nor a notification but carries an id is answered
+ *   with -32600 (configurable: `replyToInvalidMessages`);
+ * - integer ids are accepted and echoed (the reference treats them as notifications);
+ * - a batch is validated completely before any handler runs (no partial side effects);
+ * - handlers run concurrently per connection, notifications reach their handler in arrival
+ *   order per session;
+ * - handlers get an AbortSignal and a timeout (default: the advertised `timeout_ms`).
+ */
+import { AhpError, AhpErrorCode, toError } from "./errors.js";
+import { EVENT_TABLE, type DecisionInputFor, type PayloadFor, type SpecializedEventType } from "./event-table.js";
+import type { DecisionInput } from "./schema/decision.js";
+import { DecisionSchema } from "./schema/decision.js";
+import { AhpEventSchema, type AhpEvent } from "./schema/event.js";
+import type { JsonRpcErrorResponse, JsonRpcId, JsonRpcMessage, JsonRpcResponse, JsonRpcSuccessResponse } from "./schema/jsonrpc.js";
+import {
+  AHP_METHODS,
+  AHP_PROTOCOL_VERSION,
+  AHP_REFERENCE_CRATE_VERSION,
+  BatchRequestSchema,
+  HandshakeRequestSchema,
+  QueryRequestSchema,
+  QueryResponseSchema,
+  type HandshakeRequest,
+  type HandshakeResponse,
+  type HarnessConfig,
+  type HarnessInfo,
+  type QueryRequest,
+  type QueryResponseInput,
+} from "./schema/methods.js";
+import type { Transport, TransportInfo } from "./transport.js";
+import { decode } from "./validation.js";
+import { fromV1Request, toV1Result, type V1Outcome } from "./v1.js";
+
+/** Capabilities the reference harness advertises by default, in order. */
+export const DEFAULT_HARNESS_CAPABILITIES = Object.freeze([
+  "pre_action",
+  "post_action",
+  "pre_prompt",
+  "query",
+  "batch",
+  "run_lifecycle",
+  "task_list",
+  "verification",
+]);
+
+export const DEFAULT_HARNESS_CONFIG: Readonly<Required<Pick<HarnessConfig, "timeout_ms" | "batch_size" | "max_depth">>> =
+  Object.freeze({ timeout_ms: 10_000, batch_size: 100, max_depth: 10 });
+
+/** Per-call facts handed to every handler. */
+export interface AhpHandlerContext {
+  /** Aborted when the handler times out, the connection closes or the server shuts down. */
+  readonly signal: AbortSignal;
+  readonly connection: AhpServerConnection;
+  /** JSON-RPC id of the request; absent for notifications. */
+  readonly requestId?: JsonRpcId;
+  /** Position inside an `ahp/batch`. */
+  readonly batch?: { readonly index: number; readonly size: number };
+}
+
+type Awaitable<T> = T | Promise<T>;
+
+/** A typed handler for one specialized event type: typed payload in, typed decision out. */
+export type TypedEventHandler<T extends SpecializedEventType> = (
+  payload: PayloadFor<T>,
+  event: AhpEvent,
+  ctx: AhpHandlerContext,
+) => Awaitable<DecisionInputFor<T>>;
+
+export interface AhpServerHandlers {
+  /**
+   * The generic event handler: `pre_action`, `pre_prompt`, `handshake`/`query` sent as events,
+   * and every event inside `ahp/batch` (also non-blocking ones, as the reference does).
+   */
+  onEvent?: (event: AhpEvent, ctx: AhpHandlerContext) => Awaitable<DecisionInput>;
+  /** Non-blocking events sent as notifications, in arrival order per session. */
+  onNotification?: (event: AhpEvent, ctx: AhpHandlerContext) => Awaitable<void>;
+  onQuery?: (query: QueryRequest, ctx: AhpHandlerContext) => Awaitable<QueryResponseInput>;
+  /** Observes a valid handshake; throw an AhpError to refuse it. */
+  onHandshake?: (request: HandshakeRequest, ctx: AhpHandlerContext) => Awaitable<void>;
+  /** Typed handlers for the specialized points (spec §7). Missing ones answer the §7.9 default. */
+  typed?: { [T in SpecializedEventType]?: TypedEventHandler<T> };
+}
+
+export interface AhpServerOptions {
+  /** `name`, `version` and `capabilities` answered in the handshake. */
+  harnessInfo?: Partial<HarnessInfo>;
+  /**
+   * Limits advertised in the handshake and enforced. Default `{timeout_ms:10000, batch_size:100, max_depth:10}`.
+   * Pass an object to replace it: members left out are not advertised and not enforced.
+   */
+  config?: HarnessConfig;
+  handlers?: AhpServerHandlers;
+  /** How long one handler call may take (ms). Default: `config.timeout_ms`; `0` disables. */
+  handlerTimeoutMs?: number;
+  /**
+   * `error` (default, as the reference): a failing handler of a single event is answered with
+   * -32603 `Handler error: …`. `decision`: it is answered with the event type's fail-closed
+   * decision (`block`, `reject`, `skip` or `defer` with the error as reason), so that agents that
+   * treat errors as "allow" still stop. Inside batches failures always become `block`.
+   */
+  handlerFailure?: "error" | "decision";
+  /** Refuse events, queries and batches on a connection before its handshake (-32001). Default false (reference). */
+  requireHandshake?: boolean;
+  /** Accept integer request ids and echo them (Recommended). Default true. */
+  acceptNumericIds?: boolean;
+  /** Answer malformed JSON (-32700) and id-carrying invalid messages (-32600). Default true. */
+  replyToInvalidMessages?: boolean;
+  /** Accept AHP 1.x `harness/event` requests (spec §15.1). Default false (the 2.4 reference answers -32601). */
+  compat?: { v1?: boolean };
+  /** Validate what handlers return before sending it. Default true. */
+  validateResults?: boolean;
+  /** Non-fatal problems (send failures, handler crashes in notifications). Library code never logs. */
+  onerror?: (error: Error) => void;
+}
+
+/** One agent connection as the server sees it. */
+export interface AhpServerConnection {
+  readonly id: number;
+  readonly info: TransportInfo;
+  /** The handshake this connection completed, if any. */
+  readonly handshake?: HandshakeRequest;
+  /** Aborted when the connection closes. */
+  readonly signal: AbortSignal;
+}
+
+/** What processing one incoming message produced (used by request/response transports such as HTTP). */
+export type AhpProcessResult =
+  | { kind: "response"; response: JsonRpcResponse }
+  | { kind: "notification"; error?: AhpError }
+  | { kind: "ignored" };
+
+class Connection implements AhpServerConnection {
+  handshake?: HandshakeRequest;
+  readonly controller = new AbortController();
+  constructor(
+    readonly id: number,
+    readonly info: TransportInfo,
+    readonly transport?: Transport,
+  ) {}
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+}
+
+const errorResponse = (id: JsonRpcId | null, error: AhpError): JsonRpcErrorResponse => ({
+  jsonrpc: "2.0",
+  id,
+  error: error.toJSON(),
+});
+
+const invalidParams = (detail: string) => new AhpError(AhpErrorCode.InvalidParams, `Invalid params: ${detail}`);
+const handlerError = (text: string) => new AhpError(AhpErrorCode.InternalError, `Handler error: ${text}`);
+
+class HandlerFailure extends Error {
+  constructor(readonly text: string) {
+    super(text);
+  }
+}
+
+export class AhpServer {
+  readonly harnessInfo: HarnessInfo;
+  readonly config: HarnessConfig;
+  #handlers: AhpServerHandlers;
+  readonly #options: AhpServerOptions;
+  readonly #handlerTimeoutMs: number;
+  readonly #connections = new Set<Connection>();
+  readonly #notificationChains = new Map<string, Promise<void>>();
+  #nextConnectionId = 1;
+  #closed = false;
+
+  constructor(options: AhpServerOptions = {}) {
+    this.#options = options;
+    this.#handlers = options.handlers ?? {};
+    this.harnessInfo = {
+      name: options.harnessInfo?.name ?? "ahp-server",
+      version: options.harnessInfo?.version ?? AHP_REFERENCE_CRATE_VERSION,
+      capabilities: [...(options.harnessInfo?.capabilities ?? DEFAULT_HARNESS_CAPABILITIES)],
+    };
+    const config: HarnessConfig = {};
+    for (const [key, value] of Object.entries(options.config ?? DEFAULT_HARNESS_CONFIG)) {
+      if (value !== undefined && value !== null) (config as Record<string, unknown>)[key] = value;
+    }
+    this.config = config;
+    this.#handlerTimeoutMs = options.handlerTimeoutMs ?? config.timeout_ms ?? 0;
+  }
+
+  /** Replaces the handler set (e.g. after a policy reload). In-flight calls keep the old one. */
+  setHandlers(handlers: AhpServerHandlers): void {
+    this.#handlers = handlers;
+  }
+
+  get connectionCount(): number {
+    return this.#connections.size;
+  }
+
+  /**
+   * Serves one transport (one agent connection). Returns the connection; it ends when the
+   * transport closes.
+   */
+  async connect(transport: Transport): Promise<AhpServerConnection> {
+    if (this.#closed) throw new AhpError(AhpErrorCode.ServerClosing, "server is closed");
+    const connection = new Connection(this.#nextConnectionId++, transport.info ?? { transport: "custom" }, transport);
+    this.#connections.add(connection);
+    transport.onmessage = (message) => {
+      void this.#serve(connection, message);
+    };
+    transport.onparseerror = (error) => {
+      if (this.#options.replyToInvalidMessages === false) return;
+      this.#send(connection, errorResponse(null, error));
+    };
+    transport.onerror = (error) => this.#options.onerror?.(error);
+    transport.onclose = () => {
+      connection.controller.abort(new AhpError(AhpErrorCode.ServerClosing, "Connection closed"));
+      this.#connections.delete(connection);
+    };
+    await transport.start();
+    return connection;
+  }
+
+  /** A connection without a transport, for request/response transports that answer each message themselves (HTTP). */
+  openConnection(info: TransportInfo): AhpServerConnection & { close(): void } {
+    const connection = new Connection(this.#nextConnectionId++, info);
+    this.#connections.add(connection);
+    return Object.assign(connection, {
+      close: () => {
+        connection.controller.abort(new AhpError(AhpErrorCode.ServerClosing, "Connection closed"));
+        this.#connections.delete(connection);
+      },
+    });
+  }
+
+  /** Processes one decoded message on a connection and returns what to answer. */
+  process(connection: AhpServerConnection, message: unknown): Promise<AhpProcessResult> {
+    return this.#process(connection as Connection, message);
+  }
+
+  /** Closes every connection; in-flight handlers see their signal abort. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const closing: Promise<void>[] = [];
+    for (const connection of this.#connections) {
+      connection.controller.abort(new AhpError(AhpErrorCode.ServerClosing, "Server closing"));
+      if (connection.transport !== undefined) closing.push(connection.transport.close());
+    }
+    this.#connections.clear();
+    await Promise.allSettled(closing);
+  }
+
+  async #serve(connection: Connection, message: unknown): Promise<void> {
+    const result = await this.#process(connection, message);
+    if (result.kind === "response") this.#send(connection, result.response);
+    else if (result.kind === "notification" && result.error !== undefined) {
+      this.#options.onerror?.(result.error);
+    }
+  }
+
+  #send(connection: Connection, response: JsonRpcMessage): void {
+    const transport = connection.transport;
+    if (transport === undefined || connection.signal.aborted) return;
+    transport.send(response).catch((error: unknown) => {
+      const cause = toError(error);
+      // A result that cannot be written (too large, not serializable) is answered with an error instead.
+      if (AhpError.isInstance(cause) && "id" in response && response.id !== undefined && "result" in response) {
+        const fallback = errorResponse(response.id, new AhpError(AhpErrorCode.InternalError, `Internal error: ${cause.message}`));
+        transport.send(fallback).catch((e: unknown) => this.#options.onerror?.(toError(e)));
+      }
+      this.#options.onerror?.(cause);
+    });
+  }
+
+  async #process(connection: Connection, message: unknown): Promise<AhpProcessResult> {
+    const kind = this.#classify(message);
+    if (kind === "invalid") {
+      if (this.#options.replyToInvalidMessages === false) return { kind: "ignored" };
+      const id = readId(message);
+      if (id === undefined) return { kind: "ignored" };
+      return { kind: "response", response: errorResponse(id, new AhpError(AhpErrorCode.InvalidRequest, "Invalid JSON-RPC message")) };
+    }
+    if (kind === "response") return { kind: "ignored" }; // 2.4 has no harness-to-agent requests
+    const msg = message as { id?: JsonRpcId; method: string; params: unknown };
+    if (kind === "notification") {
+      if (msg.method === AHP_METHODS.event) return this.#notification(connection, msg.params);
+      if (msg.method === "harness/event" && this.#options.compat?.v1) {
+        await this.#v1(connection, msg.params, undefined);
+        return { kind: "notification" };
+      }
+      return { kind: "ignored" };
+    }
+    const id = msg.id as JsonRpcId;
+    try {
+      const result = await this.#request(connection, id, msg.method, msg.params);
+      return { kind: "response", response: { jsonrpc: "2.0", id, result: result as JsonRpcSuccessResponse["result"] } };
+    } catch (error) {
+      const wire = AhpError.isInstance(error)
+        ? error
+        : new AhpError(AhpErrorCode.InternalError, `Internal error: ${toError(error).message}`);
+      return { kind: "response", response: errorResponse(id, wire) };
+    }
+  }
+
+  #classify(message: unknown): "request" | "notification" | "response" | "invalid" {
+    if (message === null || typeof message !== "object" || Array.isArray(message)) return "invalid";
+    const m = message as Record<string, unknown>;
+    if (typeof m.jsonrpc !== "string") return "invalid";
+    if (typeof m.method !== "string") {
+      return "id" in m && ("result" in m || "error" in m) ? "response" : "invalid";
+    }
+    if (!("params" in m)) return "invalid";
+    const id = m.id;
+    if (typeof id === "string") return "request";
+    if (typeof id === "number" && Number.isInteger(id) && this.#options.acceptNumericIds !== false) return "request";
+    return "notification";
+  }
+
+  async #request(connection: Connection, id: JsonRpcId, method: string, params: unknown): Promise<unknown> {
+    switch (method) {
+      case AHP_METHODS.handshake:
+        return this.#handshake(connection, id, params);
+      case AHP_METHODS.event:
+        this.#gate(connection);
+        return this.#event(connection, id, params);
+      case AHP_METHODS.query:
+        this.#gate(connection);
+        return this.#query(connection, id, params);
+      case AHP_METHODS.batch:
+        this.#gate(connection);
+        return this.#batch(connection, id, params);
+      case "harness/event":
+        if (this.#options.compat?.v1) return this.#v1(connection, params, id);
+        throw new AhpError(AhpErrorCode.MethodNotFound, "Method not found");
+      default:
+        throw new AhpError(AhpErrorCode.MethodNotFound, "Method not found");
+    }
+  }
+
+  #gate(connection: Connection): void {
+    if (this.#options.requireHandshake && connection.handshake === undefined) {
+      throw new AhpError(AhpErrorCode.HandshakeRequired, "Handshake must complete before sending AHP operations");
+    }
+  }
+
+  async #handshake(connection: Connection, id: JsonRpcId, params: unknown): Promise<HandshakeResponse> {
+    const decoded = decode(HandshakeRequestSchema, params);
+    if (!decoded.ok) throw invalidParams(decoded.detail);
+    const request = decoded.value;
+    const major = request.protocol_version.split(".")[0];
+    if (major !== "2") {
+      throw new AhpError(AhpErrorCode.UnsupportedVersion, `Unsupported protocol version: ${request.protocol_version}`);
+    }
+    if (this.#handlers.onHandshake !== undefined) {
+      try {
+        await this.#call((ctx) => this.#handlers.onHandshake!(request, ctx), connection, id);
+      } catch (error) {
+        throw AhpError.isInstance(error) ? error : handlerError(failureText(error));
+      }
+    }
+    connection.handshake = request;
+    return {
+      protocol_version: AHP_PROTOCOL_VERSION,
+      harness_info: { ...this.harnessInfo, capabilities: [...this.harnessInfo.capabilities] },
+      config: { ...this.config },
+    };
+  }
+
+  /** §11.3 steps 3.1–3.3, shared by requests, notifications and batch elements. */
+  #validateEvent(params: unknown, inBatch: boolean): AhpEvent {
+    const decoded = decode(AhpEventSchema, params);
+    if (!decoded.ok) {
+      throw inBatch ? new AhpError(AhpErrorCode.InvalidParams, `Invalid event: Serialization error: ${decoded.detail}`) : invalidParams(decoded.detail);
+    }
+    const event = decoded.value;
+    const maxDepth = this.config.max_depth;
+    if (maxDepth !== undefined && maxDepth !== null && event.depth > maxDepth) {
+      throw new AhpError(
+        AhpErrorCode.InvalidParams,
+        `Invalid event: Protocol error: Event depth ${event.depth} exceeds configured max depth ${maxDepth}`,
+      );
+    }
+    const info = EVENT_TABLE[event.event_type];
+    if (info.payloadCheck === "shape" && info.payloadSchema !== undefined) {
+      const payload = decode(info.payloadSchema, event.payload);
+      if (!payload.ok) {
+        throw new AhpError(AhpErrorCode.InvalidParams, `Invalid event: Serialization error: ${payload.detail}`);
+      }
+    }
+    return event;
+  }
+
+  async #event(connection: Connection, id: JsonRpcId, params: unknown): Promise<unknown> {
+    const event = this.#validateEvent(params, false);
+    const info = EVENT_TABLE[event.event_type];
+    if (!info.blocking) {
+      throw new AhpError(
+        AhpErrorCode.InvalidParams,
+        `Fire-and-forget event ${event.event_type} must be sent as a notification`,
+      );
+    }
+    try {
+      if (info.specialized) return await this.#typed(connection, id, event);
+      return await this.#generic(connection, id, event);
+    } catch (error) {
+      if (!(error instanceof HandlerFailure)) throw error;
+      if (this.#options.handlerFailure === "decision" && info.failClosed !== undefined) {
+        return info.failClosed(`Handler error: ${error.text}`);
+      }
+      throw handlerError(error.text);
+    }
+  }
+
+  async #generic(connection: Connection, id: JsonRpcId | undefined, event: AhpEvent, batch?: AhpHandlerContext["batch"]): Promise<unknown> {
+    const handler = this.#handlers.onEvent;
+    if (handler === undefined) throw new HandlerFailure("Capability not supported: Event handler not configured");
+    const decision = await this.#callHandler((ctx) => handler(event, ctx), connection, id, batch);
+    return this.#checkResult(DecisionSchema, decision);
+  }
+
+  async #typed(connection: Connection, id: JsonRpcId, event: AhpEvent): Promise<unknown> {
+    const type = event.event_type as SpecializedEventType;
+    const info = EVENT_TABLE[type];
+    const payload = decode(info.payloadSchema!, event.payload);
+    if (!payload.ok) throw handlerError(`Serialization error: ${payload.detail}`);
+    const handler = this.#handlers.typed?.[type] as TypedEventHandler<SpecializedEventType> | undefined;
+    if (handler === undefined) {
+      if (type === "idle") return { decision: "allow" };
+      throw handlerError(`Capability not supported: ${info.capabilityLabel} not supported`);
+    }
+    const decision = await this.#callHandler(
+      (ctx) => handler(payload.value as never, event, ctx) as Awaitable<unknown>,
+      connection,
+      id,
+    );
+    return this.#checkResult(info.decisionSchema!, decision);
+  }
+
+  #checkResult(schema: import("zod").ZodType, value: unknown): unknown {
+    if (this.#options.validateResults === false) return value;
+    const checked = decode(schema, value);
+    if (!checked.ok) throw new HandlerFailure(`Invalid decision: ${checked.detail}`);
+    return value;
+  }
+
+  async #notification(connection: Connection, params: unknown): Promise<AhpProcessResult> {
+    let event: AhpEvent;
+    try {
+      if (this.#options.requireHandshake && connection.handshake === undefined) {
+        throw new AhpError(AhpErrorCode.HandshakeRequired, "Handshake must complete before sending AHP operations");
+      }
+      event = this.#validateEvent(params, false);
+    } catch (error) {
+      return { kind: "notification", error: rejectedNotification(error) };
+    }
+    if (EVENT_TABLE[event.event_type].blocking) {
+      return {
+        kind: "notification",
+        error: handlerError(`Protocol error: Blocking event ${event.event_type} must be sent as a request`),
+      };
+    }
+    const handler = this.#handlers.onNotification;
+    if (handler === undefined) return { kind: "notification" };
+    // In arrival order per session: chain behind the previous notification of the same session.
+    const key = `${connection.id}\u0000${event.session_id}`;
+    const previous = this.#notificationChains.get(key) ?? Promise.resolve();
+    const run = previous.then(() => this.#callHandler((ctx) => handler(event, ctx), connection, undefined));
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#notificationChains.set(key, settled);
+    void settled.then(() => {
+      if (this.#notificationChains.get(key) === settled) this.#notificationChains.delete(key);
+    });
+    try {
+      await run;
+      return { kind: "notification" };
+    } catch (error) {
+      const text = error instanceof HandlerFailure ? error.text : failureText(error);
+      return { kind: "notification", error: handlerError(text) };
+    }
+  }
+
+  async #query(connection: Connection, id: JsonRpcId, params: unknown): Promise<unknown> {
+    const decoded = decode(QueryRequestSchema, params);
+    if (!decoded.ok) throw invalidParams(decoded.detail);
+    const handler = this.#handlers.onQuery;
+    if (handler === undefined) throw handlerError("Capability not supported: Query not supported");
+    try {
+      const answer = await this.#callHandler((ctx) => handler(decoded.value, ctx), connection, id);
+      return this.#checkResult(QueryResponseSchema, answer);
+    } catch (error) {
+      if (error instanceof HandlerFailure) throw handlerError(error.text);
+      throw error;
+    }
+  }
+
+  async #batch(connection: Connection, id: JsonRpcId, params: unknown): Promise<unknown> {
+    const decoded = decode(BatchRequestSchema, params);
+    if (!decoded.ok) throw invalidParams(decoded.detail);
+    // Validate the raw events (not the decoded ones) so that details name the element.
+    const rawEvents = (params as { events: unknown[] }).events;
+    const limit = this.config.batch_size;
+    if (limit !== undefined && limit !== null && rawEvents.length > limit) {
+      throw new AhpError(AhpErrorCode.InvalidParams, `Batch size ${rawEvents.length} exceeds configured limit ${limit}`);
+    }
+    // Recommended (§11.5): validate every event first, then handle; no partial side effects.
+    const events = rawEvents.map((raw) => {
+      const event = this.#validateEvent(raw, true);
+      if (!EVENT_TABLE[event.event_type].batchable) {
+        throw new AhpError(
+          AhpErrorCode.InvalidParams,
+          `Event type ${event.event_type} cannot be batched because it does not return a generic Decision`,
+        );
+      }
+      return event;
+    });
+    const size = events.length;
+    const decisions = await Promise.all(
+      events.map(async (event, index) => {
+        try {
+          return await this.#generic(connection, id, event, { index, size });
+        } catch (error) {
+          // Fail closed: a failing handler blocks that slot only.
+          const text = error instanceof HandlerFailure ? error.text : failureText(error);
+          return { decision: "block", reason: `Handler error: ${text}` };
+        }
+      }),
+    );
+    return { decisions };
+  }
+
+  async #v1(connection: Connection, params: unknown, id: JsonRpcId | undefined): Promise<V1Outcome | undefined> {
+    const request = fromV1Request(params);
+    if (!request.ok) throw invalidParams(request.detail);
+    const { event, blocking } = request;
+    if (!blocking || id === undefined) {
+      const handler = this.#handlers.onNotification;
+      if (handler !== undefined) {
+        await this.#callHandler((ctx) => handler(event, ctx), connection, undefined).catch((e: unknown) =>
+          this.#options.onerror?.(toError(e)),
+        );
+      }
+      return id === undefined ? undefined : toV1Result({ decision: "allow" });
+    }
+    try {
+      const decision = (await this.#generic(connection, id, event)) as DecisionInput;
+      return toV1Result(decision);
+    } catch (error) {
+      if (error instanceof HandlerFailure) {
+        if (this.#options.handlerFailure === "decision") return toV1Result({ decision: "block", reason: `Handler error: ${error.text}` });
+        throw handlerError(error.text);
+      }
+      throw error;
+    }
+  }
+
+  /** Runs a handler with a per-call signal and timeout; any failure becomes a HandlerFailure. */
+  async #callHandler<R>(
+    fn: (ctx: AhpHandlerContext) => Awaitable<R>,
+    connection: Connection,
+    id: JsonRpcId | undefined,
+    batch?: AhpHandlerContext["batch"],
+  ): Promise<R> {
+    try {
+      return await this.#call(fn, connection, id, batch);
+    } catch (error) {
+      throw new HandlerFailure(failureText(error));
+    }
+  }
+
+  async #call<R>(
+    fn: (ctx: AhpHandlerContext) => Awaitable<R>,
+    connection: Connection,
+    id: JsonRpcId | undefined,
+    batch?: AhpHandlerContext["batch"],
+  ): Promise<R> {
+    const timeoutMs = this.#handlerTimeoutMs;
+    const controller = new AbortController();
+    const onConnectionAbort = () => controller.abort(connection.signal.reason);
+    if (connection.signal.aborted) controller.abort(connection.signal.reason);
+    else connection.signal.addEventListener("abort", onConnectionAbort, { once: true });
+    const ctx: AhpHandlerContext = {
+      signal: controller.signal,
+      connection,
+      ...(id === undefined ? {} : { requestId: id }),
+      ...(batch === undefined ? {} : { batch }),
+    };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const result = fn(ctx);
+      if (!isPromiseLike(result)) return result;
+      if (timeoutMs <= 0 || !Number.isFinite(timeoutMs)) return await result;
+      return await Promise.race([
+        result,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            const error = new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`);
+            controller.abort(error);
+            reject(error);
+          }, timeoutMs);
+          // Settle on abort too (connection closed): the handler may never return.
+          controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+        }),
+      ]);
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      connection.signal.removeEventListener("abort", onConnectionAbort);
+    }
+  }
+}
+
+function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
+  return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as PromiseLike<T>).then === "function";
+}
+
+function failureText(error: unknown): string {
+  if (error instanceof HandlerFailure) return error.text;
+  const e = toError(error);
+  return e.message || e.name;
+}
+
+function rejectedNotification(error: unknown): AhpError {
+  // Over HTTP the reference reports rejected notifications as -32603 "Handler error: <text>".
+  const text = AhpError.isInstance(error) ? error.message.replace(/^Invalid params: /, "Serialization error: ") : failureText(error);
+  return handlerError(text);
+}
+
+function readId(message: unknown): JsonRpcId | null | undefined {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return undefined;
+  const id = (message as Record<string, unknown>).id;
+  if (typeof id === "string" || (typeof id === "number" && Number.isInteger(id))) return id;
+  return undefined;
+}

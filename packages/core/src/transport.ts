@@ -1,0 +1,55 @@
+/** The message-level transport contract shared by every AHP transport. */
+import type { AhpError } from "./errors.js";
+import type { JsonRpcMessage } from "./schema/jsonrpc.js";
+
+export interface TransportSendOptions {
+  /** Aborts a send that is waiting for buffer space. */
+  signal?: AbortSignal;
+}
+
+/** Facts about the connection that handlers may want (never credentials). */
+export interface TransportInfo {
+  /** Short transport name: `memory`, `stdio`, `http`, `ws`, `unix`, ... */
+  transport: string;
+  /** Peer address when there is one (`127.0.0.1:53211`, a socket path, a pid). */
+  remote?: string;
+  /** The authenticated principal's label when the transport verified credentials (never the secret). */
+  principal?: string;
+}
+
+/**
+ * One connection between an agent and a harness, at the level of parsed JSON-RPC messages.
+ * Framing, encoding and size limits are the transport's job.
+ *
+ * Lifecycle: set the callbacks, then `start()`; `send()` any number of times; `close()` is
+ * idempotent and fires `onclose` exactly once (also when the peer closes first).
+ */
+export interface Transport {
+  start(): Promise<void>;
+  send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void>;
+  close(): Promise<void>;
+  /** A decoded JSON value arrived (not yet classified: it may be anything). */
+  onmessage?: (message: unknown) => void;
+  /**
+   * A frame could not be decoded (not JSON, too large, nested too deep). The connection stays
+   * open. A server answers it with a JSON-RPC error whose id is `null`.
+   */
+  onparseerror?: (error: AhpError) => void;
+  /** A non-fatal problem; the connection may still be usable. */
+  onerror?: (error: Error) => void;
+  /** The connection is gone. `error` is the cause when it did not close cleanly. */
+  onclose?: (error?: Error) => void;
+  readonly sessionId?: string;
+  readonly info?: TransportInfo;
+}
+
+/** Limits every decoding transport applies. */
+export interface MessageLimits {
+  /** Largest accepted message in bytes (UTF-8). Default 8 MiB. */
+  maxMessageBytes?: number;
+  /** Deepest accepted nesting of JSON arrays/objects. Default 128. */
+  maxJsonDepth?: number;
+}
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_JSON_DEPTH = 128;
