@@ -1,0 +1,85 @@
+/**
+ * The schema bundles of the set and the meta document. A package that contributes wire types
+ * exports a `Record<name, zod schema>` and is listed here.
+ */
+import {
+  AHP_METHODS,
+  AHP_PROTOCOL_VERSION,
+  AHP_SCHEMA_TYPES,
+  EVENT_TABLE,
+  EVENT_TYPES,
+  toJsonSchemaBundle,
+  type JsonSchemaObject,
+} from "../../packages/core/src/index.js";
+
+export const SCHEMA_BASE = "urn:ahp:schemas:2.4";
+
+export interface Bundle {
+  /** File name inside schemas/. */
+  file: string;
+  /** `$id` of the document. */
+  id: string;
+  build(): JsonSchemaObject;
+}
+
+export const bundles: Bundle[] = [
+  {
+    file: "ahp.schema.json",
+    id: `${SCHEMA_BASE}:ahp`,
+    build: () =>
+      toJsonSchemaBundle(AHP_SCHEMA_TYPES, {
+        id: `${SCHEMA_BASE}:ahp`,
+        title: "Agent Harness Protocol 2.4 wire types",
+        description:
+          "Generated from the zod schemas of @ahp/core. Each named wire type is under $defs; members follow the presence rules of the AHP 2.4 specification (unknown members are allowed).",
+      }),
+  },
+];
+
+const ref = (file: string, name: string | undefined) => (name === undefined ? undefined : `${file}#/$defs/${name}`);
+
+export function buildMeta(): JsonSchemaObject {
+  const ahp = "ahp.schema.json";
+  return {
+    protocol_version: AHP_PROTOCOL_VERSION,
+    bundles: Object.fromEntries(bundles.map((b) => [b.file, { $id: b.id }])),
+    methods: {
+      [AHP_METHODS.handshake]: { kind: "request", params: ref(ahp, "HandshakeRequest"), result: ref(ahp, "HandshakeResponse") },
+      [AHP_METHODS.event]: {
+        kind: "request or notification (by event type)",
+        params: ref(ahp, "AhpEvent"),
+        result: "see event_types[*].decision",
+      },
+      [AHP_METHODS.query]: { kind: "request", params: ref(ahp, "QueryRequest"), result: ref(ahp, "QueryResponse") },
+      [AHP_METHODS.batch]: { kind: "request", params: ref(ahp, "BatchRequest"), result: ref(ahp, "BatchResponse") },
+    },
+    event_types: Object.fromEntries(
+      EVENT_TYPES.map((type) => {
+        const info = EVENT_TABLE[type];
+        return [
+          type,
+          {
+            blocking: info.blocking,
+            batchable: info.batchable,
+            specialized: info.specialized,
+            form: info.blocking ? "request" : "notification",
+            payload_validation: info.payloadCheck,
+            ...(info.payloadTypeName === undefined ? {} : { payload: ref(ahp, info.payloadTypeName) }),
+            ...(info.decisionTypeName === undefined ? {} : { decision: ref(ahp, info.decisionTypeName) }),
+          },
+        ];
+      }),
+    ),
+    error_codes: {
+      "-32700": "Parse error",
+      "-32600": "Invalid JSON-RPC message",
+      "-32601": "Method not found",
+      "-32602": "Invalid params / Invalid event / form, batch-size and batchability errors",
+      "-32603": "Handler error / Internal error",
+      "-32000": "Unsupported protocol version",
+      "-32001": "Handshake required (opt-in gating, this implementation)",
+      "-32002": "Message too large or nested too deep (this implementation)",
+      "-32003": "Server closing (this implementation)",
+    },
+  };
+}
