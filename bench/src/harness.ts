@@ -1,0 +1,103 @@
+/** Minimal benchmark kit: warm-up, timed runs, percentiles, ratios against a floor. */
+
+export interface Measurement {
+  /** Operations per second over the timed runs (median run). */
+  opsPerSec: number;
+  /** Per-operation latency percentiles in microseconds, when sampled. */
+  p50Us?: number;
+  p99Us?: number;
+  /** CPU time (user+system) per operation in microseconds. */
+  cpuUsPerOp?: number;
+}
+
+export interface Row {
+  suite: string;
+  case: string;
+  measurement: Measurement;
+  /** The floor this row is compared against (same suite, same run). */
+  floor?: Measurement;
+  /** measurement / floor for throughput (higher is better), or latency ratio where noted. */
+  ratio?: number;
+  target?: string;
+  note?: string;
+}
+
+export interface Suite {
+  name: string;
+  run(options: { quick: boolean }): Promise<Row[]>;
+}
+
+const nowNs = () => process.hrtime.bigint();
+
+/**
+ * Runs `op` sequentially: `warmup` operations, then `runs` timed runs of `iterations` each.
+ * Returns the median run's throughput, latency percentiles over all operations and CPU per op.
+ */
+export async function measureSequential(
+  op: () => Promise<unknown> | unknown,
+  { iterations = 5000, runs = 5, warmup = 1000, sampleLatency = true } = {},
+): Promise<Measurement> {
+  for (let i = 0; i < warmup; i++) await op();
+  const rates: number[] = [];
+  const samples: number[] = [];
+  const cpuStart = process.cpuUsage();
+  let total = 0;
+  for (let r = 0; r < runs; r++) {
+    const start = nowNs();
+    for (let i = 0; i < iterations; i++) {
+      if (sampleLatency) {
+        const t = nowNs();
+        await op();
+        samples.push(Number(nowNs() - t) / 1000);
+      } else await op();
+    }
+    const seconds = Number(nowNs() - start) / 1e9;
+    rates.push(iterations / seconds);
+    total += iterations;
+  }
+  const cpu = process.cpuUsage(cpuStart);
+  rates.sort((a, b) => a - b);
+  samples.sort((a, b) => a - b);
+  return {
+    opsPerSec: rates[Math.floor(rates.length / 2)]!,
+    ...(samples.length > 0 ? { p50Us: percentile(samples, 0.5), p99Us: percentile(samples, 0.99) } : {}),
+    cpuUsPerOp: (cpu.user + cpu.system) / total,
+  };
+}
+
+/** Runs `total` operations with at most `concurrency` in flight; returns throughput of the median of `runs`. */
+export async function measurePipelined(
+  op: () => Promise<unknown>,
+  { total = 20000, concurrency = 64, runs = 3, warmup = 2000 } = {},
+): Promise<Measurement> {
+  const once = async (count: number) => {
+    let started = 0;
+    const worker = async () => {
+      while (started < count) {
+        started++;
+        await op();
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  };
+  await once(warmup);
+  const rates: number[] = [];
+  const cpuStart = process.cpuUsage();
+  for (let r = 0; r < runs; r++) {
+    const start = nowNs();
+    await once(total);
+    rates.push(total / (Number(nowNs() - start) / 1e9));
+  }
+  const cpu = process.cpuUsage(cpuStart);
+  rates.sort((a, b) => a - b);
+  return { opsPerSec: rates[Math.floor(rates.length / 2)]!, cpuUsPerOp: (cpu.user + cpu.system) / (total * runs) };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+export function throughputRatio(m: Measurement, floor: Measurement): number {
+  return m.opsPerSec / floor.opsPerSec;
+}
