@@ -578,37 +578,49 @@ export class AhpServer {
     id: JsonRpcId | undefined,
     batch?: AhpHandlerContext["batch"],
   ): Promise<R> {
-    const timeoutMs = this.#handlerTimeoutMs;
-    const controller = new AbortController();
-    const onConnectionAbort = () => controller.abort(connection.signal.reason);
-    if (connection.signal.aborted) controller.abort(connection.signal.reason);
-    else connection.signal.addEventListener("abort", onConnectionAbort, { once: true });
+    // The per-call AbortController is created only when a handler reads `ctx.signal`:
+    // most decisions are synchronous and never look at it.
+    let controller: AbortController | undefined;
+    const onConnectionAbort = () => controller?.abort(connection.signal.reason);
     const ctx: AhpHandlerContext = {
-      signal: controller.signal,
+      get signal() {
+        if (controller === undefined) {
+          controller = new AbortController();
+          if (connection.signal.aborted) controller.abort(connection.signal.reason);
+          else connection.signal.addEventListener("abort", onConnectionAbort, { once: true });
+        }
+        return controller.signal;
+      },
       connection,
       ...(id === undefined ? {} : { requestId: id }),
       ...(batch === undefined ? {} : { batch }),
     };
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
     try {
       const result = fn(ctx);
       if (!isPromiseLike(result)) return result;
-      if (timeoutMs <= 0 || !Number.isFinite(timeoutMs)) return await result;
+      const timeoutMs = this.#handlerTimeoutMs;
       return await Promise.race([
         result,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            const error = new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`);
-            controller.abort(error);
-            reject(error);
-          }, timeoutMs);
-          // Settle on abort too (connection closed): the handler may never return.
-          controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+          if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+            timer = setTimeout(() => {
+              const error = new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`);
+              controller?.abort(error);
+              reject(error);
+            }, timeoutMs);
+          }
+          // Settle when the connection goes away: the handler may never return.
+          onAbort = () => reject(connection.signal.reason);
+          if (connection.signal.aborted) onAbort();
+          else connection.signal.addEventListener("abort", onAbort, { once: true });
         }),
       ]);
     } finally {
       if (timer !== undefined) clearTimeout(timer);
-      connection.signal.removeEventListener("abort", onConnectionAbort);
+      if (onAbort !== undefined) connection.signal.removeEventListener("abort", onAbort);
+      if (controller !== undefined) connection.signal.removeEventListener("abort", onConnectionAbort);
     }
   }
 }
