@@ -73,8 +73,16 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], root: unknow
         if (tag === undefined) return `missing field \`${disc}\`${where}`;
         return `unknown variant \`${String(tag)}\` of \`${disc}\`${where}`;
       }
-      // Report the branch that got furthest.
+      if (issue.errors.length === 0 && typeof input === "string") return `unknown variant \`${input}\`${where}`;
+      // Report the branch that got furthest; when every branch failed at its surface (wrong or
+      // missing keys), name the keys that were given instead of guessing a branch.
       const branches = issue.errors.filter((b) => b.length > 0);
+      const shallow = (b: readonly z.core.$ZodIssue[]) =>
+        b[0] !== undefined && (b[0].code === "unrecognized_keys" || b[0].path.length <= 1);
+      if (input !== null && typeof input === "object" && !Array.isArray(input) && branches.length > 0 && branches.every(shallow)) {
+        const keys = Object.keys(input).map((k) => `\`${k}\``).join(", ");
+        return `data did not match any variant (given members: ${keys || "none"})${where}`;
+      }
       const best = branches.sort((a, b) => depthOf(b) - depthOf(a))[0];
       if (best !== undefined && depthOf(best) > 0) {
         return describeIssues(
