@@ -50,6 +50,7 @@ export function toJsonSchemaBundle(types: Readonly<Record<string, z.ZodType>>, o
     const generated = schemas[name] as JsonSchemaObject | undefined;
     if (generated === undefined) throw new Error(`no JSON Schema generated for ${name}`);
     const { $schema: _s, $id: _i, ...rest } = generated;
+    spreadUnionTypes(rest);
     $defs[name] = rest;
   }
   return {
@@ -59,6 +60,30 @@ export function toJsonSchemaBundle(types: Readonly<Record<string, z.ZodType>>, o
     ...(options.description === undefined ? {} : { description: options.description }),
     $defs,
   };
+}
+
+/** Keywords whose values are data, not subschemas: never rewritten. */
+const DATA_KEYWORDS = new Set(["const", "default", "enum", "examples"]);
+
+/**
+ * zod collapses `anyOf` of bare types into a `type` array (`["string", "integer"]`). ajv's strict
+ * mode rejects such unions (only `[T, "null"]` is allowed), so they are spread back into an
+ * equivalent `anyOf`. Works in place.
+ */
+function spreadUnionTypes(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) spreadUnionTypes(item);
+    return;
+  }
+  if (node === null || typeof node !== "object") return;
+  const schema = node as JsonSchemaObject;
+  for (const [key, value] of Object.entries(schema)) if (!DATA_KEYWORDS.has(key)) spreadUnionTypes(value);
+  const type = schema.type;
+  if (!Array.isArray(type) || type.filter((t) => t !== "null").length < 2) return;
+  delete schema.type;
+  const branches = type.map((t: unknown) => ({ type: t }));
+  if (schema.anyOf === undefined) schema.anyOf = branches;
+  else schema.allOf = [...((schema.allOf as unknown[] | undefined) ?? []), { anyOf: branches }];
 }
 
 /** Stable JSON text for checked-in schema files: 2-space indentation and a final newline. */
