@@ -12,6 +12,7 @@
  *   order per session;
  * - handlers get an AbortSignal and a timeout (default: the advertised `timeout_ms`).
  */
+import { setMaxListeners } from "node:events";
 import { AhpError, AhpErrorCode, toError } from "./errors.js";
 import { EVENT_TABLE, type DecisionInputFor, type PayloadFor, type SpecializedEventType } from "./event-table.js";
 import type { DecisionInput } from "./schema/decision.js";
@@ -142,7 +143,10 @@ class Connection implements AhpServerConnection {
     readonly id: number,
     readonly info: TransportInfo,
     readonly transport?: Transport,
-  ) {}
+  ) {
+    // Every in-flight handler listens on this signal; hundreds of concurrent requests are normal.
+    setMaxListeners(0, this.controller.signal);
+  }
   get signal(): AbortSignal {
     return this.controller.signal;
   }

@@ -1,0 +1,158 @@
+/**
+ * A Unix domain socket server for harnesses (spec §13.4; the reference has none, §14 item 20).
+ * Every accepted connection is a {@link UnixSocketServerTransport} connected to one `AhpServer`;
+ * connections are served concurrently.
+ */
+import { createServer, type Server, type Socket } from "node:net";
+import { AhpErrorCode, AhpLocalError, toError, type AhpServer, type MessageLimits } from "@ahp/core";
+import { UnixSocketServerTransport } from "./server-transport.js";
+import { clearStaleSocket, listenAt, removeSocketFile, type SocketIdentity } from "./socket-file.js";
+import { MAX_SOCKET_PATH_BYTES, endSocket, noop } from "./socket.js";
+
+export interface UnixSocketServerOptions extends MessageLimits {
+  /** Socket path to listen on. */
+  path: string;
+  /** File mode of the socket. Default 0o600 (only this user can connect). */
+  mode?: number;
+  /** Connections served at once; further ones get a -32003 notice and are closed. Default 1024. */
+  maxConnections?: number;
+  /** After an agent ended its side, how long to wait for pending answers before closing (ms). Default 30000. */
+  drainTimeoutMs?: number;
+  /** `close()` ends each connection and waits this long before destroying it (ms). Default 2000. */
+  closeGraceMs?: number;
+  /** Non-fatal problems (refused connections, failed writes). Library code never logs. */
+  onerror?: (error: Error) => void;
+}
+
+export const DEFAULT_SOCKET_MODE = 0o600;
+export const DEFAULT_MAX_CONNECTIONS = 1024;
+
+export class UnixSocketServer {
+  readonly path: string;
+  readonly #server: AhpServer;
+  readonly #options: UnixSocketServerOptions;
+  readonly #net: Server;
+  readonly #transports = new Set<UnixSocketServerTransport>();
+  readonly #refused = new Set<Socket>();
+  #identity?: SocketIdentity;
+  #state: "new" | "binding" | "listening" | "closing" | "closed" = "new";
+  #binding?: Promise<void>;
+  #closing?: Promise<void>;
+
+  constructor(server: AhpServer, options: UnixSocketServerOptions) {
+    if (typeof options?.path !== "string" || options.path.length === 0) {
+      throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketServer: `path` must be a non-empty string");
+    }
+    if (options.path.startsWith("\0")) {
+      throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketServer: abstract socket names are not supported; use a file path");
+    }
+    if (Buffer.byteLength(options.path) > MAX_SOCKET_PATH_BYTES) {
+      throw new AhpLocalError(
+        "INVALID_ARGUMENT",
+        `UnixSocketServer: socket path is ${Buffer.byteLength(options.path)} bytes; the limit is ${MAX_SOCKET_PATH_BYTES}`,
+        { details: { path: options.path } },
+      );
+    }
+    const mode = options.mode ?? DEFAULT_SOCKET_MODE;
+    if (!Number.isInteger(mode) || mode < 0 || mode > 0o777) {
+      throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketServer: `mode` must be a file mode between 0 and 0o777");
+    }
+    this.path = options.path;
+    this.#server = server;
+    this.#options = options;
+    // allowHalfOpen: an agent that ends its side still gets the answers to what it sent.
+    this.#net = createServer({ allowHalfOpen: true }, (socket) => this.#accept(socket));
+    this.#net.on("error", (error) => this.#options.onerror?.(error));
+  }
+
+  get listening(): boolean {
+    return this.#state === "listening";
+  }
+
+  /** Connections currently served. */
+  get connectionCount(): number {
+    return this.#transports.size;
+  }
+
+  /** Claims the path (replacing only a stale socket) and starts accepting connections. */
+  async listen(): Promise<void> {
+    if (this.#state !== "new") throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketServer: listen() may be called once");
+    this.#state = "binding";
+    this.#binding = (async () => {
+      await clearStaleSocket(this.path);
+      this.#identity = await listenAt(this.#net, this.path, this.#options.mode ?? DEFAULT_SOCKET_MODE);
+    })();
+    try {
+      await this.#binding;
+    } catch (error) {
+      this.#state = "closed";
+      throw error;
+    }
+    if (this.#state === "binding") this.#state = "listening";
+  }
+
+  /** Stops accepting, ends every connection, removes the socket file; resolves when all is done. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    if (this.#state !== "closed") this.#state = "closing";
+    await this.#binding?.catch(noop);
+    const stopped = this.#net.listening
+      ? new Promise<void>((resolve) => this.#net.close(() => resolve()))
+      : Promise.resolve();
+    const graceMs = this.#options.closeGraceMs ?? 2000;
+    await Promise.allSettled([
+      ...[...this.#transports].map((transport) => transport.close()),
+      ...[...this.#refused].map((socket) => endSocket(socket, graceMs)),
+    ]);
+    await stopped;
+    if (this.#identity !== undefined) await removeSocketFile(this.path, this.#identity);
+    this.#state = "closed";
+  }
+
+  #accept(socket: Socket): void {
+    socket.on("error", noop); // errors are reported through the transport once it exists
+    if (this.#state !== "listening" && this.#state !== "binding") {
+      socket.destroy();
+      return;
+    }
+    const limit = this.#options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    if (this.#transports.size >= limit) {
+      this.#refuse(socket, `Server busy: too many connections (limit ${limit})`);
+      return;
+    }
+    const transport = new UnixSocketServerTransport(socket, {
+      info: { transport: "unix", remote: this.path },
+      ...(this.#options.maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#options.maxMessageBytes }),
+      ...(this.#options.maxJsonDepth === undefined ? {} : { maxJsonDepth: this.#options.maxJsonDepth }),
+      ...(this.#options.drainTimeoutMs === undefined ? {} : { drainTimeoutMs: this.#options.drainTimeoutMs }),
+      ...(this.#options.closeGraceMs === undefined ? {} : { closeGraceMs: this.#options.closeGraceMs }),
+    });
+    this.#transports.add(transport);
+    void transport.closed.then(() => this.#transports.delete(transport));
+    this.#server.connect(transport).catch((error: unknown) => {
+      this.#options.onerror?.(toError(error));
+      void transport.close();
+    });
+  }
+
+  /** Tells the agent why (a -32003 notice with id null, which it can show) and closes the connection. */
+  #refuse(socket: Socket, message: string): void {
+    this.#refused.add(socket);
+    socket.once("close", () => this.#refused.delete(socket));
+    const notice = { jsonrpc: "2.0", id: null, error: { code: AhpErrorCode.ServerClosing, message } };
+    socket.write(`${JSON.stringify(notice)}\n`);
+    void endSocket(socket, this.#options.closeGraceMs ?? 2000);
+    this.#options.onerror?.(new AhpLocalError("LIMIT_EXCEEDED", `refused a connection on ${this.path}: ${message}`));
+  }
+}
+
+/** Creates a {@link UnixSocketServer} for `server` and starts listening. */
+export async function listenUnix(server: AhpServer, options: UnixSocketServerOptions): Promise<UnixSocketServer> {
+  const listener = new UnixSocketServer(server, options);
+  await listener.listen();
+  return listener;
+}

@@ -1,0 +1,27 @@
+/** Small helpers shared by the client and the server side. */
+import type { Socket } from "node:net";
+
+/** Ends a socket (flushing what is buffered) and resolves once it is closed; destroys it after `graceMs`. */
+export function endSocket(socket: Socket, graceMs: number): Promise<void> {
+  if (socket.closed) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => socket.destroy(), graceMs);
+    socket.once("close", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    if (socket.destroyed) return; // 'close' follows
+    socket.resume(); // discard what the peer still sends, so its end arrives
+    socket.end();
+  });
+}
+
+/** The longest socket path the platform accepts (bytes, without the terminating NUL). */
+export const MAX_SOCKET_PATH_BYTES = process.platform === "linux" ? 107 : 103;
+
+export function errnoCode(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+export function noop(): void {}
