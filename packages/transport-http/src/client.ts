@@ -1,0 +1,416 @@
+/**
+ * The agent side of AHP over HTTP (spec §13.2): every JSON-RPC message is one POST; the answer
+ * to a request is the response body. Connections are kept alive and reused.
+ *
+ * Two HTTP stacks are supported: `undici` (default; measured faster on loopback, see the
+ * package README) and `node:http` with a keep-alive `Agent`.
+ */
+import * as http from "node:http";
+import * as https from "node:https";
+import type { OutgoingHttpHeaders } from "node:http";
+import {
+  AhpLocalError,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  parseJsonText,
+  stringifyMessage,
+  toError,
+  type JsonRpcMessage,
+  type MessageLimits,
+  type Transport,
+  type TransportInfo,
+  type TransportSendOptions,
+} from "@ahp/core";
+import { Pool, type Dispatcher } from "undici";
+import { authHeaders, type ClientAuth } from "./client-auth.js";
+
+/** TLS settings for `https:` URLs (passed to undici's connector or to `https.Agent`). */
+export interface HttpClientTlsOptions {
+  /** Trusted CA certificates (PEM). Default: Node's bundled CAs. */
+  ca?: string | Buffer | Array<string | Buffer>;
+  /** Client certificate and key (PEM) for mutual TLS. */
+  cert?: string | Buffer;
+  key?: string | Buffer;
+  /** Default true. Never turn this off outside tests. */
+  rejectUnauthorized?: boolean;
+  servername?: string;
+}
+
+export interface HttpClientTransportOptions extends MessageLimits {
+  /** `api_key` → `x-api-key`, `bearer` → `authorization: Bearer …` (spec §13.2). */
+  auth?: ClientAuth;
+  /** Extra headers for every POST (cannot replace `content-type` or the auth header). */
+  headers?: Record<string, string>;
+  /**
+   * Time limit of one whole HTTP exchange in ms, for requests and notifications alike (as the
+   * reference). Default 10000; `0` disables. Keep it at least as long as the longest per-call
+   * timeout you give `AhpClient` (an `escalate` decision may wait on a human).
+   */
+  timeoutMs?: number;
+  /** HTTP stack: `undici` (default, faster) or `node` (`node:http` / `node:https` with a keep-alive Agent). */
+  client?: "undici" | "node";
+  /** undici only: your own dispatcher (Pool, Agent, ProxyAgent, ...). Not closed by `close()`. */
+  dispatcher?: Dispatcher;
+  /** node only: your own `http.Agent` / `https.Agent`. Not destroyed by `close()`. */
+  agent?: http.Agent;
+  /** Most sockets kept open to the harness. Default 128; further requests queue. */
+  maxConnections?: number;
+  tls?: HttpClientTlsOptions;
+  /** Non-fatal problems. */
+  onerror?: (error: Error) => void;
+}
+
+export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
+export const DEFAULT_HTTP_MAX_CONNECTIONS = 128;
+
+const EXCERPT_CHARS = 512;
+/** How much of a non-2xx body is read for the error message. */
+const ERROR_BODY_BYTES = 16 * 1024;
+
+/** One finished HTTP exchange as the transport needs it. */
+interface Exchange {
+  status: number;
+  contentLength: number | undefined;
+  /**
+   * Reads the body as UTF-8. Past `limit` bytes it fails with MESSAGE_TOO_LARGE, or with
+   * `truncate` returns the first `limit` bytes and drops the connection.
+   */
+  text(limit: number, truncate?: boolean): Promise<string>;
+  /** Reads and discards the body (keeps the connection reusable). */
+  discard(): Promise<void>;
+}
+
+type Backend = (body: string, signal: AbortSignal) => Promise<Exchange>;
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** Header values may not carry CR, LF or NUL (request smuggling) and must be Latin-1. */
+function checkHeaderValue(name: string, value: string): void {
+  // eslint-disable-next-line no-control-regex
+  if (/[\r\n\0]/.test(value) || /[^\u0000-\u00ff]/.test(value)) {
+    // Never echo the value: it may be a credential.
+    throw new AhpLocalError("INVALID_ARGUMENT", `header ${name} has a value that cannot be sent in HTTP`);
+  }
+}
+
+export class HttpClientTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onparseerror?: Transport["onparseerror"];
+  onerror?: (error: Error) => void;
+  onclose?: (error?: Error) => void;
+  readonly info: TransportInfo;
+  readonly url: URL;
+
+  readonly #headers: Record<string, string>;
+  readonly #timeoutMs: number;
+  readonly #limits: MessageLimits;
+  readonly #maxMessageBytes: number;
+  readonly #backend: Backend;
+  readonly #dispose: () => Promise<void>;
+  /** Aborted by close(): every exchange in flight listens to it. */
+  readonly #closeController = new AbortController();
+  #closed = false;
+  #closing?: Promise<void>;
+
+  constructor(url: string | URL, options: HttpClientTransportOptions = {}) {
+    this.url = new URL(url);
+    if (this.url.protocol !== "http:" && this.url.protocol !== "https:") {
+      throw new AhpLocalError("INVALID_ARGUMENT", `HTTP transport needs an http: or https: URL, got ${this.url.protocol}`);
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(options.headers ?? {})) {
+      checkHeaderValue(name, value);
+      headers[name.toLowerCase()] = value;
+    }
+    for (const [name, value] of Object.entries(authHeaders(options.auth))) {
+      checkHeaderValue(name, value);
+      headers[name] = value;
+    }
+    headers["content-type"] = "application/json";
+    this.#headers = headers;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
+    this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#limits = { maxMessageBytes: this.#maxMessageBytes, ...(options.maxJsonDepth === undefined ? {} : { maxJsonDepth: options.maxJsonDepth }) };
+    // Never put credentials into info: origin and path only.
+    this.info = { transport: "http", remote: `${this.url.origin}${this.url.pathname}` };
+    if (options.onerror !== undefined) this.onerror = options.onerror;
+
+    const useNode = options.client === "node" || (options.client === undefined && options.agent !== undefined);
+    if (useNode) {
+      if (options.dispatcher !== undefined) throw new AhpLocalError("INVALID_ARGUMENT", "`dispatcher` needs client: \"undici\"");
+      const owned = options.agent === undefined;
+      const agent = options.agent ?? createNodeAgent(this.url, options);
+      this.#backend = nodeBackend(this.url, headers, agent);
+      this.#dispose = async () => {
+        if (owned) agent.destroy();
+      };
+    } else {
+      if (options.agent !== undefined) throw new AhpLocalError("INVALID_ARGUMENT", "`agent` needs client: \"node\"");
+      const owned = options.dispatcher === undefined;
+      const dispatcher =
+        options.dispatcher ??
+        new Pool(this.url.origin, {
+          connections: options.maxConnections ?? DEFAULT_HTTP_MAX_CONNECTIONS,
+          ...(options.tls === undefined ? {} : { connect: { ...options.tls } }),
+        });
+      this.#backend = undiciBackend(this.url, headers, dispatcher);
+      this.#dispose = async () => {
+        if (owned) await dispatcher.destroy().catch(() => undefined);
+      };
+    }
+  }
+
+  /** Nothing to open: HTTP connects per request (and reuses kept-alive sockets). */
+  async start(): Promise<void> {
+    if (this.#closed) throw new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
+  }
+
+  /**
+   * POSTs one message. For a request, resolves after the response was handed to `onmessage`;
+   * rejects with TRANSPORT_ERROR (non-2xx, connection failure), PROTOCOL_ERROR (unparseable
+   * body, id mismatch), TIMEOUT, ABORTED or CONNECTION_CLOSED. For a notification, resolves
+   * once the harness answered, whatever the status (as the reference).
+   */
+  async send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.#closed) throw new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
+    const body = stringifyMessage(message, this.#maxMessageBytes);
+    const m = message as { id?: unknown; method?: unknown };
+    const isRequest = typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number");
+    const kind = isRequest ? "request" : "notification";
+
+    const controller = new AbortController();
+    let failure: AhpLocalError | undefined;
+    const abortWith = (error: AhpLocalError) => {
+      failure ??= error;
+      controller.abort(failure);
+    };
+    const timeoutMs = this.#timeoutMs;
+    const timer =
+      timeoutMs > 0 && Number.isFinite(timeoutMs)
+        ? setTimeout(() => abortWith(new AhpLocalError("TIMEOUT", `Timeout after ${timeoutMs}ms`, { details: { timeoutMs } })), timeoutMs)
+        : undefined;
+    const onClose = () => abortWith(new AhpLocalError("CONNECTION_CLOSED", "Connection closed"));
+    const userSignal = options?.signal;
+    const onUserAbort = () => abortWith(new AhpLocalError("ABORTED", "send aborted", { cause: userSignal?.reason }));
+    this.#closeController.signal.addEventListener("abort", onClose);
+    if (userSignal !== undefined) {
+      if (userSignal.aborted) onUserAbort();
+      else userSignal.addEventListener("abort", onUserAbort);
+    }
+    try {
+      if (failure !== undefined) throw failure;
+      let exchange: Exchange;
+      try {
+        exchange = await this.#backend(body, controller.signal);
+      } catch (error) {
+        throw failure ?? connectionFailure(kind, error);
+      }
+      if (!isRequest) {
+        // The reference ignores status and body of a notification's answer.
+        await exchange.discard().catch(() => undefined);
+        return;
+      }
+      let text: string;
+      try {
+        const ok = exchange.status >= 200 && exchange.status < 300;
+        text = ok ? await exchange.text(this.#maxMessageBytes) : await exchange.text(ERROR_BODY_BYTES, true);
+      } catch (error) {
+        if (failure !== undefined) throw failure;
+        if (AhpLocalError.isInstance(error)) throw error;
+        throw connectionFailure(kind, error);
+      }
+      if (exchange.status < 200 || exchange.status >= 300) {
+        const excerpt = text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+        throw new AhpLocalError("TRANSPORT_ERROR", `HTTP error: ${exchange.status} - ${excerpt}`, {
+          details: { status: exchange.status },
+        });
+      }
+      const response = this.#decodeResponse(text);
+      const expected = m.id as string | number;
+      if (response.id !== expected) {
+        throw new AhpLocalError(
+          "PROTOCOL_ERROR",
+          `response id mismatch, expected ${String(expected)}, got ${String(response.id)}`,
+          { details: { expected, received: response.id } },
+        );
+      }
+      if (this.#closed) throw new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
+      try {
+        this.onmessage?.(response);
+      } catch (error) {
+        this.onerror?.(toError(error));
+      }
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      this.#closeController.signal.removeEventListener("abort", onClose);
+      userSignal?.removeEventListener("abort", onUserAbort);
+    }
+  }
+
+  /** Spec §12.7: a body that is not a JSON-RPC response at all is a parse failure. */
+  #decodeResponse(text: string): Record<string, unknown> & { id: string | number } {
+    let value: unknown;
+    try {
+      value = parseJsonText(text, this.#limits);
+    } catch (error) {
+      throw new AhpLocalError("PROTOCOL_ERROR", `Failed to parse response: ${toError(error).message}`, { cause: error });
+    }
+    if (!isPlainObject(value)) {
+      throw new AhpLocalError("PROTOCOL_ERROR", "Failed to parse response: not a JSON object");
+    }
+    if (typeof value.jsonrpc !== "string") {
+      throw new AhpLocalError("PROTOCOL_ERROR", "Failed to parse response: missing field `jsonrpc`");
+    }
+    if (typeof value.id !== "string" && typeof value.id !== "number") {
+      throw new AhpLocalError("PROTOCOL_ERROR", `Failed to parse response: id must be a string, got ${JSON.stringify(value.id) ?? "nothing"}`);
+    }
+    return value as Record<string, unknown> & { id: string | number };
+  }
+
+  /** Aborts every exchange in flight (they reject with CONNECTION_CLOSED), frees sockets, fires `onclose` once. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closed = true;
+      this.#closeController.abort();
+      try {
+        await this.#dispose();
+      } catch (error) {
+        this.onerror?.(toError(error));
+      }
+      this.onclose?.();
+    })();
+    return this.#closing;
+  }
+}
+
+function connectionFailure(kind: "request" | "notification", error: unknown): AhpLocalError {
+  if (AhpLocalError.isInstance(error)) return error;
+  const e = toError(error);
+  const code = (e as { code?: unknown }).code;
+  const inner = (e as { cause?: unknown }).cause;
+  const innerCode = inner instanceof Error ? (inner as { code?: unknown }).code : undefined;
+  const detail = inner instanceof Error && inner.message && !e.message.includes(inner.message) ? `${e.message} (${inner.message})` : e.message;
+  return new AhpLocalError("TRANSPORT_ERROR", `HTTP ${kind} failed: ${detail}`, {
+    cause: e,
+    details: { ...(typeof code === "string" ? { code } : {}), ...(typeof innerCode === "string" ? { causeCode: innerCode } : {}) },
+  });
+}
+
+function tooLarge(bytes: number, limit: number): AhpLocalError {
+  return new AhpLocalError("MESSAGE_TOO_LARGE", `HTTP response too large: ${bytes} bytes exceeds limit ${limit}`, {
+    details: { bytes, limit },
+  });
+}
+
+function undiciBackend(url: URL, headers: Record<string, string>, dispatcher: Dispatcher): Backend {
+  const path = `${url.pathname}${url.search}`;
+  const origin = url.origin;
+  return async (body, signal) => {
+    const response = await dispatcher.request({ origin, path, method: "POST", headers, body, signal });
+    const lengthHeader = response.headers["content-length"];
+    const contentLength = typeof lengthHeader === "string" ? Number(lengthHeader) : undefined;
+    const stream = response.body;
+    return {
+      status: response.statusCode,
+      contentLength,
+      async text(limit, truncate) {
+        if (contentLength !== undefined && contentLength <= limit) return stream.text();
+        if (contentLength !== undefined && !truncate) {
+          stream.destroy();
+          throw tooLarge(contentLength, limit);
+        }
+        return readLimited(stream, limit, truncate === true);
+      },
+      discard: () => stream.dump({ limit: 256 * 1024 }),
+    };
+  };
+}
+
+async function readLimited(stream: AsyncIterable<Buffer | string> & { destroy(): void }, limit: number, truncate: boolean): Promise<string> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    if (total + buffer.length > limit) {
+      if (!truncate) {
+        stream.destroy();
+        throw tooLarge(total + buffer.length, limit);
+      }
+      chunks.push(buffer.subarray(0, limit - total));
+      total = limit;
+      stream.destroy();
+      break;
+    }
+    total += buffer.length;
+    chunks.push(buffer);
+  }
+  return chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, total).toString("utf8");
+}
+
+function createNodeAgent(url: URL, options: HttpClientTransportOptions): http.Agent {
+  const common = { keepAlive: true, maxSockets: options.maxConnections ?? DEFAULT_HTTP_MAX_CONNECTIONS };
+  return url.protocol === "https:" ? new https.Agent({ ...common, ...options.tls }) : new http.Agent(common);
+}
+
+function nodeBackend(url: URL, headers: Record<string, string>, agent: http.Agent): Backend {
+  const request = url.protocol === "https:" ? https.request : http.request;
+  const base = {
+    protocol: url.protocol,
+    hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+    port: url.port === "" ? undefined : Number(url.port),
+    path: `${url.pathname}${url.search}`,
+    method: "POST",
+    agent,
+  };
+  return (body, signal) =>
+    new Promise<Exchange>((resolve, reject) => {
+      const requestHeaders: OutgoingHttpHeaders = { ...headers, "content-length": Buffer.byteLength(body) };
+      const req = request({ ...base, headers: requestHeaders, signal }, (res) => {
+        const lengthHeader = res.headers["content-length"];
+        const contentLength = lengthHeader === undefined ? undefined : Number(lengthHeader);
+        resolve({
+          status: res.statusCode ?? 0,
+          contentLength,
+          text: (limit, truncate) =>
+            new Promise<string>((resolveText, rejectText) => {
+              if (contentLength !== undefined && contentLength > limit && !truncate) {
+                res.destroy();
+                rejectText(tooLarge(contentLength, limit));
+                return;
+              }
+              const chunks: Buffer[] = [];
+              let total = 0;
+              const finish = () => resolveText(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, total).toString("utf8"));
+              res.on("data", (chunk: Buffer) => {
+                if (total + chunk.length > limit) {
+                  res.removeAllListeners("data");
+                  res.destroy();
+                  if (!truncate) {
+                    rejectText(tooLarge(total + chunk.length, limit));
+                    return;
+                  }
+                  chunks.push(chunk.subarray(0, limit - total));
+                  total = limit;
+                  finish();
+                  return;
+                }
+                total += chunk.length;
+                chunks.push(chunk);
+              });
+              res.once("end", finish);
+              res.once("error", rejectText);
+              res.once("aborted", () => rejectText(new Error("response aborted")));
+            }),
+          discard: () =>
+            new Promise<void>((done) => {
+              res.once("end", done);
+              res.once("error", () => done());
+              res.once("close", () => done());
+              res.resume();
+            }),
+        });
+      });
+      req.once("error", reject);
+      req.end(body);
+    });
+}

@@ -1,0 +1,364 @@
+/**
+ * The harness side of AHP over HTTP (spec §13.2): a plain Node `(req, res, next?)` handler
+ * that answers `POST <path>` with the status codes of the reference, plus a `listenHttp`
+ * convenience server.
+ *
+ * | situation                                          | status | body                                   |
+ * | -------------------------------------------------- | ------ | -------------------------------------- |
+ * | request (also a JSON-RPC error)                    | 200    | JSON-RPC response                      |
+ * | notification handled (or ignored method)           | 204    | empty                                  |
+ * | notification rejected, `rejectedNotifications: "reference"` | 200 | `{"jsonrpc":"2.0","id":"","error":{-32603 …}}` |
+ * | notification rejected, `rejectedNotifications: "204"`       | 204 | empty                          |
+ * | valid JSON, neither request nor notification       | 200    | -32600 `Invalid JSON-RPC message`, id `""` |
+ * | malformed JSON                                     | 400    | -32700, id `null`                      |
+ * | JSON nested deeper than the limit                  | 400    | -32002, id `null`                      |
+ * | credentials configured and missing / wrong         | 401    | `{"error":"unauthorized"}`             |
+ * | other path                                         | 404 (or `next()`)                       |
+ * | other method on the path                           | 405, `Allow: POST`                      |
+ * | body over `maxBodyBytes`                           | 413, connection closed                  |
+ * | content type not JSON                              | 415                                     |
+ */
+import * as http from "node:http";
+import * as https from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  AhpError,
+  AhpErrorCode,
+  parseJsonText,
+  toError,
+  type AhpProcessResult,
+  type AhpServer,
+  type TransportInfo,
+} from "@ahp/core";
+import { CredentialVerifier, credentialsFromHeaders, type AuthorizeRequest, type ServerAuthOption } from "./credentials.js";
+
+export const DEFAULT_HTTP_PATH = "/ahp";
+export const DEFAULT_HEALTH_PATH = "/healthz";
+export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+export interface HttpHandlerOptions {
+  /** The one AHP route. Default `/ahp`. Matched exactly against the request path (query ignored). */
+  path?: string;
+  /** `GET` health route answering 200 `{"status":"ok"}` without credentials. Default `/healthz`; `false` disables. */
+  healthPath?: string | false;
+  /**
+   * Verify credentials: API keys (`X-API-Key`), bearer tokens (`Authorization: Bearer`), or
+   * your own function. Unset: no check (as the reference).
+   */
+  auth?: ServerAuthOption;
+  /** Largest accepted body in bytes. Default 2 MiB (the reference's). Larger bodies get 413. */
+  maxBodyBytes?: number;
+  /** Deepest accepted JSON nesting. Default 128. */
+  maxJsonDepth?: number;
+  /**
+   * Answer to a notification the harness rejected (undecodable event, blocking type, …):
+   * `reference` (default): 200 with `{"jsonrpc":"2.0","id":"","error":{"code":-32603,"message":"Handler error: …"}}`,
+   * exactly as the reference server; `204`: 204 No Content, as JSON-RPC prescribes (a notification
+   * is never answered). Reference clients ignore the body either way.
+   */
+  rejectedNotifications?: "reference" | "204";
+  /** Unexpected failures (a handler crash outside AhpServer, a failing auth function). Secrets are never included. */
+  onerror?: (error: Error) => void;
+}
+
+/** A Node request handler; `next` is called for foreign paths when given (Express/Connect style). */
+export type HttpHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+
+const JSON_TYPE = "application/json";
+const INVALID_MESSAGE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: "",
+  error: { code: AhpErrorCode.InvalidRequest, message: "Invalid JSON-RPC message" },
+});
+const UNAUTHORIZED = JSON.stringify({ error: "unauthorized" });
+
+function sendJson(res: ServerResponse, status: number, text: string, extra?: http.OutgoingHttpHeaders): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, { ...extra, "content-type": JSON_TYPE, "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+const errorJson = (message: string) => JSON.stringify({ error: message });
+const rpcError = (error: AhpError, id: string | null = null) => JSON.stringify({ jsonrpc: "2.0", id, error: error.toJSON() });
+
+function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const semicolon = value.indexOf(";");
+  const type = (semicolon === -1 ? value : value.slice(0, semicolon)).trim().toLowerCase();
+  return type === JSON_TYPE || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
+/** §3.4 rule 2 without the id test: what the reference would classify as a notification. */
+function isNotificationShaped(message: unknown): boolean {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return false;
+  const m = message as Record<string, unknown>;
+  return typeof m.jsonrpc === "string" && typeof m.method === "string" && "params" in m;
+}
+
+type BodyResult = { ok: true; body: Buffer } | { ok: false; bytes: number };
+
+/** Reads the request body, stopping (without buffering the rest) as soon as it passes `limit`. */
+function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && Number(declared) > limit) return Promise.resolve({ ok: false, bytes: Number(declared) });
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const cleanup = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > limit) {
+        cleanup();
+        req.pause();
+        resolve({ ok: false, bytes: total });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve({ ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total) });
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = () => {
+      cleanup();
+      reject(new Error("client closed the request"));
+    };
+    req.on("data", onData);
+    req.once("end", onEnd);
+    req.once("error", onError);
+    req.once("close", onClose);
+  });
+}
+
+function remoteOf(req: IncomingMessage): string | undefined {
+  const { remoteAddress, remotePort } = req.socket;
+  if (remoteAddress === undefined) return undefined;
+  return remoteAddress.includes(":") ? `[${remoteAddress}]:${remotePort}` : `${remoteAddress}:${remotePort}`;
+}
+
+function pathOf(url: string | undefined): string {
+  if (url === undefined) return "/";
+  const q = url.indexOf("?");
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/**
+ * Creates a Node request handler serving `server` at `options.path` (default `/ahp`). Mount it
+ * in `http.createServer(handler)`, as Express/Connect middleware (`app.use(handler)`: foreign
+ * paths go to `next()`), or call it with the raw `req`/`res` of another framework.
+ *
+ * Every POST opens a short-lived AhpServer connection (`info.transport` `http`, `remote` the
+ * peer address, `principal` a label such as `api_key#1`); a client that disconnects while its
+ * request is pending aborts the handler's signal.
+ */
+export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions = {}): HttpHandler {
+  const path = options.path ?? DEFAULT_HTTP_PATH;
+  const healthPath = options.healthPath === undefined ? DEFAULT_HEALTH_PATH : options.healthPath;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const parseLimits = {
+    // Size is enforced while reading; the text is re-measured only for the nesting limit.
+    maxMessageBytes: Number.MAX_SAFE_INTEGER,
+    ...(options.maxJsonDepth === undefined ? {} : { maxJsonDepth: options.maxJsonDepth }),
+  };
+  const rejectedAs204 = options.rejectedNotifications === "204";
+  const onerror = options.onerror;
+  let verifier: CredentialVerifier | undefined;
+  let authorize: AuthorizeRequest | undefined;
+  if (typeof options.auth === "function") authorize = options.auth;
+  else if (options.auth !== undefined) verifier = new CredentialVerifier(options.auth);
+  const challenge = verifier?.acceptsBearer ? { "www-authenticate": 'Bearer realm="ahp"' } : undefined;
+
+  /** Returns the principal label, `null` when authentication is off, or `false` when refused. */
+  const authenticate = async (req: IncomingMessage): Promise<string | null | false> => {
+    if (verifier !== undefined) return verifier.verify(credentialsFromHeaders(req.headers)) ?? false;
+    if (authorize === undefined) return null;
+    try {
+      return (await authorize(req)) === true ? null : false;
+    } catch (error) {
+      onerror?.(new Error(`auth function failed: ${toError(error).message}`));
+      return false;
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): Promise<void> => {
+    const requestPath = pathOf(req.url);
+    if (requestPath !== path) {
+      if (healthPath !== false && requestPath === healthPath) {
+        if (req.method === "GET" || req.method === "HEAD") sendJson(res, 200, '{"status":"ok"}');
+        else sendJson(res, 405, errorJson("method not allowed"), { allow: "GET, HEAD" });
+        return;
+      }
+      if (next !== undefined) next();
+      else sendJson(res, 404, errorJson("not found"));
+      return;
+    }
+    if (req.method !== "POST") {
+      sendJson(res, 405, errorJson("method not allowed"), { allow: "POST" });
+      return;
+    }
+    const principal = await authenticate(req);
+    if (principal === false) {
+      // Says nothing about which part failed; never echoes what was presented.
+      sendJson(res, 401, UNAUTHORIZED, challenge);
+      return;
+    }
+    if (!isJsonContentType(req.headers["content-type"])) {
+      sendJson(res, 415, errorJson("expected Content-Type: application/json"));
+      return;
+    }
+
+    let message: unknown;
+    const preParsed = (req as { body?: unknown }).body;
+    if (req.readableEnded && preParsed !== undefined) {
+      // A body parser (express.json(), ...) already consumed the stream.
+      if (typeof preParsed === "string" || Buffer.isBuffer(preParsed)) {
+        const bytes = Buffer.byteLength(preParsed);
+        if (bytes > maxBodyBytes) return tooLarge(res, bytes, maxBodyBytes);
+        const parsed = parse(res, preParsed.toString());
+        if (parsed === undefined) return;
+        message = parsed.value;
+      } else message = preParsed;
+    } else {
+      let body: BodyResult;
+      try {
+        body = await readBody(req, maxBodyBytes);
+      } catch {
+        return; // the client went away while sending
+      }
+      if (!body.ok) return tooLarge(res, body.bytes, maxBodyBytes);
+      const parsed = parse(res, body.body.toString("utf8"));
+      if (parsed === undefined) return;
+      message = parsed.value;
+    }
+
+    const info: TransportInfo = { transport: "http" };
+    const remote = remoteOf(req);
+    if (remote !== undefined) info.remote = remote;
+    if (typeof principal === "string") info.principal = principal;
+    const connection = server.openConnection(info);
+    // A client that disconnects before the answer aborts the handler's signal.
+    const onClose = () => {
+      if (!res.writableFinished) connection.close();
+    };
+    res.once("close", onClose);
+    let result: AhpProcessResult;
+    try {
+      result = await server.process(connection, message);
+    } finally {
+      res.off("close", onClose);
+      connection.close();
+    }
+    switch (result.kind) {
+      case "response": {
+        let text: string;
+        try {
+          text = JSON.stringify(result.response);
+        } catch (error) {
+          const id = result.response.id;
+          text = rpcError(new AhpError(AhpErrorCode.InternalError, `Internal error: ${toError(error).message}`), typeof id === "string" ? id : null);
+        }
+        sendJson(res, 200, text);
+        return;
+      }
+      case "notification":
+        if (result.error === undefined || rejectedAs204) noContent(res);
+        else sendJson(res, 200, rpcError(result.error, ""));
+        return;
+      default:
+        // Notifications of other methods are ignored with success; everything else is invalid.
+        if (isNotificationShaped(message)) noContent(res);
+        else sendJson(res, 200, INVALID_MESSAGE);
+    }
+  };
+
+  const parse = (res: ServerResponse, text: string): { value: unknown } | undefined => {
+    try {
+      return { value: parseJsonText(text, parseLimits) };
+    } catch (error) {
+      if (AhpError.isInstance(error)) sendJson(res, 400, rpcError(error));
+      else sendJson(res, 400, rpcError(new AhpError(AhpErrorCode.ParseError, "Parse error")));
+      return undefined;
+    }
+  };
+
+  return (req, res, next) => {
+    handle(req, res, next).catch((error: unknown) => {
+      onerror?.(toError(error));
+      if (!res.headersSent) sendJson(res, 500, errorJson("internal error"));
+      else res.destroy();
+    });
+  };
+}
+
+function noContent(res: ServerResponse): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(204);
+  res.end();
+}
+
+function tooLarge(res: ServerResponse, bytes: number, limit: number): void {
+  const error = new AhpError(AhpErrorCode.MessageTooLarge, `Message too large: ${bytes} bytes exceeds limit ${limit}`);
+  // Stop reading: the rest of the body is not buffered and the connection is not reused.
+  sendJson(res, 413, rpcError(error), { connection: "close" });
+}
+
+export interface ListenHttpOptions extends HttpHandlerOptions {
+  /** Default `127.0.0.1` (loopback only). */
+  host?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+  /** Serve HTTPS with this certificate and key (PEM). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+}
+
+export interface HttpListener {
+  /** `http://host:port/ahp` */
+  readonly url: string;
+  readonly port: number;
+  readonly httpServer: http.Server;
+  /**
+   * Stops accepting connections and closes every open one; requests still in flight are cut
+   * (their handlers see the signal abort). Does not close the AhpServer.
+   */
+  close(): Promise<void>;
+}
+
+/** Starts an HTTP(S) server on `host:port` (default `127.0.0.1`, a free port) serving `server`. */
+export async function listenHttp(server: AhpServer, options: ListenHttpOptions = {}): Promise<HttpListener> {
+  const { host = "127.0.0.1", port = 0, tls, ...handlerOptions } = options;
+  const handler = createHttpHandler(server, handlerOptions);
+  const httpServer: http.Server = tls === undefined ? http.createServer(handler) : https.createServer({ cert: tls.cert, key: tls.key }, handler);
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", reject);
+    httpServer.listen(port, host, () => {
+      httpServer.off("error", reject);
+      resolve();
+    });
+  });
+  const address = httpServer.address() as AddressInfo;
+  const hostPart = address.family === "IPv6" || address.address.includes(":") ? `[${address.address}]` : address.address;
+  const path = handlerOptions.path ?? DEFAULT_HTTP_PATH;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `${tls === undefined ? "http" : "https"}://${hostPart}:${address.port}${path}`,
+    port: address.port,
+    httpServer,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

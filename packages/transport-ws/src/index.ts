@@ -1,0 +1,37 @@
+export { authHeaders, type ClientAuth } from "./client-auth.js";
+export { buildWebSocketUrl, formEncode } from "./url.js";
+export {
+  WebSocketClientTransport,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_MAX_BUFFERED_BYTES,
+  DEFAULT_PING_INTERVAL_MS,
+  DEFAULT_PONG_TIMEOUT_MS,
+  type WebSocketClientTransportOptions,
+  type WebSocketReconnectOptions,
+  type WebSocketTlsOptions,
+} from "./client.js";
+export {
+  CredentialVerifier,
+  credentialsFromHeaders,
+  credentialsFromUpgrade,
+  type AuthorizeRequest,
+  type CredentialOptions,
+  type PresentedCredentials,
+  type ServerAuthOption,
+} from "./credentials.js";
+export {
+  attachWebSocketServer,
+  createVerifyClient,
+  listenWebSocket,
+  WebSocketServerTransport,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_SERVER_MAX_BUFFERED_BYTES,
+  DEFAULT_SERVER_PING_INTERVAL_MS,
+  DEFAULT_SERVER_PONG_TIMEOUT_MS,
+  DEFAULT_WS_PATH,
+  type AttachedWebSocketServer,
+  type AttachWebSocketOptions,
+  type ListenWebSocketOptions,
+  type WebSocketConnectionOptions,
+  type WebSocketListener,
+} from "./server.js";

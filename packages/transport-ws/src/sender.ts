@@ -1,0 +1,141 @@
+/**
+ * Writes text frames to one WebSocket with bounded buffering. While `ws.bufferedAmount` is
+ * below `maxBufferedBytes` a frame is handed to `ws` at once; above it, frames wait in order
+ * until the socket drains (each write's completion callback re-checks the level). A peer that
+ * does not read for `drainTimeoutMs` while frames wait is reported through `onStall` (the owner
+ * then drops the connection). Optionally the socket stops reading while frames wait, so a peer
+ * cannot pile up requests whose answers it does not take.
+ */
+import { AhpLocalError } from "@ahp/core";
+import type { WebSocket } from "ws";
+
+export interface FrameSenderOptions {
+  maxBufferedBytes: number;
+  /** `0` disables stall detection. */
+  drainTimeoutMs: number;
+  /** Pause reading from the peer while frames wait (server side). */
+  pauseReading: boolean;
+  onStall: (error: AhpLocalError) => void;
+}
+
+interface Waiting {
+  text: string;
+  resolve: () => void;
+  reject: (error: Error) => void;
+  signal?: AbortSignal | undefined;
+  onAbort?: (() => void) | undefined;
+}
+
+const RESOLVED = Promise.resolve();
+
+export class FrameSender {
+  readonly #ws: WebSocket;
+  readonly #options: FrameSenderOptions;
+  #queue: Waiting[] = [];
+  #stallTimer: ReturnType<typeof setTimeout> | undefined;
+  #paused = false;
+  #failure: Error | undefined;
+
+  constructor(ws: WebSocket, options: FrameSenderOptions) {
+    this.#ws = ws;
+    this.#options = options;
+  }
+
+  /** Frames waiting for the socket to drain. */
+  get waiting(): number {
+    return this.#queue.length;
+  }
+
+  send(text: string, signal?: AbortSignal): Promise<void> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (this.#queue.length === 0 && this.#ws.bufferedAmount < this.#options.maxBufferedBytes) {
+      this.#ws.send(text, this.#onWritten);
+      return RESOLVED;
+    }
+    if (signal?.aborted) return Promise.reject(new AhpLocalError("ABORTED", "send aborted", { cause: signal.reason }));
+    return new Promise<void>((resolve, reject) => {
+      const entry: Waiting = { text, resolve, reject, signal };
+      if (signal !== undefined) {
+        entry.onAbort = () => {
+          const index = this.#queue.indexOf(entry);
+          if (index >= 0) this.#queue.splice(index, 1);
+          reject(new AhpLocalError("ABORTED", "send aborted", { cause: signal.reason }));
+          if (this.#queue.length === 0) this.#drained();
+        };
+        signal.addEventListener("abort", entry.onAbort, { once: true });
+      }
+      this.#queue.push(entry);
+      if (this.#queue.length === 1) this.#congested();
+    });
+  }
+
+  /** Rejects every waiting frame (the connection is gone) and refuses further sends. */
+  fail(error: Error): void {
+    this.#failure ??= error;
+    this.#clearStallTimer();
+    const queue = this.#queue;
+    this.#queue = [];
+    for (const entry of queue) {
+      if (entry.onAbort !== undefined) entry.signal?.removeEventListener("abort", entry.onAbort);
+      entry.reject(error);
+    }
+  }
+
+  readonly #onWritten = (error?: Error): void => {
+    // A write error closes the socket; `fail()` follows from the close handler.
+    if (error === undefined && this.#queue.length > 0) this.#flush();
+  };
+
+  #flush(): void {
+    const max = this.#options.maxBufferedBytes;
+    let progressed = false;
+    while (this.#queue.length > 0 && this.#ws.bufferedAmount < max && this.#ws.readyState === 1) {
+      const entry = this.#queue.shift()!;
+      if (entry.onAbort !== undefined) entry.signal?.removeEventListener("abort", entry.onAbort);
+      this.#ws.send(entry.text, this.#onWritten);
+      entry.resolve();
+      progressed = true;
+    }
+    if (this.#queue.length === 0) this.#drained();
+    else if (progressed) this.#armStallTimer();
+  }
+
+  #congested(): void {
+    if (this.#options.pauseReading && !this.#paused) {
+      this.#paused = true;
+      this.#ws.pause();
+    }
+    this.#armStallTimer();
+  }
+
+  #drained(): void {
+    this.#clearStallTimer();
+    if (this.#paused) {
+      this.#paused = false;
+      if (this.#ws.readyState === 1) this.#ws.resume();
+    }
+  }
+
+  #armStallTimer(): void {
+    this.#clearStallTimer();
+    const ms = this.#options.drainTimeoutMs;
+    if (ms <= 0 || !Number.isFinite(ms)) return;
+    this.#stallTimer = setTimeout(() => {
+      this.#stallTimer = undefined;
+      const buffered = this.#ws.bufferedAmount;
+      this.#options.onStall(
+        new AhpLocalError("TIMEOUT", `WebSocket peer is not reading: ${buffered} bytes buffered and ${this.#queue.length} frames waiting for ${ms}ms`, {
+          details: { bufferedBytes: buffered, waitingFrames: this.#queue.length, drainTimeoutMs: ms },
+        }),
+      );
+    }, ms);
+    this.#stallTimer.unref?.();
+  }
+
+  #clearStallTimer(): void {
+    if (this.#stallTimer !== undefined) {
+      clearTimeout(this.#stallTimer);
+      this.#stallTimer = undefined;
+    }
+  }
+}

@@ -1,0 +1,505 @@
+/**
+ * The harness side of AHP over WebSocket (spec §13.3): every accepted socket becomes one
+ * AhpServer connection. Credentials are verified before the upgrade completes (401 otherwise),
+ * sends are bounded by `maxBufferedBytes` (the socket stops reading while answers wait, and a
+ * peer that does not read for `drainTimeoutMs` is dropped), and silent peers are found with
+ * pings.
+ */
+import * as http from "node:http";
+import * as https from "node:https";
+import type { IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import {
+  AhpLocalError,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  parseJsonText,
+  stringifyMessage,
+  toError,
+  type AhpServer,
+  type JsonRpcMessage,
+  type MessageLimits,
+  type Transport,
+  type TransportInfo,
+  type TransportSendOptions,
+} from "@ahp/core";
+import { WebSocketServer as WsServer, type RawData, type WebSocket, type WebSocketServer } from "ws";
+import { closeCause, errorCause } from "./close-cause.js";
+import { CredentialVerifier, credentialsFromUpgrade, type AuthorizeRequest, type ServerAuthOption } from "./credentials.js";
+import { FrameSender } from "./sender.js";
+
+export const DEFAULT_WS_PATH = "/ahp";
+export const DEFAULT_SERVER_MAX_BUFFERED_BYTES = 1024 * 1024;
+export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
+export const DEFAULT_SERVER_PING_INTERVAL_MS = 30_000;
+export const DEFAULT_SERVER_PONG_TIMEOUT_MS = 10_000;
+
+/** Per-connection settings of the server side. */
+export interface WebSocketConnectionOptions extends Pick<MessageLimits, "maxJsonDepth"> {
+  /** Largest message in bytes; larger incoming frames close the connection with 1009. Default 8 MiB. */
+  maxPayload?: number;
+  /** Above this many buffered bytes, answers wait (and reading pauses) until the peer reads. Default 1 MiB. */
+  maxBufferedBytes?: number;
+  /** A peer that reads nothing for this long while answers wait is dropped. Default 30000 ms; `0` disables. */
+  drainTimeoutMs?: number;
+  /** Ping each agent this often (ms); `0` disables. Default 30000. */
+  pingIntervalMs?: number;
+  /** An unanswered ping terminates the connection after this long (ms). Default 10000. */
+  pongTimeoutMs?: number;
+}
+
+export interface AttachWebSocketOptions extends WebSocketConnectionOptions {
+  /**
+   * Your own `WebSocketServer`. Every `connection` it emits is served. Credentials are then
+   * checked after the upgrade (a refused agent is closed with 1008); to answer 401 before the
+   * upgrade, also pass `verifyClient: createVerifyClient(auth)` when you construct it.
+   */
+  wss?: WebSocketServer;
+  /** Your own `http.Server` / `https.Server`: upgrades on `path` are verified (401) and served. */
+  httpServer?: http.Server | https.Server;
+  /** Only with `httpServer`: the accepted path (query ignored). Default: any path, as the reference. */
+  path?: string;
+  /** Credentials accepted at upgrade: query `api_key` / `token` (as the reference client sends) or headers. */
+  auth?: ServerAuthOption;
+  /** Only with `httpServer`: permessage-deflate. Default false. */
+  perMessageDeflate?: boolean;
+  /** Non-fatal problems: binary frames, refused peers, stalled peers. Credentials are never included. */
+  onerror?: (error: Error) => void;
+}
+
+export interface AttachedWebSocketServer {
+  readonly wss: WebSocketServer;
+  /** Open agent connections. */
+  readonly connectionCount: number;
+  /** Closes every agent connection (1001) and stops serving; your `wss` / `httpServer` stay open. */
+  close(): Promise<void>;
+}
+
+const UNAUTHORIZED = JSON.stringify({ error: "unauthorized" });
+
+/** Upgrade requests that `createVerifyClient` already accepted, with their principal label. */
+const verifiedRequests = new WeakMap<IncomingMessage, string | null>();
+
+type Authenticate = (req: IncomingMessage) => Promise<string | null | false>;
+
+function createAuthenticator(auth: ServerAuthOption | undefined, onerror?: (error: Error) => void): {
+  authenticate: Authenticate;
+  challenge: string | undefined;
+} {
+  if (auth === undefined) return { authenticate: async () => null, challenge: undefined };
+  if (typeof auth === "function") {
+    const authorize: AuthorizeRequest = auth;
+    return {
+      challenge: undefined,
+      authenticate: async (req) => {
+        try {
+          return (await authorize(req)) === true ? null : false;
+        } catch (error) {
+          onerror?.(new Error(`auth function failed: ${toError(error).message}`));
+          return false;
+        }
+      },
+    };
+  }
+  const verifier = new CredentialVerifier(auth);
+  return {
+    challenge: verifier.acceptsBearer ? 'Bearer realm="ahp"' : undefined,
+    authenticate: async (req) => verifier.verify(credentialsFromUpgrade(req)) ?? false,
+  };
+}
+
+/**
+ * A `verifyClient` callback for your own `new WebSocketServer({ verifyClient })`: refuses the
+ * upgrade with 401 (and `WWW-Authenticate: Bearer` when bearer tokens are configured) unless the
+ * query (`api_key`, `token`) or the headers carry an accepted credential.
+ */
+export function createVerifyClient(
+  auth: ServerAuthOption,
+): (info: { req: IncomingMessage }, callback: (ok: boolean, code?: number, message?: string, headers?: http.OutgoingHttpHeaders) => void) => void {
+  const { authenticate, challenge } = createAuthenticator(auth);
+  return (info, callback) => {
+    void authenticate(info.req).then((principal) => {
+      if (principal === false) callback(false, 401, "Unauthorized", challenge === undefined ? {} : { "WWW-Authenticate": challenge });
+      else {
+        verifiedRequests.set(info.req, principal);
+        callback(true);
+      }
+    });
+  };
+}
+
+function pathOf(url: string | undefined): string {
+  if (url === undefined) return "/";
+  const q = url.indexOf("?");
+  return q === -1 ? url : url.slice(0, q);
+}
+
+function remoteOf(req: IncomingMessage): string | undefined {
+  const { remoteAddress, remotePort } = req.socket;
+  if (remoteAddress === undefined) return undefined;
+  return remoteAddress.includes(":") ? `[${remoteAddress}]:${remotePort}` : `${remoteAddress}:${remotePort}`;
+}
+
+/** Answers an upgrade request with a plain HTTP status and closes the socket. */
+function refuseUpgrade(socket: Duplex, status: number, text: string, body: string, extra: Record<string, string> = {}): void {
+  if (socket.destroyed) return;
+  const headers = {
+    Connection: "close",
+    "Content-Type": "application/json",
+    "Content-Length": String(Buffer.byteLength(body)),
+    ...extra,
+  };
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join("\r\n");
+  socket.end(`HTTP/1.1 ${status} ${text}\r\n${head}\r\n\r\n${body}`);
+}
+
+/** One accepted agent socket as a core {@link Transport}. */
+export class WebSocketServerTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onparseerror?: Transport["onparseerror"];
+  onerror?: (error: Error) => void;
+  onclose?: (error?: Error) => void;
+  readonly info: TransportInfo;
+
+  readonly #ws: WebSocket;
+  readonly #sender: FrameSender;
+  readonly #maxPayload: number;
+  readonly #limits: MessageLimits;
+  readonly #pingIntervalMs: number;
+  readonly #pongTimeoutMs: number;
+  #pingTimer: ReturnType<typeof setInterval> | undefined;
+  #pongTimer: ReturnType<typeof setTimeout> | undefined;
+  #cause: AhpLocalError | undefined;
+  #closedByUs = false;
+  #finished = false;
+  #closing: Promise<void> | undefined;
+  /** Resolves once the socket is closed. */
+  readonly closed: Promise<void>;
+  #resolveClosed!: () => void;
+
+  constructor(ws: WebSocket, info: TransportInfo, options: WebSocketConnectionOptions = {}) {
+    this.#ws = ws;
+    this.info = info;
+    this.#maxPayload = options.maxPayload ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#limits = {
+      maxMessageBytes: this.#maxPayload,
+      ...(options.maxJsonDepth === undefined ? {} : { maxJsonDepth: options.maxJsonDepth }),
+    };
+    this.#pingIntervalMs = options.pingIntervalMs ?? DEFAULT_SERVER_PING_INTERVAL_MS;
+    this.#pongTimeoutMs = options.pongTimeoutMs ?? DEFAULT_SERVER_PONG_TIMEOUT_MS;
+    this.#sender = new FrameSender(ws, {
+      maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_SERVER_MAX_BUFFERED_BYTES,
+      drainTimeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+      pauseReading: true,
+      onStall: (error) => {
+        this.#cause ??= error;
+        this.onerror?.(error);
+        ws.terminate();
+      },
+    });
+    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+    // Listen for errors at once: `ws` emits them for bad frames, and an unheard error would crash.
+    ws.on("error", (error) => {
+      this.#cause ??= errorCause(error);
+    });
+    ws.once("close", (code: number, reason: Buffer) => this.#onClose(code, reason.toString("utf8")));
+  }
+
+  async start(): Promise<void> {
+    this.#ws.on("message", this.#onFrame);
+    this.#ws.on("pong", () => this.#clearPongTimer());
+    if (this.#pingIntervalMs > 0 && Number.isFinite(this.#pingIntervalMs)) {
+      this.#pingTimer = setInterval(() => this.#ping(), this.#pingIntervalMs);
+      this.#pingTimer.unref?.();
+    }
+  }
+
+  readonly #onFrame = (data: RawData, isBinary: boolean): void => {
+    if (this.#finished) return;
+    if (isBinary) {
+      // The reference ignores binary frames.
+      this.onerror?.(new AhpLocalError("PROTOCOL_ERROR", "binary WebSocket frame ignored (AHP messages are text frames)"));
+      return;
+    }
+    const buffer = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    let value: unknown;
+    try {
+      value = parseJsonText(buffer.toString("utf8"), this.#limits, buffer.length);
+    } catch (error) {
+      if (this.onparseerror !== undefined) this.onparseerror(error as never);
+      else this.onerror?.(toError(error));
+      return;
+    }
+    try {
+      this.onmessage?.(value);
+    } catch (error) {
+      this.onerror?.(toError(error));
+    }
+  };
+
+  #ping(): void {
+    if (this.#pongTimer !== undefined || this.#ws.readyState !== 1) return;
+    const timeoutMs = this.#pongTimeoutMs;
+    this.#pongTimer = setTimeout(() => {
+      this.#pongTimer = undefined;
+      this.#cause ??= new AhpLocalError("TIMEOUT", `WebSocket peer did not answer a ping within ${timeoutMs}ms`, {
+        details: { pongTimeoutMs: timeoutMs },
+      });
+      this.#ws.terminate();
+    }, timeoutMs);
+    this.#pongTimer.unref?.();
+    this.#ws.ping();
+  }
+
+  #clearPongTimer(): void {
+    if (this.#pongTimer !== undefined) {
+      clearTimeout(this.#pongTimer);
+      this.#pongTimer = undefined;
+    }
+  }
+
+  async send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.#finished || this.#ws.readyState !== 1) {
+      throw this.#cause ?? new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
+    }
+    return this.#sender.send(stringifyMessage(message, this.#maxPayload), options?.signal);
+  }
+
+  #onClose(code: number, reason: string): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#clearPongTimer();
+    if (this.#pingTimer !== undefined) clearInterval(this.#pingTimer);
+    const cause = this.#cause ?? (this.#closedByUs ? undefined : code === 1000 || code === 1001 ? undefined : closeCause("client", code, reason));
+    this.#sender.fail(cause ?? new AhpLocalError("CONNECTION_CLOSED", "Connection closed"));
+    this.#resolveClosed();
+    this.onclose?.(cause);
+  }
+
+  /** Closes with `code` (default 1001 going away); a peer that does not answer within 1 s is cut. */
+  close(code = 1001, reason = "server closing"): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closedByUs = true;
+      if (!this.#finished) {
+        const grace = setTimeout(() => this.#ws.terminate(), 1000);
+        if (this.#ws.readyState === 1) this.#ws.close(code, reason);
+        else this.#ws.terminate();
+        await this.closed;
+        clearTimeout(grace);
+      }
+    })();
+    return this.#closing;
+  }
+}
+
+/**
+ * Serves `server` over WebSocket on your own `WebSocketServer` (`wss`) or `http.Server`
+ * (`httpServer`). With `httpServer`, upgrades outside `path` are left to other `upgrade`
+ * listeners (or answered 404 when there are none) and refused agents get 401 before the
+ * upgrade completes.
+ */
+export function attachWebSocketServer(server: AhpServer, options: AttachWebSocketOptions): AttachedWebSocketServer {
+  if ((options.wss === undefined) === (options.httpServer === undefined)) {
+    throw new AhpLocalError("INVALID_ARGUMENT", "attachWebSocketServer needs exactly one of `wss` or `httpServer`");
+  }
+  const onerror = options.onerror;
+  const { authenticate, challenge } = createAuthenticator(options.auth, onerror);
+  const transports = new Set<WebSocketServerTransport>();
+  const connectionOptions: WebSocketConnectionOptions = {
+    maxPayload: options.maxPayload ?? DEFAULT_MAX_MESSAGE_BYTES,
+    ...(options.maxJsonDepth === undefined ? {} : { maxJsonDepth: options.maxJsonDepth }),
+    ...(options.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: options.maxBufferedBytes }),
+    ...(options.drainTimeoutMs === undefined ? {} : { drainTimeoutMs: options.drainTimeoutMs }),
+    ...(options.pingIntervalMs === undefined ? {} : { pingIntervalMs: options.pingIntervalMs }),
+    ...(options.pongTimeoutMs === undefined ? {} : { pongTimeoutMs: options.pongTimeoutMs }),
+  };
+  let closed = false;
+
+  const serve = (ws: WebSocket, req: IncomingMessage, principal: string | null) => {
+    if (closed) {
+      ws.terminate();
+      return;
+    }
+    const info: TransportInfo = { transport: "ws" };
+    const remote = remoteOf(req);
+    if (remote !== undefined) info.remote = remote;
+    if (typeof principal === "string") info.principal = principal;
+    const transport = new WebSocketServerTransport(ws, info, connectionOptions);
+    transports.add(transport);
+    void transport.closed.then(() => transports.delete(transport));
+    // AhpServer.connect() installs its callbacks synchronously; report transport notices to ours too.
+    const connecting = server.connect(transport);
+    if (onerror !== undefined) {
+      const coreOnError = transport.onerror;
+      transport.onerror = (error) => {
+        coreOnError?.(error);
+        onerror(error);
+      };
+    }
+    connecting.catch((error: unknown) => {
+      onerror?.(toError(error));
+      void transport.close(1011, "server unavailable");
+    });
+  };
+
+  let wss: WebSocketServer;
+  let detach: () => void;
+  if (options.httpServer !== undefined) {
+    const httpServer = options.httpServer;
+    const ownWss: WebSocketServer = new WsServer({
+      noServer: true,
+      maxPayload: connectionOptions.maxPayload!,
+      perMessageDeflate: options.perMessageDeflate ?? false,
+    });
+    wss = ownWss;
+    const path = options.path;
+    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (path !== undefined && pathOf(req.url) !== path) {
+        // Someone else's upgrade (another WebSocket endpoint on the same server)?
+        if (httpServer.listenerCount("upgrade") > 1) return;
+        refuseUpgrade(socket, 404, "Not Found", JSON.stringify({ error: "not found" }));
+        return;
+      }
+      const onSocketError = () => socket.destroy();
+      socket.on("error", onSocketError);
+      if (closed) {
+        refuseUpgrade(socket, 503, "Service Unavailable", JSON.stringify({ error: "server closing" }));
+        return;
+      }
+      authenticate(req).then(
+        (principal) => {
+          socket.off("error", onSocketError);
+          if (principal === false) {
+            // Says nothing about which part failed; never echoes what was presented.
+            refuseUpgrade(socket, 401, "Unauthorized", UNAUTHORIZED, challenge === undefined ? {} : { "WWW-Authenticate": challenge });
+            return;
+          }
+          if (socket.destroyed) return;
+          ownWss.handleUpgrade(req, socket, head, (ws) => serve(ws, req, principal));
+        },
+        (error: unknown) => {
+          onerror?.(toError(error));
+          socket.destroy();
+        },
+      );
+    };
+    httpServer.on("upgrade", onUpgrade);
+    detach = () => {
+      httpServer.off("upgrade", onUpgrade);
+      ownWss.close();
+    };
+  } else {
+    wss = options.wss!;
+    const checkAfterUpgrade = options.auth !== undefined;
+    const onConnection = (ws: WebSocket, req: IncomingMessage) => {
+      const verified = verifiedRequests.get(req);
+      if (!checkAfterUpgrade || verified !== undefined) {
+        serve(ws, req, verified ?? null);
+        return;
+      }
+      authenticate(req).then(
+        (principal) => {
+          if (principal === false) {
+            onerror?.(new AhpLocalError("TRANSPORT_ERROR", "WebSocket connection refused: unauthorized"));
+            ws.close(1008, "unauthorized");
+            return;
+          }
+          serve(ws, req, principal);
+        },
+        () => ws.close(1008, "unauthorized"),
+      );
+    };
+    wss.on("connection", onConnection);
+    detach = () => wss.off("connection", onConnection);
+  }
+
+  return {
+    wss,
+    get connectionCount() {
+      return transports.size;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      detach();
+      await Promise.allSettled([...transports].map((t) => t.close()));
+      transports.clear();
+    },
+  };
+}
+
+export interface ListenWebSocketOptions extends Omit<AttachWebSocketOptions, "wss" | "httpServer"> {
+  /** Default `127.0.0.1` (loopback only). */
+  host?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+  /** Serve `wss:` with this certificate and key (PEM). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+}
+
+export interface WebSocketListener {
+  /** `ws://host:port/ahp` */
+  readonly url: string;
+  readonly port: number;
+  readonly httpServer: http.Server;
+  readonly wss: WebSocketServer;
+  readonly connectionCount: number;
+  /** Closes every agent connection (1001) and the listening server. Does not close the AhpServer. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an HTTP(S) server on `host:port` (default `127.0.0.1`, a free port) accepting
+ * WebSocket agents on `path` (default `/ahp`). Plain HTTP requests get `GET /healthz` → 200
+ * `{"status":"ok"}`, 426 on the AHP path and 404 elsewhere.
+ */
+export async function listenWebSocket(server: AhpServer, options: ListenWebSocketOptions = {}): Promise<WebSocketListener> {
+  const { host = "127.0.0.1", port = 0, tls, path = DEFAULT_WS_PATH, ...attachOptions } = options;
+  const onRequest = (req: IncomingMessage, res: http.ServerResponse) => {
+    const requestPath = pathOf(req.url);
+    const send = (status: number, body: string, extra: Record<string, string> = {}) => {
+      res.writeHead(status, { ...extra, "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      res.end(body);
+    };
+    if (requestPath === "/healthz" && (req.method === "GET" || req.method === "HEAD")) send(200, '{"status":"ok"}');
+    else if (requestPath === path) send(426, JSON.stringify({ error: "WebSocket upgrade required" }), { upgrade: "websocket" });
+    else send(404, JSON.stringify({ error: "not found" }));
+  };
+  const httpServer: http.Server = tls === undefined ? http.createServer(onRequest) : https.createServer({ cert: tls.cert, key: tls.key }, onRequest);
+  const attached = attachWebSocketServer(server, { ...attachOptions, httpServer, path });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once("error", reject);
+      httpServer.listen(port, host, () => {
+        httpServer.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await attached.close();
+    throw error;
+  }
+  const address = httpServer.address() as AddressInfo;
+  const hostPart = address.address.includes(":") ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `${tls === undefined ? "ws" : "wss"}://${hostPart}:${address.port}${path}`,
+    port: address.port,
+    httpServer,
+    wss: attached.wss,
+    get connectionCount() {
+      return attached.connectionCount;
+    },
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+        await attached.close();
+        httpServer.closeAllConnections();
+        await stopped;
+      })();
+      return closing;
+    },
+  };
+}
