@@ -1,0 +1,382 @@
+/**
+ * The embedded default sink: one JSON line per record, appended to a file.
+ *
+ * - Each batch of records is written with one `write` of complete lines (O_APPEND); a failed or
+ *   short write is truncated back, so a line is either complete in the file or absent.
+ * - Flushing per policy: `always` (fdatasync before an append resolves), `interval` (every
+ *   `fsyncIntervalMs` when something was written), `never` (left to the OS).
+ * - Size-based rotation: before a write that would take the file over `maxBytes`, `audit.log`
+ *   is renamed to `audit.log.<n>` (n = highest existing + 1) and a new `audit.log` is started;
+ *   the oldest rotated files beyond `maxFiles` (total, including the live file) are deleted.
+ *   The chain simply continues: the first record of a new file carries the hash of the last
+ *   record of the previous one. Chain order is `audit.log.1`, `audit.log.2`, …, `audit.log`.
+ * - On open, the last complete record (in the live file, else in the newest rotated file) is
+ *   handed to the log so that it continues the chain; a torn tail (a writer died mid-line) is
+ *   terminated with `\n` and reported, never rewritten or deleted.
+ * - A lock file (`<path>.lock`, holding the writer's pid) keeps two writers off one chain; the
+ *   lock of a dead process is taken over.
+ */
+import { createHash } from "node:crypto";
+import { constants as fsConstants } from "node:fs";
+import { mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from "node:fs/promises";
+import { basename, dirname } from "node:path";
+import { AuditError } from "./errors.js";
+import { parseRecord, recordLine, type AuditRecord, type TornLine } from "./record.js";
+import type { AuditSink, AuditSinkState } from "./sink.js";
+
+export type FsyncPolicy = "always" | "interval" | "never";
+
+export interface FileAuditSinkOptions {
+  /** The live file, e.g. `/var/log/ahp/audit.log`. Its directory is created when missing. */
+  path: string;
+  /** Default `always`. */
+  fsync?: FsyncPolicy;
+  /** For `fsync: "interval"`. Default 1000. */
+  fsyncIntervalMs?: number;
+  /** Rotate before a write that would take the live file over this size. Default 64 MiB; `Infinity` disables. */
+  maxBytes?: number;
+  /** Files kept, the live one included; older rotated files are deleted. Default 10; `Infinity` keeps all. */
+  maxFiles?: number;
+  /** File mode for new files. Default 0o600. */
+  mode?: number;
+  /** Take `<path>.lock`. Default true. */
+  lock?: boolean;
+  /** How far back `open()` searches for the last complete record. Default 16 MiB. */
+  maxTailScanBytes?: number;
+  /** Non-fatal problems (a failed interval fsync, a rotated file that could not be deleted). */
+  onerror?: (error: Error) => void;
+}
+
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_FILES = 10;
+const MAX_TORN_LINES = 8;
+
+/** The rotated files of `path` and the live file, in chain order (oldest first). Missing files are left out. */
+export async function auditLogFiles(path: string): Promise<string[]> {
+  const rotated = await rotatedIndexes(path);
+  const files = rotated.map((n) => `${path}.${n}`);
+  const live = await stat(path).then(
+    () => true,
+    () => false,
+  );
+  if (live) files.push(path);
+  return files;
+}
+
+async function rotatedIndexes(path: string): Promise<number[]> {
+  const dir = dirname(path);
+  const base = basename(path);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const prefix = `${base}.`;
+  const out: number[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const rest = name.slice(prefix.length);
+    if (/^[1-9]\d{0,8}$/.test(rest)) out.push(Number(rest));
+  }
+  return out.sort((a, b) => a - b);
+}
+
+const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+interface TailScan {
+  last?: AuditRecord;
+  torn: TornLine[];
+  /** True when the file does not end with `\n` (its last line is unterminated). */
+  unterminated: boolean;
+}
+
+/** Finds the last record of a file and the invalid lines after it. */
+async function scanTail(file: string, size: number, maxScan: number): Promise<TailScan> {
+  if (size === 0) return { torn: [], unterminated: false };
+  const handle = await open(file, "r");
+  try {
+    let window = Math.min(size, 64 * 1024);
+    for (;;) {
+      const start = size - window;
+      const buffer = Buffer.alloc(window);
+      await handle.read(buffer, 0, window, start);
+      const unterminated = buffer[buffer.length - 1] !== 0x0a;
+      const newlineBefore = (index: number) => (index <= 0 ? -1 : buffer.lastIndexOf(0x0a, index - 1));
+      // Walk lines backwards; the first one is incomplete unless the window starts at the file start.
+      let end = unterminated ? buffer.length : buffer.length - 1;
+      let pos = newlineBefore(end);
+      const torn: TornLine[] = [];
+      for (;;) {
+        if (pos < 0 && start > 0) break; // the line may begin before the window
+        const line = buffer.subarray(pos + 1, end);
+        const parsed = parseRecord(line.toString("utf8"));
+        if (parsed.ok) return { last: parsed.record, torn: torn.reverse(), unterminated };
+        if (isJsonObject(line)) {
+          throw new AuditError("CHAIN_BROKEN", `${file}: the last line that is valid JSON is not an audit record; refusing to extend it`);
+        }
+        torn.push({ bytes: line.length, sha256: sha256(line) });
+        if (torn.length > MAX_TORN_LINES) {
+          throw new AuditError("CHAIN_BROKEN", `${file}: more than ${MAX_TORN_LINES} trailing lines are not audit records; is this an audit log?`);
+        }
+        if (pos < 0) return { torn: torn.reverse(), unterminated };
+        end = pos;
+        pos = newlineBefore(end);
+      }
+      if (window >= size) return { torn: torn.reverse(), unterminated };
+      if (window >= maxScan) {
+        throw new AuditError("CHAIN_BROKEN", `${file}: no complete audit record within the last ${maxScan} bytes`);
+      }
+      window = Math.min(size, window * 4, maxScan);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+function isJsonObject(line: Buffer): boolean {
+  try {
+    const value: unknown = JSON.parse(line.toString("utf8"));
+    return value !== null && typeof value === "object";
+  } catch {
+    return false;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export class FileAuditSink implements AuditSink {
+  readonly path: string;
+  readonly #options: FileAuditSinkOptions;
+  readonly #fsync: FsyncPolicy;
+  readonly #maxBytes: number;
+  readonly #maxFiles: number;
+  #handle?: FileHandle;
+  #size = 0;
+  #dirty = false;
+  #broken?: Error;
+  #closed = false;
+  #timer?: ReturnType<typeof setInterval>;
+  #lockPath?: string;
+  #highestRotated = 0;
+  /** Serializes writes, rotation, interval fsync and close. */
+  #ops: Promise<unknown> = Promise.resolve();
+
+  constructor(options: FileAuditSinkOptions) {
+    if (typeof options.path !== "string" || options.path.length === 0) {
+      throw new AuditError("INVALID_ARGUMENT", "FileAuditSink needs a path");
+    }
+    this.path = options.path;
+    this.#options = options;
+    this.#fsync = options.fsync ?? "always";
+    if (!["always", "interval", "never"].includes(this.#fsync)) {
+      throw new AuditError("INVALID_ARGUMENT", `fsync must be always, interval or never, got ${String(this.#fsync)}`);
+    }
+    this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.#maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
+    if (!(this.#maxBytes > 0)) throw new AuditError("INVALID_ARGUMENT", "maxBytes must be positive");
+    if (!(this.#maxFiles >= 1)) throw new AuditError("INVALID_ARGUMENT", "maxFiles must be at least 1");
+  }
+
+  /** Current size of the live file in bytes. */
+  get size(): number {
+    return this.#size;
+  }
+
+  async open(): Promise<AuditSinkState> {
+    if (this.#handle !== undefined) throw new AuditError("INVALID_ARGUMENT", "FileAuditSink is already open");
+    this.#closed = false;
+    await mkdir(dirname(this.path), { recursive: true });
+    if (this.#options.lock ?? true) await this.#lock();
+    try {
+      const maxScan = this.#options.maxTailScanBytes ?? 16 * 1024 * 1024;
+      this.#handle = await open(this.path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, this.#options.mode ?? 0o600);
+      this.#size = (await this.#handle.stat()).size;
+      const live = await scanTail(this.path, this.#size, maxScan);
+      if (live.unterminated) {
+        // Keep the torn bytes (evidence) but end their line, so the next record starts on its own.
+        await this.#write(Buffer.from("\n"));
+        await this.#handle.datasync();
+      }
+      const rotated = await rotatedIndexes(this.path);
+      this.#highestRotated = rotated.at(-1) ?? 0;
+      let last = live.last;
+      let torn = live.torn;
+      if (last === undefined && this.#highestRotated > 0) {
+        const previous = `${this.path}.${this.#highestRotated}`;
+        const scan = await scanTail(previous, (await stat(previous)).size, maxScan);
+        last = scan.last;
+        torn = [...scan.torn, ...torn];
+      }
+      if (this.#fsync === "interval") {
+        this.#timer = setInterval(() => void this.#intervalSync(), this.#options.fsyncIntervalMs ?? 1000);
+        this.#timer.unref();
+      }
+      const state: AuditSinkState = {};
+      if (last !== undefined) state.last = last;
+      if (torn.length > 0) state.torn = torn;
+      return state;
+    } catch (error) {
+      await this.#handle?.close().catch(() => undefined);
+      this.#handle = undefined;
+      await this.#unlock();
+      throw error;
+    }
+  }
+
+  append(record: AuditRecord): Promise<void> {
+    return this.appendBatch([record]);
+  }
+
+  appendBatch(records: readonly AuditRecord[]): Promise<void> {
+    const data = Buffer.from(records.map(recordLine).join(""), "utf8");
+    return this.#enqueue(async () => {
+      if (this.#closed) throw new AuditError("CLOSED", "audit sink is closed");
+      if (this.#broken !== undefined) {
+        throw new AuditError("WRITE_FAILED", `audit file is unusable after an earlier failure: ${this.#broken.message}`, { cause: this.#broken });
+      }
+      if (this.#handle === undefined) throw new AuditError("CLOSED", "audit sink is not open");
+      if (this.#size > 0 && this.#size + data.length > this.#maxBytes) await this.#rotate();
+      await this.#write(data);
+      if (this.#fsync === "always") await this.#handle.datasync();
+      else this.#dirty = true;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#enqueue(async () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      if (this.#timer !== undefined) clearInterval(this.#timer);
+      this.#timer = undefined;
+      const handle = this.#handle;
+      this.#handle = undefined;
+      if (handle !== undefined) {
+        try {
+          if (this.#fsync !== "never" && this.#broken === undefined) await handle.datasync();
+        } finally {
+          await handle.close();
+        }
+      }
+      await this.#unlock();
+    });
+  }
+
+  #enqueue<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.#ops.then(op, op);
+    this.#ops = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Writes all of `data` at the end of the live file, or nothing: a failed write is truncated back. */
+  async #write(data: Buffer): Promise<void> {
+    const handle = this.#handle!;
+    const before = this.#size;
+    let offset = 0;
+    try {
+      while (offset < data.length) {
+        const { bytesWritten } = await handle.write(data, offset, data.length - offset, null);
+        if (bytesWritten <= 0) throw new Error("write made no progress");
+        offset += bytesWritten;
+      }
+      this.#size = before + data.length;
+    } catch (error) {
+      const cause = error instanceof Error ? error : new Error(String(error));
+      if (offset > 0) {
+        try {
+          await handle.truncate(before);
+        } catch (truncateError) {
+          this.#broken = truncateError instanceof Error ? truncateError : cause;
+        }
+      }
+      throw new AuditError("WRITE_FAILED", `cannot write audit file ${this.path}: ${cause.message}`, { cause });
+    }
+  }
+
+  async #rotate(): Promise<void> {
+    const handle = this.#handle!;
+    if (this.#fsync !== "never") await handle.datasync();
+    await handle.close();
+    this.#handle = undefined;
+    const next = this.#highestRotated + 1;
+    const target = `${this.path}.${next}`;
+    try {
+      await rename(this.path, target);
+      this.#highestRotated = next;
+    } finally {
+      // Reopen the live path whatever happened, so that the sink stays usable.
+      this.#handle = await open(this.path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, this.#options.mode ?? 0o600);
+      this.#size = (await this.#handle.stat()).size;
+    }
+    await this.#syncDir();
+    if (Number.isFinite(this.#maxFiles)) {
+      const rotated = await rotatedIndexes(this.path);
+      const excess = rotated.length - (this.#maxFiles - 1);
+      for (const n of rotated.slice(0, Math.max(0, excess))) {
+        await unlink(`${this.path}.${n}`).catch((error: unknown) => this.#report(error));
+      }
+    }
+  }
+
+  async #syncDir(): Promise<void> {
+    try {
+      const dir = await open(dirname(this.path), "r");
+      try {
+        await dir.sync();
+      } finally {
+        await dir.close();
+      }
+    } catch {
+      // Not supported everywhere (Windows); the rename itself is still atomic.
+    }
+  }
+
+  async #intervalSync(): Promise<void> {
+    await this.#enqueue(async () => {
+      if (!this.#dirty || this.#handle === undefined) return;
+      this.#dirty = false;
+      await this.#handle.datasync();
+    }).catch((error: unknown) => this.#report(error));
+  }
+
+  async #lock(): Promise<void> {
+    const lockPath = `${this.path}.lock`;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const handle = await open(lockPath, "wx", 0o600);
+        try {
+          await handle.writeFile(`${process.pid}\n`);
+        } finally {
+          await handle.close();
+        }
+        this.#lockPath = lockPath;
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        const owner = Number.parseInt((await readFile(lockPath, "utf8").catch(() => "")).trim(), 10);
+        if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+          throw new AuditError("LOCKED", `audit log ${this.path} is in use by process ${owner} (${lockPath})`);
+        }
+        await unlink(lockPath).catch(() => undefined); // stale: its writer is gone
+      }
+    }
+    throw new AuditError("LOCKED", `cannot take the audit lock ${lockPath}`);
+  }
+
+  async #unlock(): Promise<void> {
+    const lockPath = this.#lockPath;
+    this.#lockPath = undefined;
+    if (lockPath !== undefined) await unlink(lockPath).catch(() => undefined);
+  }
+
+  #report(error: unknown): void {
+    this.#options.onerror?.(error instanceof Error ? error : new Error(String(error)));
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The audit record format (version 1) and its chain: every record carries `prev` (the SHA-256
+ * of the previous record's canonical JSON, or the genesis value for the first record) and
+ * `mac` = HMAC-SHA256(key, canonical JSON of the record without `mac`). See
+ * docs/adr/0003-audit-log-chain.md.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { canonicalJson } from "./canonical.js";
+import type { AuditKey } from "./key.js";
+
+export const AUDIT_FORMAT_VERSION = 1;
+
+/**
+ * - `decision`: a blocking event (or batch element) and the decision the handler returned;
+ * - `event`: a non-blocking event (notification);
+ * - `query`: an `ahp/query` call; `handshake`: an `ahp/handshake`;
+ * - `failure`: a handler threw, timed out or was aborted (the server's fail-closed rules apply);
+ * - `recovery`: written on reopen when the previous writer died mid-line (torn tail);
+ * - `note`: anything an application wants in the chain (`data`).
+ */
+export type AuditRecordKind = "decision" | "event" | "query" | "handshake" | "failure" | "recovery" | "note";
+
+export interface AuditConnectionInfo {
+  /** Server-side connection number. */
+  id?: number;
+  transport: string;
+  remote?: string;
+  /** Authenticated principal label (never a credential). */
+  principal?: string;
+}
+
+/** A partial line left by a writer that died mid-write: its length and SHA-256 (of the bytes without `\n`). */
+export interface TornLine {
+  bytes: number;
+  sha256: string;
+}
+
+/** What a caller appends: the record without its chain members. All strings are redacted before writing. */
+export interface AuditEntry {
+  kind: AuditRecordKind;
+  /** RFC 3339; default: now. */
+  time?: string;
+  session?: string;
+  agent?: string;
+  event_type?: string;
+  depth?: number;
+  form?: "request" | "notification" | "batch";
+  request_id?: string | number;
+  batch?: { index: number; size: number };
+  /** The decision tag (`allow`, `block`, typed variants such as `approve`, ...). */
+  decision?: string;
+  reason?: string;
+  /** Matched rule id. */
+  rule?: string;
+  /** Handler latency, microseconds. */
+  latency_us?: number;
+  /** Time the decider reported for itself (annotation), microseconds. */
+  policy_us?: number;
+  /** Failure text (message only). */
+  error?: string;
+  conn?: AuditConnectionInfo;
+  /** SHA-256 of the canonical JSON of the payload (query payload for queries). */
+  payload_sha256?: string;
+  /** The redacted payload, only when the writer opted in. */
+  payload?: unknown;
+  /** Set when the redacted payload exceeded the size limit and was left out. */
+  payload_truncated?: boolean;
+  /** W3C trace id from the event metadata, for correlation. */
+  trace_id?: string;
+  query_type?: string;
+  agent_framework?: string;
+  agent_version?: string;
+  /** `recovery` records: the torn lines (in order) that precede this record and are outside the chain. */
+  torn?: TornLine[];
+  /** Free-form data (`note` records). */
+  data?: Record<string, unknown>;
+}
+
+/** One line of the log. */
+export interface AuditRecord extends AuditEntry {
+  v: typeof AUDIT_FORMAT_VERSION;
+  /** 1 for the first record of a log, then +1 per record, across rotated files. */
+  seq: number;
+  time: string;
+  /** Key id: first 8 hex digits of SHA-256 of the HMAC key. */
+  kid: string;
+  /** Hash of the previous record ({@link recordHash}), or {@link genesisHash} for seq 1. */
+  prev: string;
+  /** HMAC-SHA256(key, canonical JSON of the record without `mac`), hex. */
+  mac: string;
+}
+
+/** The chain position to publish elsewhere (an external anchor against tail truncation). */
+export interface AuditHead {
+  seq: number;
+  /** {@link recordHash} of the record with that seq. */
+  hash: string;
+}
+
+/** SHA-256 of a UTF-8 string, lower-case hex. */
+export const sha256Hex = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex");
+const sha256 = sha256Hex;
+
+/** The `prev` of the first record of a log written with key `kid`. */
+export const genesisHash = (kid: string): string => sha256(`ahp-audit/v${AUDIT_FORMAT_VERSION}/genesis/${kid}`);
+
+/** SHA-256 of the canonical JSON of the complete record (with `mac`). */
+export const recordHash = (record: AuditRecord): string => sha256(canonicalJson(record));
+
+/** SHA-256 (hex) of the canonical JSON of any value. */
+export const digestJson = (value: unknown): string => sha256(canonicalJson(value));
+
+/** The line written for a record: its canonical JSON and `\n`. */
+export const recordLine = (record: AuditRecord): string => `${canonicalJson(record)}\n`;
+
+/** Adds the chain members to an entry. */
+export function sealRecord(entry: AuditEntry & { time: string }, chain: { seq: number; prev: string; key: AuditKey }): AuditRecord {
+  const unsigned = { ...entry, v: AUDIT_FORMAT_VERSION, seq: chain.seq, kid: chain.key.id, prev: chain.prev } as Omit<AuditRecord, "mac">;
+  return { ...unsigned, mac: chain.key.mac(canonicalJson(unsigned)) } as AuditRecord;
+}
+
+/** True when the record's `mac` is the HMAC of the rest under `key` (constant-time compare). */
+export function checkRecordMac(record: AuditRecord, key: AuditKey): boolean {
+  const { mac, ...rest } = record;
+  if (typeof mac !== "string" || !/^[0-9a-f]{64}$/.test(mac)) return false;
+  let expected: string;
+  try {
+    expected = key.mac(canonicalJson(rest));
+  } catch {
+    return false;
+  }
+  return timingSafeEqual(Buffer.from(expected, "hex"), Buffer.from(mac, "hex"));
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/** Parses one line into a record, or explains why it is not one. */
+export function parseRecord(text: string): { ok: true; record: AuditRecord } | { ok: false; problem: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, problem: "not valid JSON" };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, problem: "not a JSON object" };
+  const r = value as Record<string, unknown>;
+  if (r.v !== AUDIT_FORMAT_VERSION) return { ok: false, problem: `unknown format version ${JSON.stringify(r.v)}` };
+  if (typeof r.seq !== "number" || !Number.isSafeInteger(r.seq) || r.seq < 1) return { ok: false, problem: "seq is not a positive integer" };
+  if (typeof r.kid !== "string" || !/^[0-9a-f]{8}$/.test(r.kid)) return { ok: false, problem: "kid is not 8 hex digits" };
+  if (typeof r.prev !== "string" || !HASH.test(r.prev)) return { ok: false, problem: "prev is not a SHA-256 hex digest" };
+  if (typeof r.mac !== "string" || !HASH.test(r.mac)) return { ok: false, problem: "mac is not a SHA-256 hex digest" };
+  if (typeof r.time !== "string") return { ok: false, problem: "time is missing" };
+  if (typeof r.kind !== "string") return { ok: false, problem: "kind is missing" };
+  return { ok: true, record: value as AuditRecord };
+}
+
+/** `"<seq>:<hash>"`, the text form of a head (for `--expect-head`). */
+export const formatAuditHead = (head: AuditHead): string => `${head.seq}:${head.hash}`;
+
+/** Parses `"<seq>:<hash>"`; returns undefined when malformed. */
+export function parseAuditHead(text: string): AuditHead | undefined {
+  const match = /^\s*(\d{1,15}):([0-9a-fA-F]{64})\s*$/.exec(text);
+  if (match === null) return undefined;
+  const seq = Number(match[1]);
+  if (!Number.isSafeInteger(seq) || seq < 1) return undefined;
+  return { seq, hash: match[2]!.toLowerCase() };
+}
