@@ -130,7 +130,16 @@ export class AhpClient {
     if (this.#transport !== undefined) throw new AhpLocalError("INVALID_ARGUMENT", "client is already connected");
     this.#transport = transport;
     transport.onmessage = (message) => this.#onMessage(message);
-    transport.onparseerror = (error) => this.#options.onerror?.(error);
+    transport.onparseerror = (error, context) => {
+      // A response refused for its size whose id could be read: fail that call now, not at its timeout.
+      const pending = context?.id === undefined ? undefined : this.#pending.get(context.id);
+      if (pending !== undefined) {
+        this.#pending.delete(context!.id!);
+        pending.cleanup();
+        pending.reject(new AhpLocalError("MESSAGE_TOO_LARGE", `${pending.op} failed: ${error.message}`, { cause: error }));
+      }
+      this.#options.onerror?.(error);
+    };
     transport.onerror = (error) => this.#options.onerror?.(error);
     transport.onclose = (error) => this.#onClose(error);
     await transport.start();

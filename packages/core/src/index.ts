@@ -19,6 +19,7 @@ export * from "./json-text.js";
 export * from "./ndjson.js";
 export * from "./ndjson-stream.js";
 export * from "./in-flight.js";
+export * from "./sniff-id.js";
 export * from "./linked-pair.js";
 export * from "./server.js";
 export * from "./client.js";

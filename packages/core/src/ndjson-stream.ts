@@ -81,7 +81,10 @@ export class NdjsonStreamTransport implements Transport {
       } catch (error) {
         this.onerror?.(toError(error));
       }
-    } else if (this.onparseerror !== undefined) this.onparseerror(frame.error);
+    } else if (this.onparseerror !== undefined) {
+      if (frame.id === undefined) this.onparseerror(frame.error);
+      else this.onparseerror(frame.error, { id: frame.id });
+    }
     else this.onerror?.(frame.error);
   }
 

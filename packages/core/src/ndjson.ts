@@ -5,9 +5,15 @@
  */
 import { AhpError, AhpErrorCode } from "./errors.js";
 import { parseJsonText } from "./json-text.js";
+import type { JsonRpcId } from "./schema/jsonrpc.js";
+import { SNIFF_HEAD_BYTES, sniffJsonRpcId } from "./sniff-id.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, type MessageLimits } from "./transport.js";
 
-export type NdjsonFrame = { ok: true; value: unknown } | { ok: false; error: AhpError };
+/**
+ * One decoded line. A line refused for its size or nesting carries the message's `id` when it
+ * could be read from the line's start ({@link sniffJsonRpcId}).
+ */
+export type NdjsonFrame = { ok: true; value: unknown } | { ok: false; error: AhpError; id?: JsonRpcId };
 
 const NEWLINE = 0x0a;
 
@@ -56,10 +62,11 @@ export class NdjsonDecoder {
     if (this.#discarding) return;
     this.#pendingBytes += part.length;
     if (this.#pendingBytes > this.#limits.maxMessageBytes) {
+      const head = this.#head(part);
       this.#pending = [];
       this.#pendingBytes = 0;
       this.#discarding = true;
-      frames.push({ ok: false, error: tooLarge(this.#limits.maxMessageBytes) });
+      frames.push(limitFrame(tooLarge(this.#limits.maxMessageBytes), head));
       return;
     }
     // Copy: the caller's chunk may be reused by the stream.
@@ -81,6 +88,19 @@ export class NdjsonDecoder {
     this.#decode(line, frames);
   }
 
+  /** The first bytes of the line made of the pending chunks followed by `part`. */
+  #head(part: Buffer): string {
+    const parts: Buffer[] = [];
+    let bytes = 0;
+    for (const chunk of [...this.#pending, part]) {
+      if (bytes >= SNIFF_HEAD_BYTES) break;
+      const piece = chunk.subarray(0, SNIFF_HEAD_BYTES - bytes);
+      parts.push(piece);
+      bytes += piece.length;
+    }
+    return Buffer.concat(parts, bytes).toString("utf8");
+  }
+
   #take(): Buffer {
     const line = this.#pending.length === 1 ? this.#pending[0]! : Buffer.concat(this.#pending, this.#pendingBytes);
     this.#pending = [];
@@ -90,7 +110,7 @@ export class NdjsonDecoder {
 
   #decode(line: Buffer, frames: NdjsonFrame[]): void {
     if (line.length > this.#limits.maxMessageBytes) {
-      frames.push({ ok: false, error: tooLarge(this.#limits.maxMessageBytes) });
+      frames.push(limitFrame(tooLarge(this.#limits.maxMessageBytes), line.subarray(0, SNIFF_HEAD_BYTES).toString("utf8")));
       return;
     }
     const text = line.toString("utf8").trim();
@@ -98,9 +118,16 @@ export class NdjsonDecoder {
     try {
       frames.push({ ok: true, value: parseJsonText(text, { ...this.#limits, maxMessageBytes: Number.MAX_SAFE_INTEGER }) });
     } catch (error) {
-      frames.push({ ok: false, error: error as AhpError });
+      const e = error as AhpError;
+      // Too deep: the id can still be read. A parse error keeps id null (JSON-RPC 2.0).
+      frames.push(e.code === AhpErrorCode.MessageTooLarge ? limitFrame(e, text.slice(0, SNIFF_HEAD_BYTES)) : { ok: false, error: e });
     }
   }
+}
+
+function limitFrame(error: AhpError, head: string): NdjsonFrame {
+  const id = sniffJsonRpcId(head);
+  return id === undefined ? { ok: false, error } : { ok: false, error, id };
 }
 
 function tooLarge(limit: number): AhpError {

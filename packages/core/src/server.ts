@@ -214,9 +214,9 @@ export class AhpServer {
     transport.onmessage = (message) => {
       void this.#serve(connection, message);
     };
-    transport.onparseerror = (error) => {
+    transport.onparseerror = (error, context) => {
       if (this.#options.replyToInvalidMessages === false) return;
-      this.#send(connection, errorResponse(null, error));
+      this.#send(connection, errorResponse(context?.id ?? null, error));
     };
     transport.onerror = (error) => this.#options.onerror?.(error);
     transport.onclose = () => {

@@ -1,10 +1,19 @@
 /** The message-level transport contract shared by every AHP transport. */
 import type { AhpError } from "./errors.js";
-import type { JsonRpcMessage } from "./schema/jsonrpc.js";
+import type { JsonRpcId, JsonRpcMessage } from "./schema/jsonrpc.js";
 
 export interface TransportSendOptions {
   /** Aborts a send that is waiting for buffer space. */
   signal?: AbortSignal;
+}
+
+/** What a transport could still tell about a frame it failed to decode. */
+export interface ParseErrorContext {
+  /**
+   * The message's `id`, when the frame was refused for its size or nesting and the id could be
+   * read from its start: a server answers with this id, a client fails that pending request.
+   */
+  id?: JsonRpcId;
 }
 
 /** Facts about the connection that handlers may want (never credentials). */
@@ -32,9 +41,9 @@ export interface Transport {
   onmessage?: (message: unknown) => void;
   /**
    * A frame could not be decoded (not JSON, too large, nested too deep). The connection stays
-   * open. A server answers it with a JSON-RPC error whose id is `null`.
+   * open. A server answers it with a JSON-RPC error whose id is `null` (or `context.id`).
    */
-  onparseerror?: (error: AhpError) => void;
+  onparseerror?: (error: AhpError, context?: ParseErrorContext) => void;
   /** A non-fatal problem; the connection may still be usable. */
   onerror?: (error: Error) => void;
   /** The connection is gone. `error` is the cause when it did not close cleanly. */
