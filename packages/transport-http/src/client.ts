@@ -316,7 +316,7 @@ function undiciBackend(url: URL, headers: Record<string, string>, dispatcher: Di
       async text(limit, truncate) {
         if (contentLength !== undefined && contentLength <= limit) return stream.text();
         if (contentLength !== undefined && !truncate) {
-          stream.destroy();
+          discardStream(stream);
           throw tooLarge(contentLength, limit);
         }
         return readLimited(stream, limit, truncate === true);
@@ -326,19 +326,25 @@ function undiciBackend(url: URL, headers: Record<string, string>, dispatcher: Di
   };
 }
 
-async function readLimited(stream: AsyncIterable<Buffer | string> & { destroy(): void }, limit: number, truncate: boolean): Promise<string> {
+/** Drops a response body we will not read (the connection is closed, not reused). */
+function discardStream(stream: { destroy(): void; on(event: "error", listener: () => void): unknown }): void {
+  stream.on("error", () => undefined);
+  stream.destroy();
+}
+
+async function readLimited(stream: AsyncIterable<Buffer | string> & { destroy(): void; on(event: "error", listener: () => void): unknown }, limit: number, truncate: boolean): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of stream) {
     const buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     if (total + buffer.length > limit) {
       if (!truncate) {
-        stream.destroy();
+        discardStream(stream);
         throw tooLarge(total + buffer.length, limit);
       }
       chunks.push(buffer.subarray(0, limit - total));
       total = limit;
-      stream.destroy();
+      discardStream(stream);
       break;
     }
     total += buffer.length;
@@ -373,9 +379,10 @@ function nodeBackend(url: URL, headers: Record<string, string>, agent: http.Agen
           contentLength,
           text: (limit, truncate) =>
             new Promise<string>((resolveText, rejectText) => {
+              res.on("error", () => undefined);
               if (contentLength !== undefined && contentLength > limit && !truncate) {
-                res.destroy();
                 rejectText(tooLarge(contentLength, limit));
+                res.destroy();
                 return;
               }
               const chunks: Buffer[] = [];
@@ -384,14 +391,13 @@ function nodeBackend(url: URL, headers: Record<string, string>, agent: http.Agen
               res.on("data", (chunk: Buffer) => {
                 if (total + chunk.length > limit) {
                   res.removeAllListeners("data");
+                  // Settle first: destroying emits `aborted` synchronously.
+                  if (truncate) {
+                    chunks.push(chunk.subarray(0, limit - total));
+                    total = limit;
+                    finish();
+                  } else rejectText(tooLarge(total + chunk.length, limit));
                   res.destroy();
-                  if (!truncate) {
-                    rejectText(tooLarge(total + chunk.length, limit));
-                    return;
-                  }
-                  chunks.push(chunk.subarray(0, limit - total));
-                  total = limit;
-                  finish();
                   return;
                 }
                 total += chunk.length;

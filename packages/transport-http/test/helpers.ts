@@ -1,0 +1,123 @@
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import { AhpServer, type AhpServerOptions } from "@ahp/core";
+import { listenHttp, type HttpListener, type ListenHttpOptions } from "@ahp/transport-http";
+
+export const preAction = (command = "npm test") => ({ action_type: "tool_call", tool_name: "bash", arguments: { command } });
+
+export function event(type: string, payload: unknown = {}, extra: Record<string, unknown> = {}) {
+  return { event_type: type, session_id: "s-1", agent_id: "a-1", timestamp: "2026-01-01T00:00:00Z", depth: 0, payload, ...extra };
+}
+
+export const request = (id: string | number, method: string, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
+export const notification = (method: string, params: unknown) => JSON.stringify({ jsonrpc: "2.0", method, params });
+
+export interface Harness {
+  server: AhpServer;
+  listener: HttpListener;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: AhpServerOptions = {}, listen: ListenHttpOptions = {}): Promise<Harness> {
+  const server = new AhpServer({
+    handlers: {
+      onEvent: (e) => (String((e.payload as { arguments?: { command?: string } })?.arguments?.command).includes("rm -rf") ? { decision: "block", reason: "no" } : { decision: "allow" }),
+      onNotification: () => undefined,
+    },
+    ...options,
+  });
+  const listener = await listenHttp(server, listen);
+  return {
+    server,
+    listener,
+    url: listener.url,
+    async close() {
+      await listener.close();
+      await server.close();
+    },
+  };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+}
+
+/** A POST with node:http directly (no keep-alive), so tests control every byte. */
+export function rawRequest(
+  url: string,
+  { method = "POST", body, headers = { "content-type": "application/json" } }: { method?: string; body?: string | Buffer; headers?: http.OutgoingHttpHeaders } = {},
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+export const HANDSHAKE_RESULT = {
+  protocol_version: "2.4",
+  harness_info: { name: "capture", version: "0", capabilities: [] },
+  config: {},
+};
+
+export interface Capture {
+  url: string;
+  requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; rawHeaders: string[]; body: string }>;
+  /** Sets how the next requests are answered. */
+  reply: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void;
+  close(): Promise<void>;
+}
+
+/** A bare node:http server that records what a client sends and answers as scripted. */
+export async function captureServer(): Promise<Capture> {
+  const capture: Capture = {
+    url: "",
+    requests: [],
+    reply: (_req, body, res) => {
+      const { id, method } = JSON.parse(body) as { id?: unknown; method?: string };
+      if (id === undefined) {
+        res.writeHead(204).end();
+        return;
+      }
+      const result = method === "ahp/handshake" ? HANDSHAKE_RESULT : { decision: "allow" };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, result }));
+    },
+    close: async () => undefined,
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      capture.requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, rawHeaders: req.rawHeaders, body });
+      capture.reply(req, body, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  capture.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ahp`;
+  capture.close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return capture;
+}
+
+/** A promise and its resolver. */
+export function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
