@@ -43,6 +43,8 @@ export class NdjsonStreamTransport implements Transport {
   #closing?: Promise<void>;
   /** Serializes writes so concurrent sends never interleave. */
   #writeChain: Promise<void> = Promise.resolve();
+  /** Writes handed to the writable and not yet confirmed; close() fails them instead of leaving them pending. */
+  readonly #unconfirmed = new Set<(error: Error) => void>();
   #closeCause?: Error;
 
   constructor(options: NdjsonStreamTransportOptions) {
@@ -104,8 +106,12 @@ export class NdjsonStreamTransport implements Transport {
     this.#closeCause ??= error;
   }
 
+  #closedError(): Error {
+    return this.#closeCause ?? new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
+  }
+
   async send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
-    if (this.#closed) throw this.#closeCause ?? new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
+    if (this.#closed) throw this.#closedError();
     const line = `${stringifyMessage(message, this.#maxMessageBytes)}\n`;
     const previous = this.#writeChain;
     const write = previous.then(() => this.#write(line, options?.signal));
@@ -114,37 +120,36 @@ export class NdjsonStreamTransport implements Transport {
   }
 
   #write(line: string, signal?: AbortSignal): Promise<void> {
-    if (this.#closed) return Promise.reject(this.#closeCause ?? new AhpLocalError("CONNECTION_CLOSED", "Connection closed"));
+    if (this.#closed) return Promise.reject(this.#closedError());
     if (signal?.aborted) return Promise.reject(new AhpLocalError("ABORTED", "send aborted", { cause: signal.reason }));
     return new Promise<void>((resolve, reject) => {
+      let removeListeners = () => {};
+      const settle = (error?: Error) => {
+        this.#unconfirmed.delete(settle);
+        removeListeners();
+        if (error === undefined) resolve();
+        else reject(error);
+      };
+      this.#unconfirmed.add(settle);
       let ok: boolean;
       try {
         ok = this.#writable.write(line, (error) => {
-          if (error) reject(new AhpLocalError("SEND_FAILED", `write failed: ${error.message}`, { cause: error }));
-          else if (ok) resolve();
+          if (error) settle(new AhpLocalError("SEND_FAILED", `write failed: ${error.message}`, { cause: error }));
+          else if (ok) settle();
         });
       } catch (error) {
-        reject(new AhpLocalError("SEND_FAILED", `write failed: ${toError(error).message}`, { cause: error }));
+        settle(new AhpLocalError("SEND_FAILED", `write failed: ${toError(error).message}`, { cause: error }));
         return;
       }
       if (ok) return;
       // Backpressure: wait for drain (or close / abort) before the next write.
-      const cleanup = () => {
+      const onDrain = () => settle();
+      const onClose = () => settle(this.#closedError());
+      const onAbort = () => settle(new AhpLocalError("ABORTED", "send aborted", { cause: signal?.reason }));
+      removeListeners = () => {
         this.#writable.off("drain", onDrain);
         this.#writable.off("close", onClose);
         signal?.removeEventListener("abort", onAbort);
-      };
-      const onDrain = () => {
-        cleanup();
-        resolve();
-      };
-      const onClose = () => {
-        cleanup();
-        reject(this.#closeCause ?? new AhpLocalError("CONNECTION_CLOSED", "Connection closed"));
-      };
-      const onAbort = () => {
-        cleanup();
-        reject(new AhpLocalError("ABORTED", "send aborted", { cause: signal?.reason }));
       };
       this.#writable.once("drain", onDrain);
       this.#writable.once("close", onClose);
@@ -159,6 +164,9 @@ export class NdjsonStreamTransport implements Transport {
   #shutdown(cause?: Error): Promise<void> {
     this.#closing ??= (async () => {
       this.#closed = true;
+      // Sends still waiting for the writable (drain, write callback) fail now with the close cause.
+      const error = cause ?? this.#closedError();
+      for (const settle of [...this.#unconfirmed]) settle(error);
       this.#readable.off("data", this.#onData);
       this.#readable.off("end", this.#onEnd);
       this.#readable.off("close", this.#onEnd);
