@@ -15,7 +15,6 @@ import {
   AhpLocalError,
   NdjsonStreamTransport,
   toError,
-  type AhpError,
   type JsonRpcMessage,
   type MessageLimits,
   type Transport,
@@ -74,7 +73,7 @@ type State = "new" | "starting" | "open" | "closed";
 
 export class StdioClientTransport implements Transport {
   onmessage?: (message: unknown) => void;
-  onparseerror?: (error: AhpError) => void;
+  onparseerror?: Transport["onparseerror"];
   onerror?: (error: Error) => void;
   onclose?: (error?: Error) => void;
   /** Resolves once the transport is closed and the child is gone, with the cause when it did not close cleanly. */
@@ -195,8 +194,8 @@ export class StdioClientTransport implements Transport {
       onClose: () => this.#terminate(),
     });
     inner.onmessage = (message) => this.onmessage?.(message);
-    inner.onparseerror = (error) => {
-      if (this.onparseerror !== undefined) this.onparseerror(error);
+    inner.onparseerror = (error, context) => {
+      if (this.onparseerror !== undefined) this.onparseerror(error, context);
       else this.onerror?.(error);
     };
     inner.onerror = (error) => this.onerror?.(error);

@@ -9,7 +9,6 @@ import {
   AhpLocalError,
   InFlightRequests,
   NdjsonStreamTransport,
-  type AhpError,
   type AhpServer,
   type JsonRpcMessage,
   type MessageLimits,
@@ -34,7 +33,7 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
 export class StdioServerTransport implements Transport {
   onmessage?: (message: unknown) => void;
-  onparseerror?: (error: AhpError) => void;
+  onparseerror?: Transport["onparseerror"];
   onerror?: (error: Error) => void;
   onclose?: (error?: Error) => void;
   readonly info: TransportInfo = { transport: "stdio" };
@@ -66,8 +65,8 @@ export class StdioServerTransport implements Transport {
       this.#inFlight.received(message);
       this.onmessage?.(message);
     };
-    inner.onparseerror = (error) => {
-      if (this.onparseerror !== undefined) this.onparseerror(error);
+    inner.onparseerror = (error, context) => {
+      if (this.onparseerror !== undefined) this.onparseerror(error, context);
       else this.onerror?.(error);
     };
     inner.onerror = (error) => this.onerror?.(error);

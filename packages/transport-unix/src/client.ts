@@ -9,7 +9,6 @@ import {
   AhpLocalError,
   NdjsonStreamTransport,
   toError,
-  type AhpError,
   type JsonRpcMessage,
   type MessageLimits,
   type Transport,
@@ -34,7 +33,7 @@ type State = "new" | "connecting" | "open" | "closed";
 
 export class UnixSocketClientTransport implements Transport {
   onmessage?: (message: unknown) => void;
-  onparseerror?: (error: AhpError) => void;
+  onparseerror?: Transport["onparseerror"];
   onerror?: (error: Error) => void;
   onclose?: (error?: Error) => void;
   readonly info: TransportInfo;
@@ -124,8 +123,8 @@ export class UnixSocketClientTransport implements Transport {
       if (isNullIdError(message)) this.#peerNotice = (message as { error: { message: string } }).error.message;
       this.onmessage?.(message);
     };
-    inner.onparseerror = (error) => {
-      if (this.onparseerror !== undefined) this.onparseerror(error);
+    inner.onparseerror = (error, context) => {
+      if (this.onparseerror !== undefined) this.onparseerror(error, context);
       else this.onerror?.(error);
     };
     inner.onerror = (error) => this.onerror?.(error);

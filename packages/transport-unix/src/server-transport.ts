@@ -8,7 +8,6 @@ import {
   AhpLocalError,
   InFlightRequests,
   NdjsonStreamTransport,
-  type AhpError,
   type JsonRpcMessage,
   type MessageLimits,
   type Transport,
@@ -29,7 +28,7 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
 export class UnixSocketServerTransport implements Transport {
   onmessage?: (message: unknown) => void;
-  onparseerror?: (error: AhpError) => void;
+  onparseerror?: Transport["onparseerror"];
   onerror?: (error: Error) => void;
   onclose?: (error?: Error) => void;
   readonly info: TransportInfo;
@@ -68,8 +67,8 @@ export class UnixSocketServerTransport implements Transport {
       this.#inFlight.received(message);
       this.onmessage?.(message);
     };
-    inner.onparseerror = (error) => {
-      if (this.onparseerror !== undefined) this.onparseerror(error);
+    inner.onparseerror = (error, context) => {
+      if (this.onparseerror !== undefined) this.onparseerror(error, context);
       else this.onerror?.(error);
     };
     inner.onerror = (error) => this.onerror?.(error);
