@@ -41,37 +41,35 @@ const toEntry = (file: string, bytes: Buffer): AuditTailEntry => {
   return parsed.ok ? { file, record: parsed.record } : { file, raw: text };
 };
 
-/** The last `n` complete lines of one file. */
-async function lastLines(file: string, n: number): Promise<Buffer[]> {
-  if (n <= 0) return [];
+/** The last `n` complete lines of one file, and the offset just after the last complete line. */
+async function lastLines(file: string, n: number): Promise<{ lines: Buffer[]; end: number; ino: number }> {
   const handle = await open(file, "r");
   try {
-    const size = (await handle.stat()).size;
+    const st = await handle.stat();
+    const size = st.size;
     let window = Math.min(size, 64 * 1024);
     for (;;) {
       const start = size - window;
       const buffer = Buffer.alloc(window);
       await handle.read(buffer, 0, window, start);
-      const parts: Buffer[] = [];
-      let end = buffer.length;
-      if (end > 0 && buffer[end - 1] !== 0x0a) {
-        // an unterminated last line (still being written, or torn) is not shown
-        const nl = buffer.lastIndexOf(0x0a);
-        end = nl < 0 ? (start === 0 ? 0 : -1) : nl + 1;
-        if (end < 0) {
-          if (window >= size) return [];
-          window = Math.min(size, window * 4);
-          continue;
-        }
+      // An unterminated last line (still being written, or torn) is not shown.
+      const lastNewline = buffer.lastIndexOf(0x0a);
+      if (lastNewline < 0 && start > 0) {
+        window = Math.min(size, window * 4);
+        continue;
       }
-      let lineEnd = end - 1; // index of the '\n' that ends the current line
-      while (lineEnd >= 0 && parts.length < n) {
+      const end = start + lastNewline + 1;
+      const parts: Buffer[] = [];
+      let lineEnd = lastNewline; // index of the '\n' that ends the current line
+      let complete = lineEnd < 0 || n <= 0;
+      while (!complete) {
         const nl = lineEnd === 0 ? -1 : buffer.lastIndexOf(0x0a, lineEnd - 1);
         if (nl < 0 && start > 0) break;
         parts.push(buffer.subarray(nl + 1, lineEnd));
         lineEnd = nl;
+        complete = parts.length >= n || lineEnd < 0;
       }
-      if (parts.length >= n || start === 0) return parts.reverse();
+      if (complete || start === 0) return { lines: parts.reverse(), end, ino: st.ino };
       window = Math.min(size, window * 4);
     }
   } finally {
@@ -90,82 +88,140 @@ export async function* tailAuditLog(
   follow: boolean | TailFollowOptions = false,
 ): AsyncGenerator<AuditTailEntry> {
   const files = await auditLogFiles(file);
-  if (!files.includes(file)) files.push(file);
   const collected: AuditTailEntry[] = [];
-  for (let k = files.length - 1; k >= 0 && collected.length < n; k--) {
+  let liveEnd = 0;
+  let liveIno: number | undefined;
+  for (let k = files.length - 1; k >= 0; k--) {
     const f = files[k]!;
-    const exists = await stat(f).then(
-      () => true,
-      () => false,
-    );
-    if (!exists) continue;
-    const lines = await lastLines(f, n - collected.length);
-    collected.unshift(...lines.map((bytes) => toEntry(f, bytes)));
+    const result = await lastLines(f, n - collected.length).catch(() => undefined);
+    if (result === undefined) continue;
+    if (f === file) {
+      liveEnd = result.end;
+      liveIno = result.ino;
+    }
+    collected.unshift(...result.lines.map((bytes) => toEntry(f, bytes)));
+    if (collected.length >= n) break;
   }
-  yield* collected;
-  if (follow === false) return;
+  if (follow === false) {
+    yield* collected;
+    return;
+  }
   const options: TailFollowOptions = follow === true ? {} : follow;
-  yield* followFile(file, options);
+  yield* collected;
+  yield* followFile(file, liveIno, liveEnd, options);
 }
 
-async function* followFile(file: string, options: TailFollowOptions): AsyncGenerator<AuditTailEntry> {
+interface FileId {
+  path: string;
+  ino: number;
+}
+
+/** The log's files with their inodes; listed again when a file moved between readdir and stat. */
+async function listFiles(file: string): Promise<FileId[]> {
+  for (let attempt = 0; ; attempt++) {
+    const paths = await auditLogFiles(file);
+    const out: FileId[] = [];
+    let moved = false;
+    for (const path of paths) {
+      const st = await stat(path).catch(() => undefined);
+      if (st === undefined) moved = true;
+      else out.push({ path, ino: st.ino });
+    }
+    if (!moved || attempt >= 20) return out;
+  }
+}
+
+async function* followFile(file: string, startIno: number | undefined, startAt: number, options: TailFollowOptions): AsyncGenerator<AuditTailEntry> {
   const { signal } = options;
   const interval = options.pollIntervalMs ?? 200;
   let handle: FileHandle | undefined;
-  let ino = 0;
-  let position = 0;
+  let handlePath = file;
+  let ino = startIno;
+  let position = startAt;
   let partial = Buffer.alloc(0);
-  const openLive = async (fromEnd: boolean): Promise<void> => {
-    try {
-      handle = await open(file, "r");
-    } catch {
-      handle = undefined;
-      return;
-    }
-    const st = await handle.stat();
-    ino = st.ino;
-    // Start at the last complete line when following from the end.
-    position = fromEnd ? st.size : 0;
-    if (fromEnd && st.size > 0) {
-      const probe = Buffer.alloc(Math.min(st.size, 64 * 1024));
-      await handle.read(probe, 0, probe.length, st.size - probe.length);
-      const nl = probe.lastIndexOf(0x0a);
-      position = nl < 0 ? st.size - probe.length : st.size - probe.length + nl + 1;
-    }
-    partial = Buffer.alloc(0);
-  };
-  const drain = async function* (): AsyncGenerator<AuditTailEntry> {
-    if (handle === undefined) return;
+
+  async function* drain(path: string, h: FileHandle): AsyncGenerator<AuditTailEntry> {
     for (;;) {
       const chunk = Buffer.alloc(256 * 1024);
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+      const { bytesRead } = await h.read(chunk, 0, chunk.length, position);
       if (bytesRead === 0) return;
       position += bytesRead;
-      let data = Buffer.concat([partial, chunk.subarray(0, bytesRead)]);
+      let data = partial.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([partial, chunk.subarray(0, bytesRead)]);
       let nl = data.indexOf(0x0a);
       while (nl >= 0) {
-        yield toEntry(file, data.subarray(0, nl));
+        yield toEntry(path, data.subarray(0, nl));
         data = data.subarray(nl + 1);
         nl = data.indexOf(0x0a);
       }
       partial = Buffer.from(data);
     }
-  };
-  try {
-    await openLive(true);
-    while (signal?.aborted !== true) {
-      yield* drain();
-      const current = await stat(file).catch(() => undefined);
-      if (handle === undefined || (current !== undefined && current.ino !== ino)) {
-        // Rotated: the old handle was drained above; continue with the new live file.
-        if (current !== undefined) {
-          await handle?.close();
-          await openLive(false);
+  }
+
+  /** After a rotation: reads the rotated files written since `ino`, then opens the new live file. */
+  async function* catchUp(): AsyncGenerator<AuditTailEntry> {
+    for (;;) {
+      const rotated = (await listFiles(file)).filter((f) => f.path !== file);
+      const from = ino === undefined ? rotated.length : rotated.findIndex((f) => f.ino === ino) + 1;
+      // Rotated files never change again: read each one completely.
+      for (const f of rotated.slice(from > 0 ? from : rotated.length)) {
+        const h = await open(f.path, "r").catch(() => undefined);
+        if (h === undefined) continue;
+        try {
+          position = 0;
+          partial = Buffer.alloc(0);
+          yield* drain(f.path, h);
+        } finally {
+          await h.close();
+        }
+        ino = f.ino;
+      }
+      const h = await open(file, "r").catch(() => undefined);
+      if (h === undefined) return; // between a rename and the new file: the next poll retries
+      const st = await h.stat();
+      // Another rotation may have slipped in between the listing and the open: if a rotated
+      // file exists that was neither read nor is the one just opened, read it first.
+      if (ino !== undefined) {
+        const again = (await listFiles(file)).filter((f) => f.path !== file);
+        const after = again.slice(again.findIndex((f) => f.ino === ino) + 1);
+        if (after.length > 1 || (after.length === 1 && after[0]!.ino !== st.ino)) {
+          await h.close();
           continue;
         }
-      } else if (current !== undefined && current.size < position) {
-        position = 0; // truncated in place (not something the writer does)
-        partial = Buffer.alloc(0);
+      }
+      handle = h;
+      handlePath = file;
+      ino = st.ino;
+      position = 0;
+      partial = Buffer.alloc(0);
+      return;
+    }
+  }
+
+  try {
+    if (startIno !== undefined) {
+      // Continue exactly where the historic read stopped, even if that file was rotated since.
+      for (let attempt = 0; attempt < 5 && handle === undefined; attempt++) {
+        const start = (await listFiles(file)).find((f) => f.ino === startIno);
+        if (start === undefined) continue; // moving right now, or deleted by retention
+        const h = await open(start.path, "r").catch(() => undefined);
+        const st = await h?.stat();
+        if (h !== undefined && st?.ino === startIno) {
+          handle = h;
+          handlePath = start.path;
+        } else await h?.close();
+      }
+    }
+    if (handle === undefined) yield* catchUp();
+    while (signal?.aborted !== true) {
+      if (handle !== undefined) yield* drain(handlePath, handle);
+      const current = await stat(file).catch(() => undefined);
+      if (current !== undefined && current.ino !== ino) {
+        // Rotated: the renamed file is complete now; read what was appended to it since the drain above.
+        if (handle !== undefined) yield* drain(handlePath, handle);
+        await handle?.close();
+        handle = undefined;
+        yield* catchUp();
+        continue;
       }
       await sleep(interval, signal);
     }
