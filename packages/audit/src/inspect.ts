@@ -1,4 +1,5 @@
 /** Tools for humans: the head of a log, its last records (optionally following), and statistics. */
+import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { open, stat } from "node:fs/promises";
 import { AuditError } from "./errors.js";
@@ -201,10 +202,10 @@ async function* followFile(file: string, startIno: number | undefined, startAt: 
     if (startIno !== undefined) {
       // Continue exactly where the historic read stopped, even if that file was rotated since.
       for (let attempt = 0; attempt < 5 && handle === undefined; attempt++) {
-        const start = (await listFiles(file)).find((f) => f.ino === startIno);
+        const start: FileId | undefined = (await listFiles(file)).find((f) => f.ino === startIno);
         if (start === undefined) continue; // moving right now, or deleted by retention
-        const h = await open(start.path, "r").catch(() => undefined);
-        const st = await h?.stat();
+        const h: FileHandle | undefined = await open(start.path, "r").catch(() => undefined);
+        const st: Stats | undefined = await h?.stat();
         if (h !== undefined && st?.ino === startIno) {
           handle = h;
           handlePath = start.path;
