@@ -20,18 +20,33 @@ export interface ConformanceServerConfig {
   handlerTimeoutMs?: number;
   handlerFailure?: "error" | "decision";
   compatV1?: boolean;
+  /** Most handler records kept in the log (oldest dropped first). Default 10000. */
+  logLimit?: number;
+  /** Longest `delay_ms` a script may ask for. Default 30000. */
+  maxScriptDelayMs?: number;
 }
 
 /** A raw text channel to the harness, for tests that must send bytes our client never would. */
 export interface RawChannel {
-  /** Sends one frame (a line on stream transports, a text frame on WebSocket, a POST body on HTTP). */
+  /**
+   * Sends one frame (a line on stream transports, a text frame on WebSocket, a POST body on HTTP).
+   * On `ndjson` channels the text is written as given followed by one `\n`, so it may itself
+   * contain several lines, blank lines or `\r\n` endings.
+   */
   send(text: string): Promise<void>;
   /**
    * Next frame received (a line, a text frame, or an HTTP response body with its status),
    * or `undefined` when nothing arrives within `timeoutMs`.
+   * HTTP: every `send` yields exactly one frame, also a 204 (empty `text`).
    */
   next(timeoutMs?: number): Promise<RawFrame | undefined>;
   close(): Promise<void>;
+  /**
+   * How `send` frames text on a stream-kind harness: `ndjson` (default: bytes on a newline-delimited
+   * stream, as stdio and Unix sockets) or `message` (one message per send, as WebSocket frames or the
+   * in-memory pair). Ignored for `http`.
+   */
+  readonly framing?: "ndjson" | "message";
 }
 
 export interface RawFrame {
@@ -51,9 +66,49 @@ export interface ConformanceHarness {
 
 export type ConformanceFactory = (config: ConformanceServerConfig) => Promise<ConformanceHarness>;
 
+/**
+ * Checks of the suite that are not numbered in the spec's checklist (§17); they can be listed in
+ * `notApplicable` like checklist numbers.
+ */
+export type ConformanceExtraCheck =
+  | "jsonrpc-array"
+  | "concurrency"
+  | "large-message"
+  | "string-escapes"
+  | "cancellation"
+  | "client-timeout"
+  | "close-pending"
+  | "peer-death"
+  | "handler-timeout"
+  | "fail-closed"
+  | "handshake-gating"
+  | "v1-compat"
+  | "notification-order"
+  | "typed-scripts";
+
 export interface ConformanceOptions {
   /** `stream` (stdio, unix, memory, ws: no answer to notifications) or `http` (a status code for each POST). */
   kind: "stream" | "http";
-  /** Checklist items (spec §17 numbers) that cannot apply to this transport, with the reason. */
-  notApplicable?: Record<number, string>;
+  /**
+   * Checklist items (spec §17 numbers) or extra checks that cannot apply to this transport, with
+   * the reason. They are registered as skipped tests whose title carries the reason.
+   */
+  notApplicable?: Partial<Record<number | ConformanceExtraCheck, string>>;
+  /**
+   * HTTP only: how a rejected notification (undecodable, too deep, bad contract payload, blocking
+   * type) is answered. `reference` (default): status 200 with
+   * `{"jsonrpc":"2.0","id":"","error":{"code":-32603,"message":"Handler error: …"}}`; `204`: 204, empty body.
+   */
+  httpRejectedNotification?: "reference" | "204";
+  /**
+   * HTTP only: how valid JSON that is neither a request nor a notification and carries no id is
+   * answered. `reference` (default): 200 with `-32600 Invalid JSON-RPC message` and id `""`; `204`: 204.
+   */
+  httpInvalidMessage?: "reference" | "204";
+  /** HTTP only: status of the answer to a malformed JSON body (its body is a -32700 error with id null). Default 400. */
+  httpParseErrorStatus?: number;
+  /** Longest wait for one expected response, in ms. Default 5000. */
+  responseTimeoutMs?: number;
+  /** Register the agent-side [C] checks (they run against an in-memory fake harness). Default true. */
+  clientChecks?: boolean;
 }
