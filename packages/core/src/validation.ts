@@ -61,6 +61,9 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], root: unknow
       return `invalid type: ${jsonType(input)}, expected ${issue.expected}${where}`;
     }
     case "invalid_value": {
+      if (input === undefined && last !== undefined && valueAt(root, path.slice(0, -1)) !== undefined) {
+        return `missing field \`${String(last)}\`${where}`;
+      }
       const expected = issue.values.map((v) => `\`${String(v)}\``).join(", ");
       if (typeof input === "string") return `unknown variant \`${input}\`, expected one of ${expected}${where}`;
       return `invalid value: ${jsonType(input)}, expected one of ${expected}${where}`;
