@@ -20,6 +20,8 @@ export interface UnixSocketServerOptions extends MessageLimits {
   drainTimeoutMs?: number;
   /** `close()` ends each connection and waits this long before destroying it (ms). Default 2000. */
   closeGraceMs?: number;
+  /** Called for every accepted connection (before it is served); `transport.closed` tells when it ends. */
+  onconnection?: (transport: UnixSocketServerTransport) => void;
   /** Non-fatal problems (refused connections, failed writes). Library code never logs. */
   onerror?: (error: Error) => void;
 }
@@ -133,6 +135,11 @@ export class UnixSocketServer {
     });
     this.#transports.add(transport);
     void transport.closed.then(() => this.#transports.delete(transport));
+    try {
+      this.#options.onconnection?.(transport);
+    } catch (error) {
+      this.#options.onerror?.(toError(error));
+    }
     this.#server.connect(transport).catch((error: unknown) => {
       this.#options.onerror?.(toError(error));
       void transport.close();

@@ -89,9 +89,10 @@ export async function clearStaleSocket(path: string, probeTimeoutMs = 1000): Pro
 
 /** Listens on `path` with file mode `mode` (see the module comment); returns the socket file's identity. */
 export async function listenAt(server: Server, path: string, mode: number): Promise<SocketIdentity> {
-  const dir = await mkdtemp(join(dirname(path), ".ahp-"));
-  const temporary = join(dir, "s");
+  let dir: string | undefined;
   try {
+    dir = await mkdtemp(join(dirname(path), ".ahp-"));
+    const temporary = join(dir, "s");
     if (Buffer.byteLength(temporary) > MAX_SOCKET_PATH_BYTES) {
       throw new AhpLocalError(
         "INVALID_ARGUMENT",
@@ -128,7 +129,7 @@ export async function listenAt(server: Server, path: string, mode: number): Prom
       details: { path, code: errnoCode(error) },
     });
   } finally {
-    await rm(dir, { recursive: true, force: true }).catch(noop);
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true }).catch(noop);
   }
 }
 

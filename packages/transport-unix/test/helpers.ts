@@ -1,0 +1,88 @@
+/** Shared helpers for the Unix socket transport tests. */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+export const since = (start: number): number => performance.now() - start;
+
+/** A fresh short directory under the OS temp dir (socket paths are limited to ~107 bytes). */
+export function tempDir(): { dir: string; path: (name?: string) => string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "ahp-"));
+  return { dir, path: (name = "h.sock") => join(dir, name), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** `Promise.withResolvers()` for Node 20. */
+export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** Starts the harness fixture on `path` and resolves once it listens. */
+export async function startHarness(path: string, options: Record<string, unknown> = {}) {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [fixture("unix-harness.mjs"), path, JSON.stringify(options)], {
+    stdio: "pipe",
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  await new Promise<void>((resolve, reject) => {
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => {
+      out += c;
+      if (out.includes("listening")) resolve();
+    });
+    void exited.then(({ code }) => reject(new Error(`harness exited with ${code} before listening: ${stderr}`)));
+  });
+  return {
+    child,
+    exited,
+    stderr: () => stderr,
+    async kill(signal: NodeJS.Signals = "SIGKILL") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  exitedInTime: boolean;
+}
+
+/** Runs a Node script to completion, killing it when it outlives `deadlineMs`. */
+export function runNode(script: string, args: string[] = [], deadlineMs = 10_000): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { stdio: "pipe" });
+    let stdout = "";
+    let stderr = "";
+    let exitedInTime = true;
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    const timer = setTimeout(() => {
+      exitedInTime = false;
+      child.kill("SIGKILL");
+    }, deadlineMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, exitedInTime });
+    });
+  });
+}
