@@ -81,9 +81,9 @@ export class FrameSender {
     }
   }
 
-  readonly #onWritten = (error?: Error): void => {
-    // A write error closes the socket; `fail()` follows from the close handler.
-    if (error === undefined && this.#queue.length > 0) this.#flush();
+  readonly #onWritten = (error?: Error | null): void => {
+    // A write error closes the socket; `fail()` follows from the close handler. (Streams pass `null` on success.)
+    if (!error && this.#queue.length > 0) this.#flush();
   };
 
   #flush(): void {

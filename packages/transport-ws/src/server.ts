@@ -244,9 +244,11 @@ export class WebSocketServerTransport implements Transport {
     const timeoutMs = this.#pongTimeoutMs;
     this.#pongTimer = setTimeout(() => {
       this.#pongTimer = undefined;
-      this.#cause ??= new AhpLocalError("TIMEOUT", `WebSocket peer did not answer a ping within ${timeoutMs}ms`, {
+      const cause = new AhpLocalError("TIMEOUT", `WebSocket peer did not answer a ping within ${timeoutMs}ms`, {
         details: { pongTimeoutMs: timeoutMs },
       });
+      this.#cause ??= cause;
+      this.onerror?.(cause);
       this.#ws.terminate();
     }, timeoutMs);
     this.#pongTimer.unref?.();

@@ -1,0 +1,121 @@
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebSocketServer, type WebSocket } from "ws";
+import { AhpServer, type AhpServerOptions } from "@ahp/core";
+import { listenWebSocket, type ListenWebSocketOptions, type WebSocketListener } from "@ahp/transport-ws";
+
+export const preAction = (command = "npm test") => ({ action_type: "tool_call", tool_name: "bash", arguments: { command } });
+
+export function event(type: string, payload: unknown = {}, extra: Record<string, unknown> = {}) {
+  return { event_type: type, session_id: "s-1", agent_id: "a-1", timestamp: "2026-01-01T00:00:00Z", depth: 0, payload, ...extra };
+}
+
+export const HANDSHAKE_RESULT = {
+  protocol_version: "2.4",
+  harness_info: { name: "raw", version: "0", capabilities: [] },
+  config: {},
+};
+
+export interface Harness {
+  server: AhpServer;
+  listener: WebSocketListener;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: AhpServerOptions = {}, listen: ListenWebSocketOptions = {}): Promise<Harness> {
+  const server = new AhpServer({
+    handlers: { onEvent: () => ({ decision: "allow" }), onNotification: () => undefined },
+    ...options,
+  });
+  const listener = await listenWebSocket(server, listen);
+  return {
+    server,
+    listener,
+    url: listener.url,
+    async close() {
+      await listener.close();
+      await server.close();
+    },
+  };
+}
+
+export interface RawWsServer {
+  url: string;
+  wss: WebSocketServer;
+  httpServer: http.Server;
+  /** Every upgrade request seen (url and headers). */
+  upgrades: Array<{ url: string; headers: http.IncomingHttpHeaders }>;
+  sockets: WebSocket[];
+  close(): Promise<void>;
+}
+
+/**
+ * A bare `ws` server. `onMessage` decides what to do with each text frame; by default it answers
+ * the handshake and allows every request.
+ */
+export async function rawWsServer(
+  options: { autoPong?: boolean; onMessage?: (ws: WebSocket, text: string, isBinary: boolean) => void; path?: string } = {},
+): Promise<RawWsServer> {
+  const httpServer = http.createServer();
+  const wss = new WebSocketServer({ server: httpServer, autoPong: options.autoPong ?? true });
+  const raw: RawWsServer = {
+    url: "",
+    wss,
+    httpServer,
+    upgrades: [],
+    sockets: [],
+    close: async () => {
+      for (const ws of raw.sockets) ws.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+      httpServer.closeAllConnections();
+      await new Promise<void>((r) => httpServer.close(() => r()));
+    },
+  };
+  const onMessage =
+    options.onMessage ??
+    ((ws: WebSocket, text: string) => {
+      const m = JSON.parse(text) as { id?: unknown; method?: string };
+      if (m.id === undefined) return;
+      const result = m.method === "ahp/handshake" ? HANDSHAKE_RESULT : { decision: "allow" };
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }));
+    });
+  wss.on("connection", (ws, req) => {
+    raw.upgrades.push({ url: req.url ?? "", headers: req.headers });
+    raw.sockets.push(ws);
+    ws.on("message", (data, isBinary) => onMessage(ws, data.toString(), isBinary));
+    ws.on("error", () => undefined);
+  });
+  await new Promise<void>((r) => httpServer.listen(0, "127.0.0.1", r));
+  raw.url = `ws://127.0.0.1:${(httpServer.address() as AddressInfo).port}${options.path ?? "/ahp"}`;
+  return raw;
+}
+
+export function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** Settles with the rejection reason; fails the test when the promise resolves. */
+export async function rejection(p: Promise<unknown>): Promise<Error & { code?: unknown; details?: Record<string, unknown> }> {
+  const result = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(result instanceof Error)) throw new Error("the call was expected to fail");
+  return result as Error & { code?: unknown; details?: Record<string, unknown> };
+}
+
+/** Waits until `check()` is true, polling every 5 ms, up to `timeoutMs`. */
+export async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > timeoutMs) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
