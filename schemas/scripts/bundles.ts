@@ -11,6 +11,7 @@ import {
   toJsonSchemaBundle,
   type JsonSchemaObject,
 } from "../../packages/core/src/index.js";
+import { POLICY_SCHEMA_TYPES } from "../../packages/policy/src/schema.js";
 
 export const SCHEMA_BASE = "urn:ahp:schemas:2.4";
 
@@ -32,6 +33,17 @@ export const bundles: Bundle[] = [
         title: "Agent Harness Protocol 2.4 wire types",
         description:
           "Generated from the zod schemas of @ahp/core. Each named wire type is under $defs; members follow the presence rules of the AHP 2.4 specification (unknown members are allowed).",
+      }),
+  },
+  {
+    file: "policy.schema.json",
+    id: `${SCHEMA_BASE}:policy`,
+    build: () =>
+      toJsonSchemaBundle(POLICY_SCHEMA_TYPES, {
+        id: `${SCHEMA_BASE}:policy`,
+        title: "AHP policy file (@ahp/policy)",
+        description:
+          "Generated from the zod schemas of @ahp/policy. A policy file (YAML or JSON) is a PolicyFile; unknown members are rejected except in PolicyAction, which carries the fields of typed decisions.",
       }),
   },
 ];

@@ -1,0 +1,745 @@
+/**
+ * Compiles a validated policy file into closures: one predicate per rule (cheap conditions
+ * first), regexes and globs compiled once, decisions precomputed and checked at load time
+ * against the decision schema of every event type the rule can match.
+ */
+import path from "node:path";
+import { DecisionSchema, EVENT_TABLE, describeIssues, type AhpEvent, type EventType } from "@ahp/core";
+import type { z } from "zod";
+import type { PolicyIssue } from "./errors.js";
+import { compileGlobs } from "./glob.js";
+import { applyMergePatch, jsonEqual } from "./json.js";
+import { compilePath, type CompiledPath } from "./paths.js";
+import { compileRegex } from "./regex.js";
+import type {
+  FieldConditionInput,
+  NumberCondition,
+  PathMatch,
+  PolicyAction,
+  PolicyFile,
+  PolicyMatchInput,
+  PolicyRule,
+  RateLimit,
+  SecretsMatch,
+  SessionMatch,
+  ShellMatch,
+} from "./schema.js";
+import { redactSecrets, valueContainsSecret, type SecretKind } from "./secrets.js";
+import { normalizeShellPath, parseShell, type SimpleCommand } from "./shell.js";
+import type { SessionState } from "./state.js";
+
+type DocPath = (string | number)[];
+
+/** Defaults of the content matchers (documented in the README). */
+export const DEFAULT_SHELL_FIELDS = Object.freeze([
+  "payload.arguments.command",
+  "payload.arguments.cmd",
+  "payload.arguments.script",
+  "payload.command",
+  "payload.input.command",
+]);
+export const DEFAULT_PATH_FIELDS = Object.freeze([
+  "payload.arguments.path",
+  "payload.arguments.file_path",
+  "payload.arguments.filePath",
+  "payload.arguments.filename",
+  "payload.arguments.target_file",
+  "payload.arguments.destination",
+  "payload.arguments.paths.*",
+  "payload.arguments.edits.*.file_path",
+  "payload.path",
+  "payload.file_path",
+]);
+export const DEFAULT_ROOT_FIELDS = Object.freeze([
+  "payload.working_directory",
+  "payload.cwd",
+  "payload.workspace",
+  "context.capabilities.workspace",
+  "metadata.workspace",
+]);
+/** Where the tool name is read, in this order. */
+export const TOOL_NAME_FIELDS = Object.freeze(["payload.tool_name", "payload.tool", "payload.name"]);
+
+export const DEFAULT_MAX_MATCH_LENGTH = 65_536;
+
+/** The live counters a `session` condition reads (see {@link SessionMatch}). */
+export interface SessionCounters {
+  actions: number;
+  tokens: number;
+  errors: number;
+  duration_ms: number;
+  events: number;
+  prompts: number;
+  background_runs: number;
+  background_ms: number;
+}
+
+/** Per-evaluation facts, computed lazily and cached for the rules that need them. */
+export class EvalContext {
+  #shell: Map<string, SimpleCommand[]> | undefined;
+  #tool: string | null | undefined;
+  #counters: SessionCounters | undefined;
+  constructor(
+    readonly event: AhpEvent,
+    readonly now: number,
+    readonly settings: CompiledSettings,
+    readonly session: () => SessionState,
+  ) {}
+
+  get toolName(): string | undefined {
+    if (this.#tool === undefined) {
+      const payload = this.event.payload as Record<string, unknown> | null;
+      this.#tool = null;
+      if (payload !== null && typeof payload === "object") {
+        for (const key of ["tool_name", "tool", "name"]) {
+          const v = Object.prototype.hasOwnProperty.call(payload, key) ? payload[key] : undefined;
+          if (typeof v === "string") {
+            this.#tool = v;
+            break;
+          }
+        }
+      }
+    }
+    return this.#tool ?? undefined;
+  }
+
+  shell(text: string): SimpleCommand[] {
+    this.#shell ??= new Map();
+    let commands = this.#shell.get(text);
+    if (commands === undefined) {
+      commands = parseShell(text);
+      this.#shell.set(text, commands);
+    }
+    return commands;
+  }
+
+  get counters(): SessionCounters {
+    if (this.#counters === undefined) {
+      const s = this.session();
+      const stats = this.event.context?.session_stats ?? undefined;
+      const reported = s.reported;
+      this.#counters = {
+        actions: stats?.total_actions ?? Math.max(s.actions, reported?.total_actions ?? 0),
+        tokens: stats?.total_tokens ?? Math.max(s.tokens, s.heartbeatTokens, reported?.total_tokens ?? 0),
+        errors: stats?.error_count ?? Math.max(s.errors, reported?.error_count ?? 0),
+        duration_ms: stats?.duration_ms ?? Math.max(0, this.now - s.firstSeen),
+        events: s.events,
+        prompts: s.prompts,
+        background_runs: s.backgroundRuns,
+        background_ms: s.backgroundMs + (s.backgroundSince === undefined ? 0 : Math.max(0, this.now - s.backgroundSince)),
+      };
+    }
+    return this.#counters;
+  }
+}
+
+export interface CompiledSettings {
+  workspaceRoot: string | undefined;
+  maxMatchLength: number;
+}
+
+type Predicate = (ctx: EvalContext) => boolean;
+type ValueTest = (value: unknown) => boolean;
+
+export interface CompiledRateLimit {
+  scope: "session" | "agent" | "global";
+  rate: number;
+  intervalMs: number;
+  burst: number;
+  /** Bucket key: rule id and configuration (a changed configuration starts a fresh bucket). */
+  key: string;
+}
+
+export interface CompiledRule {
+  readonly id: string;
+  readonly index: number;
+  readonly events: ReadonlySet<EventType>;
+  readonly test: Predicate;
+  readonly rateLimit?: CompiledRateLimit;
+  /** Builds the decision for an event of the given type; `retryAfterMs` is set for rate-limited rules. */
+  decide(type: EventType, ctx: EvalContext, retryAfterMs?: number): unknown;
+}
+
+/** A policy ready to evaluate. Immutable; engines swap whole instances on reload. */
+export interface CompiledPolicyData {
+  readonly policy: PolicyFile;
+  readonly rules: readonly CompiledRule[];
+  readonly byType: ReadonlyMap<EventType, readonly CompiledRule[]>;
+  readonly defaultDecision: unknown;
+  readonly settings: CompiledSettings & {
+    maxSessions?: number;
+    maxAgents?: number;
+    stateTtlMs?: number;
+  };
+}
+
+// ---------------------------------------------------------------- conditions
+
+class Issues {
+  readonly list: PolicyIssue[] = [];
+  constructor(readonly ruleId: (path: DocPath) => string | undefined) {}
+  add(path: DocPath, message: string, key = false): void {
+    const ruleId = this.ruleId(path);
+    const issue: PolicyIssue & { key?: boolean } = { message, path: [...path] };
+    if (ruleId !== undefined) issue.ruleId = ruleId;
+    if (key) issue.key = true;
+    this.list.push(issue);
+  }
+  /** Runs `fn`, turning a thrown Error into an issue at `path`. */
+  guard<T>(path: DocPath, fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (error) {
+      this.add(path, (error as Error).message);
+      return undefined;
+    }
+  }
+}
+
+const asList = (v: string | string[]): string[] => (typeof v === "string" ? [v] : v);
+const ALWAYS: ValueTest = () => true;
+const NEVER: ValueTest = () => false;
+
+function and(tests: ValueTest[]): ValueTest {
+  if (tests.length === 0) return ALWAYS;
+  if (tests.length === 1) return tests[0]!;
+  return (v) => {
+    for (const t of tests) if (!t(v)) return false;
+    return true;
+  };
+}
+
+function andP(preds: Predicate[]): Predicate {
+  if (preds.length === 0) return () => true;
+  if (preds.length === 1) return preds[0]!;
+  return (ctx) => {
+    for (const p of preds) if (!p(ctx)) return false;
+    return true;
+  };
+}
+
+function numberTest(c: NumberCondition | FieldConditionInput): ((n: number) => boolean)[] {
+  const out: ((n: number) => boolean)[] = [];
+  const { lt, lte, gt, gte } = c;
+  if (lt !== undefined) out.push((n) => n < lt);
+  if (lte !== undefined) out.push((n) => n <= lte);
+  if (gt !== undefined) out.push((n) => n > gt);
+  if (gte !== undefined) out.push((n) => n >= gte);
+  return out;
+}
+
+function compileNumberCondition(c: NumberCondition, at: DocPath, issues: Issues): (n: number | undefined) => boolean {
+  const tests = numberTest(c);
+  if (c.equals !== undefined) {
+    const eq = c.equals;
+    tests.push((n) => n === eq);
+  }
+  if (c.one_of !== undefined) {
+    const set = new Set(c.one_of);
+    tests.push((n) => set.has(n));
+  }
+  if (tests.length === 0) issues.add(at, "empty numeric condition: give at least one of equals, one_of, lt, lte, gt, gte");
+  return (n) => {
+    if (typeof n !== "number") return false;
+    for (const t of tests) if (!t(n)) return false;
+    return true;
+  };
+}
+
+export function compileFieldCondition(c: FieldConditionInput, at: DocPath, issues: Issues, maxLen: number): ValueTest {
+  const tests: ValueTest[] = [];
+  const ic = c.ignore_case === true;
+  const cut = (s: string) => (s.length > maxLen ? s.slice(0, maxLen) : s);
+  const norm = (v: unknown) => (ic && typeof v === "string" ? v.toLowerCase() : v);
+  if (c.equals !== undefined) {
+    const expected = norm(c.equals);
+    tests.push((v) => jsonEqual(norm(v), expected));
+  }
+  if (c.one_of !== undefined) {
+    const options = c.one_of.map(norm);
+    const strings = options.every((o) => typeof o === "string") ? new Set(options as string[]) : undefined;
+    tests.push(strings !== undefined ? (v) => typeof v === "string" && strings.has(norm(v) as string) : (v) => options.some((o) => jsonEqual(norm(v), o)));
+  }
+  if (c.glob !== undefined) {
+    const re = issues.guard([...at, "glob"], () => compileGlobs(asList(c.glob!), { ignoreCase: ic }));
+    tests.push(re === undefined ? NEVER : (v) => typeof v === "string" && re.test(cut(v)));
+  }
+  if (c.regex !== undefined) {
+    const list = asList(c.regex);
+    const res = list.map((source, k) => issues.guard([...at, "regex", ...(typeof c.regex === "string" ? [] : [k])], () => compileRegex(source, ic)));
+    const ok = res.filter((r): r is RegExp => r !== undefined);
+    tests.push((v) => {
+      if (typeof v !== "string") return false;
+      const s = cut(v);
+      for (const r of ok) if (r.test(s)) return true;
+      return false;
+    });
+  }
+  if (c.contains !== undefined) {
+    const needles = asList(c.contains).map((n) => (ic ? n.toLowerCase() : n));
+    tests.push((v) => {
+      if (typeof v === "string") {
+        const s = ic ? cut(v).toLowerCase() : cut(v);
+        for (const n of needles) if (s.includes(n)) return true;
+        return false;
+      }
+      if (Array.isArray(v)) return v.some((item) => typeof item === "string" && needles.includes(ic ? item.toLowerCase() : item));
+      return false;
+    });
+  }
+  const numeric = numberTest(c);
+  if (numeric.length > 0) tests.push((v) => typeof v === "number" && numeric.every((t) => t(v)));
+  if (c.exists !== undefined) {
+    const want = c.exists;
+    tests.push((v) => (v !== undefined && v !== null) === want);
+  }
+  if (c.not !== undefined) {
+    const inner = compileFieldCondition(c.not, [...at, "not"], issues, maxLen);
+    tests.push((v) => !inner(v));
+  }
+  if (tests.length === 0) issues.add(at, "empty condition: give at least one operator (equals, one_of, glob, regex, contains, lt, lte, gt, gte, exists, not)");
+  return and(tests);
+}
+
+function compilePathOrIssue(text: string, at: DocPath, issues: Issues, key = false): CompiledPath | undefined {
+  try {
+    return compilePath(text);
+  } catch (error) {
+    issues.add(at, (error as Error).message, key);
+    return undefined;
+  }
+}
+
+/** Test over every value a path yields: true when any value passes (or, when none exists, when `undefined` passes). */
+function overPath(p: CompiledPath, test: ValueTest): Predicate {
+  if (!p.multi) return (ctx) => test(p.get(ctx.event));
+  return (ctx) => {
+    const values: unknown[] = [];
+    p.collect(ctx.event, values);
+    if (values.length === 0) return test(undefined);
+    return values.some(test);
+  };
+}
+
+/** Every string found at the paths (arrays of strings included). */
+function stringsAt(paths: readonly CompiledPath[], ctx: EvalContext): string[] {
+  const out: string[] = [];
+  const values: unknown[] = [];
+  for (const p of paths) {
+    values.length = 0;
+    p.collect(ctx.event, values);
+    for (const v of values) {
+      if (typeof v === "string") out.push(v);
+      else if (Array.isArray(v)) for (const item of v) if (typeof item === "string") out.push(item);
+    }
+  }
+  return out;
+}
+
+function compilePaths(list: readonly string[], at: DocPath, issues: Issues): CompiledPath[] {
+  return list.map((text, k) => compilePathOrIssue(text, [...at, k], issues)).filter((p): p is CompiledPath => p !== undefined);
+}
+
+// ---------------------------------------------------------------- shell
+
+const OUTPUT_REDIRECTS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
+
+function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen: number): Predicate {
+  const fields = compilePaths(m.fields ?? DEFAULT_SHELL_FIELDS, [...at, "fields"], issues);
+  const line = m.line === undefined ? undefined : compileFieldCondition(m.line, [...at, "line"], issues, maxLen);
+  const per: ((cmd: SimpleCommand) => boolean)[] = [];
+  if (m.program !== undefined) {
+    const re = issues.guard([...at, "program"], () => compileGlobs(asList(m.program!), { ignoreCase: true }));
+    per.push(re === undefined ? () => false : (cmd) => re.test(cmd.program));
+  }
+  if (m.flags_any !== undefined) {
+    const flags = m.flags_any;
+    per.push((cmd) => flags.some((f) => cmd.flags.has(f)));
+  }
+  if (m.flags_all !== undefined) {
+    const groups = m.flags_all.map((g) => asList(g));
+    per.push((cmd) => groups.every((g) => g.some((f) => cmd.flags.has(f))));
+  }
+  if (m.option !== undefined) {
+    const names = asList(m.option.name);
+    const value = m.option.value === undefined ? undefined : compileFieldCondition(m.option.value, [...at, "option", "value"], issues, maxLen);
+    per.push((cmd) =>
+      names.some((name) => {
+        const values = cmd.options.get(name);
+        if (values === undefined) return false;
+        if (value === undefined) return true;
+        return values.length === 0 ? value(undefined) : values.some(value);
+      }),
+    );
+  }
+  if (m.args !== undefined) {
+    const tests = m.args.map((c, k) => compileFieldCondition(c, [...at, "args", k], issues, maxLen));
+    per.push((cmd) => tests.every((t) => cmd.args.some(t)));
+  }
+  if (m.argv !== undefined) {
+    const t = compileFieldCondition(m.argv, [...at, "argv"], issues, maxLen);
+    per.push((cmd) => t(cmd.argv.join(" ")));
+  }
+  if (m.redirect !== undefined) {
+    const t = compileFieldCondition(m.redirect, [...at, "redirect"], issues, maxLen);
+    per.push((cmd) => cmd.redirects.some((r) => OUTPUT_REDIRECTS.has(r.op) && t(normalizeShellPath(r.target))));
+  }
+  if (m.piped_to !== undefined) {
+    const re = issues.guard([...at, "piped_to"], () => compileGlobs(asList(m.piped_to!), { ignoreCase: true }));
+    per.push(re === undefined ? () => false : (cmd) => cmd.consumers.some((c) => re.test(c)));
+  }
+  if (m.word !== undefined) {
+    const t = compileFieldCondition(m.word, [...at, "word"], issues, maxLen);
+    per.push((cmd) => cmd.words.some(t));
+  }
+  if (line === undefined && per.length === 0) issues.add(at, "empty shell condition: give line, program, flags_any, flags_all, option, args, argv, redirect, piped_to or word");
+  const command = per.length === 0 ? undefined : (cmd: SimpleCommand) => per.every((t) => t(cmd));
+  return (ctx) => {
+    for (const text of stringsAt(fields, ctx)) {
+      if (line !== undefined && !line(text)) continue;
+      if (command === undefined) return true;
+      for (const cmd of ctx.shell(text)) if (command(cmd)) return true;
+    }
+    return false;
+  };
+}
+
+// ---------------------------------------------------------------- paths
+
+interface Resolved {
+  path: string;
+  /** undefined when no workspace root is known. */
+  inside: boolean | undefined;
+}
+
+const WINDOWS_ABS = /^(?:[A-Za-z]:[\\/]|\\\\)/;
+
+/** Lexical resolution of a file path against the workspace root (symbolic links are not followed). */
+export function resolveWorkspacePath(file: string, root: string | undefined): Resolved {
+  let p = file.startsWith("file://") ? decodeURIComponentSafe(file.slice(7)) : file;
+  if (p.startsWith("$HOME/") || p === "$HOME") p = `~${p.slice(5)}`;
+  const windows = WINDOWS_ABS.test(p) || (root !== undefined && WINDOWS_ABS.test(root));
+  const lib = windows ? path.win32 : path.posix;
+  if (p === "~" || p.startsWith("~/") || p.startsWith("~\\")) {
+    const resolved = normalizeShellPath(p.replace(/\\/g, "/"));
+    const r = root === undefined ? undefined : normalizeShellPath(root.replace(/\\/g, "/"));
+    const inside = r !== undefined && r.startsWith("~") ? resolved === r || resolved.startsWith(`${r}/`) : false;
+    return { path: resolved, inside };
+  }
+  if (root === undefined || root.startsWith("~")) {
+    if (lib.isAbsolute(p)) return { path: lib.normalize(p), inside: root === undefined ? undefined : false };
+    const rel = lib.normalize(p);
+    const escapes = rel === ".." || rel.startsWith(`..${lib.sep}`) || rel.startsWith("../");
+    return { path: rel, inside: escapes ? false : undefined };
+  }
+  // Never resolve against the process's working directory: a relative root is taken from the filesystem root.
+  const base = lib.isAbsolute(root) ? lib.resolve(root) : lib.resolve(windows ? "C:\\" : "/", root);
+  const resolved = lib.resolve(base, p);
+  const cmp = (s: string) => (windows ? s.toLowerCase() : s);
+  const b = cmp(base.endsWith(lib.sep) ? base : base + lib.sep);
+  const inside = cmp(resolved) === cmp(base) || cmp(resolved).startsWith(b);
+  return { path: resolved, inside };
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function compilePathMatch(m: PathMatch, at: DocPath, issues: Issues, maxLen: number): Predicate {
+  const fields = compilePaths(m.fields ?? DEFAULT_PATH_FIELDS, [...at, "fields"], issues);
+  const roots = compilePaths(m.root_fields ?? DEFAULT_ROOT_FIELDS, [...at, "root_fields"], issues);
+  const resolvedTest = m.resolved === undefined ? undefined : compileFieldCondition(m.resolved, [...at, "resolved"], issues, maxLen);
+  const outside = m.outside_workspace;
+  if (outside === undefined && resolvedTest === undefined) issues.add(at, "empty path condition: give outside_workspace or resolved");
+  return (ctx) => {
+    const files = stringsAt(fields, ctx);
+    if (files.length === 0) return false;
+    let root = ctx.settings.workspaceRoot;
+    if (root === undefined) {
+      for (const p of roots) {
+        const v = p.get(ctx.event);
+        if (typeof v === "string" && v.length > 0) {
+          root = v;
+          break;
+        }
+      }
+    }
+    const resolved = files.map((f) => resolveWorkspacePath(f, root));
+    if (outside === true && !resolved.some((r) => r.inside === false)) return false;
+    if (outside === false && !resolved.every((r) => r.inside === true)) return false;
+    if (resolvedTest !== undefined && !resolved.some((r) => resolvedTest(r.path))) return false;
+    return true;
+  };
+}
+
+// ---------------------------------------------------------------- secrets, session
+
+function compileSecrets(m: SecretsMatch, at: DocPath, issues: Issues): Predicate {
+  const fields = compilePaths(m.fields ?? ["payload"], [...at, "fields"], issues);
+  const options = m.kinds === undefined ? {} : { kinds: m.kinds as SecretKind[] };
+  return (ctx) => {
+    const values: unknown[] = [];
+    for (const p of fields) p.collect(ctx.event, values);
+    return values.some((v) => valueContainsSecret(v, options));
+  };
+}
+
+function compileSession(m: SessionMatch, at: DocPath, issues: Issues): Predicate {
+  const tests: Predicate[] = [];
+  for (const [key, cond] of Object.entries(m) as [keyof SessionCounters, NumberCondition | undefined][]) {
+    if (cond === undefined) continue;
+    const t = compileNumberCondition(cond, [...at, key], issues);
+    tests.push((ctx) => t(ctx.counters[key]));
+  }
+  if (tests.length === 0) issues.add(at, "empty session condition");
+  return andP(tests);
+}
+
+// ---------------------------------------------------------------- match
+
+export function compileMatch(m: PolicyMatchInput, at: DocPath, issues: Issues, maxLen: number): Predicate {
+  // Cheap conditions first; all members must hold, so the order does not change the result.
+  const cheap: Predicate[] = [];
+  const costly: Predicate[] = [];
+  if (m.tool !== undefined) {
+    const re = issues.guard([...at, "tool"], () => compileGlobs(asList(m.tool!), { ignoreCase: true }));
+    cheap.push(re === undefined ? () => false : (ctx) => {
+      const name = ctx.toolName;
+      return name !== undefined && re.test(name);
+    });
+  }
+  if (m.depth !== undefined) {
+    const t = compileNumberCondition(m.depth, [...at, "depth"], issues);
+    cheap.push((ctx) => t(ctx.event.depth));
+  }
+  if (m.fields !== undefined) {
+    for (const [text, cond] of Object.entries(m.fields)) {
+      const p = compilePathOrIssue(text, [...at, "fields", text], issues, true);
+      const t = compileFieldCondition(cond, [...at, "fields", text], issues, maxLen);
+      if (p !== undefined) cheap.push(overPath(p, t));
+    }
+  }
+  if (m.session !== undefined) cheap.push(compileSession(m.session, [...at, "session"], issues));
+  if (m.not !== undefined) {
+    const inner = compileMatch(m.not, [...at, "not"], issues, maxLen);
+    costly.push((ctx) => !inner(ctx));
+  }
+  if (m.all !== undefined) {
+    const inner = m.all.map((x, k) => compileMatch(x, [...at, "all", k], issues, maxLen));
+    costly.push(andP(inner));
+  }
+  if (m.any !== undefined) {
+    const inner = m.any.map((x, k) => compileMatch(x, [...at, "any", k], issues, maxLen));
+    costly.push((ctx) => inner.some((p) => p(ctx)));
+  }
+  if (m.path !== undefined) costly.push(compilePathMatch(m.path, [...at, "path"], issues, maxLen));
+  if (m.shell !== undefined) costly.push(compileShell(m.shell, [...at, "shell"], issues, maxLen));
+  if (m.secrets !== undefined) costly.push(compileSecrets(m.secrets, [...at, "secrets"], issues));
+  return andP([...cheap, ...costly]);
+}
+
+// ---------------------------------------------------------------- decisions
+
+const POLICY_ONLY_KEYS = new Set(["merge_patch", "redact_secrets"]);
+
+/** Member names of the variant of `schema` whose `decision` tag is `tag`; undefined when the schema has no such variant. */
+function variantKeys(schema: z.ZodType, tag: string): Set<string> | undefined {
+  const options = (schema as unknown as { options?: readonly { shape?: Record<string, unknown> }[] }).options;
+  if (options === undefined) return undefined;
+  for (const option of options) {
+    const literal = option.shape?.decision as { value?: unknown; values?: Set<unknown> } | undefined;
+    if (literal === undefined) continue;
+    if (literal.values?.has(tag) || literal.value === tag) return new Set(Object.keys(option.shape ?? {}));
+  }
+  return undefined;
+}
+
+/** Decision schema answering an event of this type: the typed one, or the generic Decision (also for batched notifications). */
+export function decisionSchemaFor(type: EventType): z.ZodType {
+  return (EVENT_TABLE[type].decisionSchema as z.ZodType | undefined) ?? (DecisionSchema as z.ZodType);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+const annotateReason = (reason: string | undefined, ruleId: string) =>
+  reason === undefined || reason.length === 0 ? `rule: ${ruleId}` : `${reason} [rule: ${ruleId}]`;
+
+type DecisionBuilder = (ctx: EvalContext, retryAfterMs?: number) => unknown;
+
+/**
+ * Checks `action` against the decision type of `type` and returns a builder. `ruleId` is added
+ * as `metadata.rule` where the variant has `metadata`, else to `reason` where it has one.
+ */
+function compileDecision(
+  action: PolicyAction,
+  type: EventType,
+  ruleId: string | undefined,
+  rateLimited: boolean,
+  at: DocPath,
+  issues: Issues,
+): DecisionBuilder | undefined {
+  const schema = decisionSchemaFor(type);
+  const tag = action.decision;
+  const keys = variantKeys(schema, tag);
+  const typeName = EVENT_TABLE[type].decisionTypeName ?? "Decision";
+  if (keys === undefined) {
+    const allowed = (schema as unknown as { options: { shape: { decision: { value: string } } }[] }).options.map((o) => `\`${o.shape.decision.value}\``);
+    issues.add([...at, "decision"], `decision \`${tag}\` is not valid for event type \`${type}\` (${typeName} allows ${allowed.join(", ")})`);
+    return undefined;
+  }
+  const { merge_patch: mergePatch, redact_secrets: redact, ...base } = action as Record<string, unknown> & PolicyAction;
+  for (const key of Object.keys(base)) {
+    if (!keys.has(key) && !POLICY_ONLY_KEYS.has(key)) {
+      issues.add([...at, key], `unknown field \`${key}\` for decision \`${tag}\` of event type \`${type}\` (${typeName})`, true);
+    }
+  }
+  const computesPayload = mergePatch !== undefined || (redact !== undefined && redact !== false);
+  if (computesPayload && !keys.has("modified_payload")) {
+    issues.add([...at, mergePatch !== undefined ? "merge_patch" : "redact_secrets"], `merge_patch and redact_secrets need a decision with modified_payload (allow or modify of a generic event), not \`${tag}\` of \`${type}\``);
+    return undefined;
+  }
+  if (computesPayload && base.modified_payload !== undefined) {
+    issues.add([...at, "modified_payload"], "give either modified_payload or merge_patch/redact_secrets, not both");
+  }
+  const computesRetry = rateLimited && keys.has("retry_after_ms");
+  if (computesRetry && base.retry_after_ms !== undefined) {
+    issues.add([...at, "retry_after_ms"], "retry_after_ms is computed from the token bucket for rate-limited rules; leave it out");
+  }
+  const template: Record<string, unknown> = { ...base };
+  if (ruleId !== undefined) {
+    if (keys.has("metadata")) template.metadata = { ...(base.metadata as Record<string, unknown> | undefined), rule: ruleId };
+    else if (keys.has("reason")) template.reason = annotateReason(base.reason as string | undefined, ruleId);
+  }
+  // Check the decision with placeholders for the computed members.
+  const sample = { ...template };
+  if (computesPayload) sample.modified_payload = {};
+  if (computesRetry) sample.retry_after_ms = 0;
+  const checked = schema.safeParse(sample);
+  if (!checked.success) {
+    issues.add(at, `decision is not a valid ${typeName} for event type \`${type}\`: ${describeIssues(checked.error.issues, sample)}`);
+    return undefined;
+  }
+  if (!computesPayload && !computesRetry) {
+    const frozen = deepFreeze(template);
+    return () => frozen;
+  }
+  const redactOptions = typeof redact === "object" && redact !== null ? { kinds: redact.kinds as SecretKind[] } : {};
+  return (ctx, retryAfterMs) => {
+    const out: Record<string, unknown> = { ...template };
+    if (computesRetry) out.retry_after_ms = retryAfterMs ?? 0;
+    if (computesPayload) {
+      let payload: unknown = ctx.event.payload;
+      if (redact !== undefined && redact !== false) payload = redactSecrets(payload, redactOptions);
+      if (mergePatch !== undefined) payload = applyMergePatch(payload, mergePatch);
+      out.modified_payload = payload;
+    }
+    return out;
+  };
+}
+
+// ---------------------------------------------------------------- rules and policy
+
+function compileRateLimit(r: RateLimit, ruleId: string): CompiledRateLimit {
+  const burst = r.burst ?? r.rate;
+  const scope = r.scope ?? "session";
+  return { scope, rate: r.rate, intervalMs: r.interval_ms, burst, key: `${ruleId}\u0000${scope}/${r.rate}/${r.interval_ms}/${burst}` };
+}
+
+function compileRule(rule: PolicyRule, index: number, issues: Issues, maxLen: number): CompiledRule | undefined {
+  const at: DocPath = ["rules", index];
+  const events = new Set<EventType>(typeof rule.events === "string" ? [rule.events] : rule.events);
+  const test = rule.match === undefined ? () => true : compileMatch(rule.match, [...at, "match"], issues, maxLen);
+  const rateLimit = rule.rate_limit === undefined ? undefined : compileRateLimit(rule.rate_limit, rule.id);
+  const action: PolicyAction | undefined = rule.action ?? (rateLimit !== undefined ? { decision: "defer" } : undefined);
+  if (action === undefined) {
+    issues.add(at, "missing field `action` (only rules with rate_limit may leave it out; they defer)");
+    return undefined;
+  }
+  const builders = new Map<EventType, DecisionBuilder>();
+  for (const type of events) {
+    const b = compileDecision(action, type, rule.id, rateLimit !== undefined, rule.action === undefined ? at : [...at, "action"], issues);
+    if (b !== undefined) builders.set(type, b);
+  }
+  return {
+    id: rule.id,
+    index,
+    events,
+    test,
+    ...(rateLimit === undefined ? {} : { rateLimit }),
+    decide(type, ctx, retryAfterMs) {
+      return builders.get(type)!(ctx, retryAfterMs);
+    },
+  };
+}
+
+export interface CompileOptions {
+  /** Overrides `settings.workspace_root`. */
+  workspaceRoot?: string;
+  /** Overrides `settings.max_match_length`. */
+  maxMatchLength?: number;
+}
+
+/** Compiles a validated policy; returns the compiled data or the list of issues (paths only, no positions). */
+export function compileValidated(policy: PolicyFile, options: CompileOptions = {}): { ok: true; data: CompiledPolicyData } | { ok: false; issues: PolicyIssue[] } {
+  const issues = new Issues((p) => {
+    if (p[0] !== "rules" || typeof p[1] !== "number") return undefined;
+    return policy.rules[p[1]]?.id;
+  });
+  const maxLen = options.maxMatchLength ?? policy.settings?.max_match_length ?? DEFAULT_MAX_MATCH_LENGTH;
+  const seen = new Map<string, number>();
+  const rules: CompiledRule[] = [];
+  policy.rules.forEach((rule, index) => {
+    const previous = seen.get(rule.id);
+    if (previous !== undefined) issues.add(["rules", index, "id"], `duplicate rule id \`${rule.id}\` (first used by rules[${previous}])`);
+    else seen.set(rule.id, index);
+    if (rule.enabled === false) return;
+    const compiled = compileRule(rule, index, issues, maxLen);
+    if (compiled !== undefined) rules.push(compiled);
+  });
+  let defaultDecision: unknown = Object.freeze({ decision: "allow" });
+  if (policy.default !== undefined) {
+    const { merge_patch: mp, redact_secrets: rs } = policy.default;
+    if (mp !== undefined || (rs !== undefined && rs !== false)) {
+      issues.add(["default"], "the default decision cannot use merge_patch or redact_secrets");
+    } else {
+      const b = compileDecision(policy.default, "pre_action", undefined, false, ["default"], issues);
+      if (b !== undefined) defaultDecision = b(undefined as never);
+    }
+  }
+  if (issues.list.length > 0) return { ok: false, issues: issues.list };
+  const byType = new Map<EventType, CompiledRule[]>();
+  for (const rule of rules) {
+    for (const type of rule.events) {
+      const list = byType.get(type) ?? [];
+      list.push(rule);
+      byType.set(type, list);
+    }
+  }
+  const s = policy.settings;
+  return {
+    ok: true,
+    data: {
+      policy,
+      rules,
+      byType,
+      defaultDecision,
+      settings: {
+        workspaceRoot: options.workspaceRoot ?? s?.workspace_root,
+        maxMatchLength: maxLen,
+        ...(s?.max_sessions === undefined ? {} : { maxSessions: s.max_sessions }),
+        ...(s?.max_agents === undefined ? {} : { maxAgents: s.max_agents }),
+        ...(s?.state_ttl_ms === undefined ? {} : { stateTtlMs: s.state_ttl_ms }),
+      },
+    },
+  };
+}

@@ -1,0 +1,80 @@
+export {
+  POLICY_SCHEMA_TYPES,
+  POLICY_EVENT_TYPES,
+  POLICY_DECISION_TAGS,
+  PolicyFileSchema,
+  PolicyRuleSchema,
+  PolicyMatchSchema,
+  PolicyActionSchema,
+  PolicySettingsSchema,
+  RateLimitSchema,
+  FieldConditionSchema,
+  NumberConditionSchema,
+  SessionMatchSchema,
+  ShellMatchSchema,
+  PathMatchSchema,
+  SecretsMatchSchema,
+  type PolicyFile,
+  type PolicyFileInput,
+  type PolicyRule,
+  type PolicyRuleInput,
+  type PolicyMatch,
+  type PolicyAction,
+  type PolicyActionInput,
+  type PolicySettings,
+  type RateLimit,
+  type FieldCondition,
+  type NumberCondition,
+  type SessionMatch,
+  type ShellMatch,
+  type PathMatch,
+  type SecretsMatch,
+} from "./schema.js";
+export { PolicyError, formatPath, type PolicyIssue } from "./errors.js";
+export {
+  CompiledPolicy,
+  compilePolicy,
+  loadPolicy,
+  loadPolicyFile,
+  loadPolicyFileSync,
+  parsePolicy,
+  type LoadPolicyOptions,
+  type PolicySource,
+} from "./load.js";
+export {
+  PolicyEngine,
+  type DecisionSource,
+  type PolicyEngineOptions,
+  type PolicyEvaluation,
+  type PolicyMatchOutcome,
+} from "./engine.js";
+export { createPolicyHandler, composeHandlers, type PolicyHandlers } from "./handlers.js";
+export { watchPolicyFile, type PolicyWatcher, type WatchPolicyOptions } from "./watch.js";
+export { DEFAULT_POLICY } from "./default-policy.js";
+export {
+  SECRET_KINDS,
+  findSecrets,
+  containsSecret,
+  redactText,
+  redactSecrets,
+  scanSecrets,
+  valueContainsSecret,
+  shannonEntropy,
+  type SecretKind,
+  type SecretFinding,
+  type SecretLocation,
+  type SecretScanOptions,
+} from "./secrets.js";
+export { parseShell, shellWords, normalizeShellPath, type SimpleCommand, type Redirect, type ParseShellOptions } from "./shell.js";
+export { compileGlobs, globSource } from "./glob.js";
+export { applyMergePatch } from "./json.js";
+export {
+  DEFAULT_SHELL_FIELDS,
+  DEFAULT_PATH_FIELDS,
+  DEFAULT_ROOT_FIELDS,
+  TOOL_NAME_FIELDS,
+  DEFAULT_MAX_MATCH_LENGTH,
+  resolveWorkspacePath,
+  type SessionCounters,
+} from "./compile.js";
+export { DEFAULT_STATE_LIMITS } from "./state.js";

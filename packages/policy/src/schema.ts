@@ -1,0 +1,370 @@
+/**
+ * The policy file format as zod schemas: the single definition of what a policy file may
+ * contain. The JSON Schema bundle `schemas/policy.schema.json` is generated from
+ * {@link POLICY_SCHEMA_TYPES}.
+ *
+ * The file format uses snake_case member names throughout, like the AHP wire format
+ * (`retry_after_ms`, `escalation_target`, `modified_payload`), so that decisions can be copied
+ * between a policy file and the protocol unchanged. Objects are closed: an unknown member (a
+ * typo such as `reson`) is a load-time error. The one exception is {@link PolicyActionSchema},
+ * which is open so that it can carry the fields of typed decisions; its members are checked
+ * against the decision type of every event the rule can match when the policy is compiled.
+ *
+ * This module depends on zod only (no runtime import of `@ahp/core`), so that the schema
+ * generator can load it from source.
+ */
+import { z } from "zod";
+
+/** The 22 AHP event types (spec §5.1), in spec order. Kept equal to `EVENT_TYPES` of `@ahp/core` (tested). */
+export const POLICY_EVENT_TYPES = [
+  "handshake",
+  "pre_action",
+  "post_action",
+  "pre_prompt",
+  "post_response",
+  "session_start",
+  "session_end",
+  "error",
+  "query",
+  "heartbeat",
+  "idle",
+  "context_perception",
+  "success",
+  "memory_recall",
+  "planning",
+  "reasoning",
+  "rate_limit",
+  "confirmation",
+  "intent_detection",
+  "run_lifecycle",
+  "task_list",
+  "verification",
+] as const;
+
+/** Every `decision` tag of the generic Decision and of the typed decisions (spec §6, §7). */
+export const POLICY_DECISION_TAGS = [
+  "allow",
+  "block",
+  "modify",
+  "defer",
+  "escalate",
+  "refine",
+  "retry",
+  "queue",
+  "skip",
+  "approve",
+  "reject",
+] as const;
+
+/** Kinds reported by the secret detector (see `findSecrets`). */
+export const SECRET_KINDS = [
+  "aws_access_key_id",
+  "aws_secret_access_key",
+  "github_token",
+  "gitlab_token",
+  "slack_token",
+  "slack_webhook",
+  "stripe_key",
+  "google_api_key",
+  "anthropic_api_key",
+  "openai_api_key",
+  "jwt",
+  "private_key",
+  "url_credentials",
+  "bearer_token",
+  "generic_secret",
+] as const;
+export type SecretKind = (typeof SECRET_KINDS)[number];
+
+const nonNegInt = () => z.int().min(0);
+const posInt = () => z.int().min(1);
+
+/** One string or a list of strings; a list means "any of them". */
+const stringOrList = () => z.union([z.string(), z.array(z.string()).min(1)]);
+
+/**
+ * A field path: dot-separated segments starting at the event, e.g. `payload.arguments.command`,
+ * `context.session_stats.total_tokens`, `metadata.trace_id`, `depth`. A segment `*` stands for
+ * every element of an array (or every member of an object); numeric segments index arrays.
+ */
+const fieldPath = () => z.string().min(1).describe("Dot-separated path from the event, e.g. payload.arguments.command");
+
+export const NumberConditionSchema = z
+  .strictObject({
+    equals: z.number().optional(),
+    one_of: z.array(z.number()).min(1).optional(),
+    lt: z.number().optional(),
+    lte: z.number().optional(),
+    gt: z.number().optional(),
+    gte: z.number().optional(),
+  })
+  .describe("Numeric comparisons; every operator given must hold.");
+export type NumberCondition = z.infer<typeof NumberConditionSchema>;
+
+export interface FieldConditionInput {
+  equals?: unknown;
+  one_of?: unknown[];
+  glob?: string | string[];
+  regex?: string | string[];
+  contains?: string | string[];
+  lt?: number;
+  lte?: number;
+  gt?: number;
+  gte?: number;
+  exists?: boolean;
+  ignore_case?: boolean;
+  not?: FieldConditionInput;
+}
+
+export const FieldConditionSchema: z.ZodType<FieldConditionInput, FieldConditionInput> = z
+  .strictObject({
+    /** Deep JSON equality. */
+    equals: z.unknown().optional(),
+    /** Deep JSON equality with any listed value. */
+    one_of: z.array(z.unknown()).min(1).optional(),
+    /** String matches any glob (`*` within a path segment, `**` across segments, `?`, `[a-z]`, `{a,b}`). */
+    glob: stringOrList().optional(),
+    /** String matches any regular expression (JavaScript syntax, unanchored, compiled once). */
+    regex: stringOrList().optional(),
+    /** String contains any of the substrings; or an array contains an element equal to any of them. */
+    contains: stringOrList().optional(),
+    lt: z.number().optional(),
+    lte: z.number().optional(),
+    gt: z.number().optional(),
+    gte: z.number().optional(),
+    /** `true`: the field is present (not `undefined`/`null`); `false`: it is absent. */
+    exists: z.boolean().optional(),
+    /** Compare strings case-insensitively in equals, one_of, glob, regex and contains. */
+    ignore_case: z.boolean().optional(),
+    /** Negation of a nested condition. */
+    get not() {
+      return FieldConditionSchema.optional();
+    },
+  })
+  .describe("Conditions on one value; every operator given must hold.");
+
+export const SessionMatchSchema = z
+  .strictObject({
+    /** Actions of the session: `context.session_stats.total_actions`, or pre_action events the policy allowed. */
+    actions: NumberConditionSchema.optional(),
+    /** Tokens of the session: `context.session_stats.total_tokens`, or what post_response/heartbeat payloads report. */
+    tokens: NumberConditionSchema.optional(),
+    /** Errors of the session: `context.session_stats.error_count`, or `error` events seen. */
+    errors: NumberConditionSchema.optional(),
+    /** Session age in ms: `context.session_stats.duration_ms`, or time since the policy first saw the session. */
+    duration_ms: NumberConditionSchema.optional(),
+    /** Events of any type the policy saw for the session (before this one). */
+    events: NumberConditionSchema.optional(),
+    /** pre_prompt events the policy saw for the session (before this one). */
+    prompts: NumberConditionSchema.optional(),
+    /** idle events the policy allowed for the session (background runs started). */
+    background_runs: NumberConditionSchema.optional(),
+    /** Time spent in background work: from each allowed idle event to the session's next event. */
+    background_ms: NumberConditionSchema.optional(),
+  })
+  .describe("Conditions on the per-session counters kept by the policy engine.");
+
+export const ShellMatchSchema = z
+  .strictObject({
+    /** Where the command text is read; default: see README (payload.arguments.command and friends). */
+    fields: z.array(fieldPath()).min(1).optional(),
+    /** Condition on the whole command text. */
+    line: FieldConditionSchema.optional(),
+    /** Program name (basename, after unwrapping sudo/env/nohup/xargs/... prefixes): globs. */
+    program: stringOrList().optional(),
+    /** The command has at least one of these flags (`-rf` gives r and f; `--force` gives force). */
+    flags_any: z.array(z.string().min(1)).min(1).optional(),
+    /** The command has every listed flag; an inner list means "any of these spellings". */
+    flags_all: z.array(z.union([z.string().min(1), z.array(z.string().min(1)).min(1)])).min(1).optional(),
+    /** An option is present (`--name value`, `--name=value`, `-n value`), optionally with a value condition. */
+    option: z
+      .strictObject({
+        name: stringOrList(),
+        value: FieldConditionSchema.optional(),
+      })
+      .optional(),
+    /** Each condition is satisfied by at least one positional argument (paths normalized). */
+    args: z.array(FieldConditionSchema).min(1).optional(),
+    /** Condition on the argument vector joined with single spaces. */
+    argv: FieldConditionSchema.optional(),
+    /** Condition on any output redirection target (`>`, `>>`, `&>`, `2>` ...). */
+    redirect: FieldConditionSchema.optional(),
+    /** The command's output flows into a program matching these globs (later pipeline stage, or the command holding a substitution). */
+    piped_to: stringOrList().optional(),
+    /** Condition on any word of the command: program, arguments, options, redirection targets. */
+    word: FieldConditionSchema.optional(),
+  })
+  .describe("Matches a shell command line, tokenized; the per-command conditions must hold for one simple command.");
+
+export const PathMatchSchema = z
+  .strictObject({
+    /** Where file paths are read; default: see README (payload.arguments.path, file_path, ...). */
+    fields: z.array(fieldPath()).min(1).optional(),
+    /** Where the workspace root is read when `settings.workspace_root` is not set. */
+    root_fields: z.array(fieldPath()).min(1).optional(),
+    /** `true`: some path resolves outside the workspace root; `false`: every path is inside. */
+    outside_workspace: z.boolean().optional(),
+    /** Condition on any resolved (absolute, normalized) path. */
+    resolved: FieldConditionSchema.optional(),
+  })
+  .describe("Matches file paths of a tool call after lexical resolution against the workspace root.");
+
+export const SecretsMatchSchema = z
+  .strictObject({
+    /** Where to look (every string below these paths); default `["payload"]`. */
+    fields: z.array(fieldPath()).min(1).optional(),
+    /** Only these kinds; default: all. */
+    kinds: z.array(z.enum(SECRET_KINDS)).min(1).optional(),
+  })
+  .describe("Matches when a secret or credential is found in any string below the given fields.");
+
+export interface PolicyMatchInput {
+  tool?: string | string[];
+  fields?: Record<string, FieldConditionInput>;
+  depth?: NumberCondition;
+  session?: z.input<typeof SessionMatchSchema>;
+  shell?: z.input<typeof ShellMatchSchema>;
+  path?: z.input<typeof PathMatchSchema>;
+  secrets?: z.input<typeof SecretsMatchSchema>;
+  all?: PolicyMatchInput[];
+  any?: PolicyMatchInput[];
+  not?: PolicyMatchInput;
+}
+
+export const PolicyMatchSchema: z.ZodType<PolicyMatchInput, PolicyMatchInput> = z
+  .strictObject({
+    /** Tool name globs, read from payload.tool_name, then payload.tool, then payload.name. */
+    tool: stringOrList().optional(),
+    /** Conditions on fields by path; all must hold. */
+    fields: z.record(fieldPath(), FieldConditionSchema).optional(),
+    /** Condition on the event's depth (0 = top-level agent). */
+    depth: NumberConditionSchema.optional(),
+    session: SessionMatchSchema.optional(),
+    shell: ShellMatchSchema.optional(),
+    path: PathMatchSchema.optional(),
+    secrets: SecretsMatchSchema.optional(),
+    get all() {
+      return z.array(PolicyMatchSchema).min(1).optional();
+    },
+    get any() {
+      return z.array(PolicyMatchSchema).min(1).optional();
+    },
+    get not() {
+      return PolicyMatchSchema.optional();
+    },
+  })
+  .describe("Conditions on an event; every member given must hold (an empty match always holds).");
+
+export const PolicyActionSchema = z
+  .looseObject({
+    decision: z.enum(POLICY_DECISION_TAGS),
+    reason: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    retry_after_ms: nonNegInt().optional(),
+    escalation_target: z.string().optional(),
+    /** `modify`/`allow`: the payload to use instead of the original. */
+    modified_payload: z.unknown().optional(),
+    /** `modify`/`allow`: an RFC 7396 JSON merge patch applied to a copy of the payload. */
+    merge_patch: z.unknown().optional(),
+    /** `modify`/`allow`: replace every detected secret in a copy of the payload by `[REDACTED:<kind>]`. */
+    redact_secrets: z
+      .union([z.boolean(), z.strictObject({ kinds: z.array(z.enum(SECRET_KINDS)).min(1) })])
+      .optional(),
+  })
+  .describe(
+    "The decision a rule yields: the protocol's decision object for the matched event type, plus the policy-only members merge_patch and redact_secrets. Other members are the fields of typed decisions (e.g. selected_strategy).",
+  );
+export type PolicyAction = z.infer<typeof PolicyActionSchema>;
+export type PolicyActionInput = z.input<typeof PolicyActionSchema>;
+
+export const RateLimitSchema = z
+  .strictObject({
+    /** Whose bucket: one per session (default), per agent, or one for everyone. */
+    scope: z.enum(["session", "agent", "global"]).optional(),
+    /** Tokens added per interval. */
+    rate: posInt(),
+    interval_ms: posInt(),
+    /** Bucket size (largest burst); default `rate`. */
+    burst: posInt().optional(),
+  })
+  .describe("Token bucket: the rule matches (and decides) only when its conditions hold and the bucket is empty.");
+export type RateLimit = z.infer<typeof RateLimitSchema>;
+
+const eventTypeSchema = z.enum(POLICY_EVENT_TYPES);
+
+export const PolicyRuleSchema = z
+  .strictObject({
+    /** Unique id, reported in decisions (`metadata.rule` or the reason) and to onDecision. */
+    id: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/),
+    description: z.string().optional(),
+    /** `false` keeps the rule in the file but never evaluates it. */
+    enabled: z.boolean().optional(),
+    /** Event type(s) the rule applies to. */
+    events: z.union([eventTypeSchema, z.array(eventTypeSchema).min(1)]),
+    /** Conditions; omitted = always. */
+    match: PolicyMatchSchema.optional(),
+    rate_limit: RateLimitSchema.optional(),
+    /** The decision; optional only with `rate_limit` (then `defer`). */
+    action: PolicyActionSchema.optional(),
+  })
+  .describe("One rule: where it applies, when it matches, what it decides.");
+export type PolicyRule = z.infer<typeof PolicyRuleSchema>;
+export type PolicyRuleInput = z.input<typeof PolicyRuleSchema>;
+
+export const PolicySettingsSchema = z
+  .strictObject({
+    /** Workspace root for path rules; wins over what events report. */
+    workspace_root: z.string().min(1).optional(),
+    /** Longest string (in UTF-16 units) a glob, regex or contains operator looks at; longer input is cut. Default 65536. */
+    max_match_length: posInt().optional(),
+    /** Most sessions with state kept (least recently used evicted). Default 10000. */
+    max_sessions: posInt().optional(),
+    /** Most agents with state kept (rate limits with scope agent). Default 10000. */
+    max_agents: posInt().optional(),
+    /** State of a session or agent not seen for this long is dropped. Default 3600000 (1 h). */
+    state_ttl_ms: posInt().optional(),
+  })
+  .describe("Engine settings carried by the file; options given in code win.");
+export type PolicySettings = z.infer<typeof PolicySettingsSchema>;
+
+export const PolicyFileSchema = z
+  .strictObject({
+    /** Format version; always 1. */
+    version: z.literal(1),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    settings: PolicySettingsSchema.optional(),
+    /** The generic decision when no rule matches (and no user handler is composed). Default `{decision: allow}`. */
+    default: PolicyActionSchema.optional(),
+    /** Evaluated in file order; the first rule that matches decides. */
+    rules: z.array(PolicyRuleSchema),
+  })
+  .describe("An AHP policy file (YAML or JSON).");
+export type PolicyFile = z.infer<typeof PolicyFileSchema>;
+export type PolicyFileInput = z.input<typeof PolicyFileSchema>;
+export type PolicyMatch = PolicyMatchInput;
+export type FieldCondition = FieldConditionInput;
+export type ShellMatch = z.infer<typeof ShellMatchSchema>;
+export type PathMatch = z.infer<typeof PathMatchSchema>;
+export type SecretsMatch = z.infer<typeof SecretsMatchSchema>;
+export type SessionMatch = z.infer<typeof SessionMatchSchema>;
+
+/** Every named type of the policy file format, for the JSON Schema bundle `policy.schema.json`. */
+export const POLICY_SCHEMA_TYPES: Readonly<Record<string, z.ZodType>> = Object.freeze({
+  PolicyFile: PolicyFileSchema,
+  PolicySettings: PolicySettingsSchema,
+  PolicyRule: PolicyRuleSchema,
+  PolicyMatch: PolicyMatchSchema,
+  PolicyAction: PolicyActionSchema,
+  RateLimit: RateLimitSchema,
+  FieldCondition: FieldConditionSchema,
+  NumberCondition: NumberConditionSchema,
+  SessionMatch: SessionMatchSchema,
+  ShellMatch: ShellMatchSchema,
+  PathMatch: PathMatchSchema,
+  SecretsMatch: SecretsMatchSchema,
+});

@@ -1,0 +1,145 @@
+/**
+ * Bounded per-session and per-agent state: counters for quotas and budgets, token buckets for
+ * rate limits. Kept in least-recently-used maps with an idle time-to-live: at most
+ * `maxSessions` sessions and `maxAgents` agents, and an entry not touched for `ttlMs` is
+ * dropped (its counters start again at zero). No timers: expiry happens on access.
+ */
+
+/** Token bucket in integer "credit" units (one token = `interval` units) so that waits are exact. */
+export class TokenBucket {
+  #units: number;
+  #updated: number;
+  constructor(
+    readonly rate: number,
+    readonly intervalMs: number,
+    readonly burst: number,
+    now: number,
+  ) {
+    this.#units = burst * intervalMs;
+    this.#updated = now;
+  }
+
+  /** Takes one token: returns 0 when one was available, else the ms until one will be (>= 1). */
+  take(now: number): number {
+    const capacity = this.burst * this.intervalMs;
+    const elapsed = Math.max(0, now - this.#updated);
+    this.#units = Math.min(capacity, this.#units + elapsed * this.rate);
+    this.#updated = Math.max(this.#updated, now);
+    if (this.#units >= this.intervalMs) {
+      this.#units -= this.intervalMs;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((this.intervalMs - this.#units) / this.rate));
+  }
+
+  /** Tokens available now (fractional), without taking one. */
+  available(now: number): number {
+    const capacity = this.burst * this.intervalMs;
+    const units = Math.min(capacity, this.#units + Math.max(0, now - this.#updated) * this.rate);
+    return units / this.intervalMs;
+  }
+}
+
+export class SessionState {
+  readonly firstSeen: number;
+  events = 0;
+  prompts = 0;
+  actions = 0;
+  errors = 0;
+  tokens = 0;
+  /** Highest `tokens_used` a heartbeat reported. */
+  heartbeatTokens = 0;
+  backgroundRuns = 0;
+  backgroundMs = 0;
+  /** When the background work started by the last allowed idle event began (until the next event). */
+  backgroundSince: number | undefined;
+  /** Last `context.session_stats` the agent reported. */
+  reported: { total_actions: number; total_tokens: number; duration_ms: number; error_count: number } | undefined;
+  readonly buckets = new Map<string, TokenBucket>();
+  constructor(now: number) {
+    this.firstSeen = now;
+  }
+}
+
+export class AgentState {
+  readonly buckets = new Map<string, TokenBucket>();
+}
+
+interface Entry<V> {
+  value: V;
+  lastSeen: number;
+}
+
+/** A map bounded by size (least recently used evicted) and idle time. */
+export class LruStore<V> {
+  readonly #map = new Map<string, Entry<V>>();
+  constructor(
+    readonly maxEntries: number,
+    readonly ttlMs: number,
+    readonly create: (now: number) => V,
+  ) {}
+
+  get size(): number {
+    return this.#map.size;
+  }
+
+  /** Gets (or creates) the entry and marks it as most recently used. */
+  get(key: string, now: number): V {
+    let entry = this.#map.get(key);
+    if (entry !== undefined) {
+      this.#map.delete(key);
+      if (now - entry.lastSeen > this.ttlMs) entry = undefined;
+    }
+    if (entry === undefined) entry = { value: this.create(now), lastSeen: now };
+    entry.lastSeen = Math.max(entry.lastSeen, now);
+    this.#map.set(key, entry);
+    this.#evict(now);
+    return entry.value;
+  }
+
+  /** The entry when present and not expired, without touching it. */
+  peek(key: string, now: number): V | undefined {
+    const entry = this.#map.get(key);
+    if (entry === undefined || now - entry.lastSeen > this.ttlMs) return undefined;
+    return entry.value;
+  }
+
+  has(key: string, now: number): boolean {
+    return this.peek(key, now) !== undefined;
+  }
+
+  clear(): void {
+    this.#map.clear();
+  }
+
+  #evict(now: number): void {
+    // Oldest first (Map keeps insertion order and every access re-inserts).
+    for (const [key, entry] of this.#map) {
+      if (this.#map.size > this.maxEntries || now - entry.lastSeen > this.ttlMs) this.#map.delete(key);
+      else break;
+    }
+  }
+}
+
+export interface StateLimits {
+  maxSessions: number;
+  maxAgents: number;
+  ttlMs: number;
+}
+
+export const DEFAULT_STATE_LIMITS: Readonly<StateLimits> = Object.freeze({
+  maxSessions: 10_000,
+  maxAgents: 10_000,
+  ttlMs: 3_600_000,
+});
+
+/** Everything an engine remembers between events. It survives policy reloads. */
+export class PolicyState {
+  readonly sessions: LruStore<SessionState>;
+  readonly agents: LruStore<AgentState>;
+  readonly global = new Map<string, TokenBucket>();
+  constructor(readonly limits: StateLimits) {
+    this.sessions = new LruStore(limits.maxSessions, limits.ttlMs, (now) => new SessionState(now));
+    this.agents = new LruStore(limits.maxAgents, limits.ttlMs, () => new AgentState());
+  }
+}
