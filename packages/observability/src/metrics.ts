@@ -1,0 +1,195 @@
+/**
+ * Prometheus metrics for an AhpServer, on a private prom-client `Registry` (never the global
+ * default one):
+ *
+ * | metric | type | labels |
+ * |---|---|---|
+ * | `ahp_events_total` | counter | `event_type`, `decision` |
+ * | `ahp_decision_latency_seconds` | histogram | `event_type` |
+ * | `ahp_inflight_requests` | gauge | |
+ * | `ahp_connected_agents` | gauge | |
+ * | `ahp_handler_failures_total` | counter | `event_type` |
+ * | `ahp_policy_reloads_total` | counter | `result` (`success`/`failure`) |
+ */
+import type { AhpServerHandlers } from "@ahp/core";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import {
+  applyHandlerMiddleware,
+  decisionKindOf,
+  observeHandlers,
+  type ApplyMiddlewareOptions,
+  type HandlerCall,
+  type HandlerMiddleware,
+} from "./shared/intercept.js";
+
+/** Seconds: 100 µs … 10 s, dense below 10 ms where in-process decisions land. */
+export const DEFAULT_LATENCY_BUCKETS: readonly number[] = Object.freeze([
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+]);
+
+/** Decision tags that become label values; anything else is counted as `other` (bounded cardinality). */
+const KNOWN_DECISIONS = new Set(["allow", "block", "modify", "defer", "escalate", "refine", "approve", "reject", "retry", "queue", "skip"]);
+
+export interface AhpMetricsOptions {
+  /** Registry to register in. Default: a new private `Registry`. */
+  registry?: Registry;
+  /** Metric name prefix. Default `ahp_`. */
+  prefix?: string;
+  /** Histogram buckets (seconds). Default {@link DEFAULT_LATENCY_BUCKETS}. */
+  latencyBuckets?: readonly number[];
+  /** Labels added to every metric of the registry (e.g. `{ harness: "prod-1" }`). */
+  defaultLabels?: Record<string, string>;
+}
+
+/** Anything with a live connection count (an `AhpServer`). */
+export interface ConnectionCounter {
+  readonly connectionCount: number;
+}
+
+export class AhpMetrics {
+  readonly registry: Registry;
+  /** `ahp_events_total{event_type,decision}`: one per handled event; `decision` is the tag, `none` for notifications, `answer` for queries, `error` for failures. */
+  readonly eventsTotal: Counter<"event_type" | "decision">;
+  /** `ahp_decision_latency_seconds{event_type}`: handler time of requests and batch elements (failures included). */
+  readonly decisionLatency: Histogram<"event_type">;
+  /** `ahp_inflight_requests`: handler calls of requests and batch elements currently running. */
+  readonly inflightRequests: Gauge;
+  /** `ahp_connected_agents`: open agent connections (tracked servers plus manual hooks). */
+  readonly connectedAgents: Gauge;
+  /** `ahp_handler_failures_total{event_type}`: handler threw, timed out or was aborted. */
+  readonly handlerFailures: Counter<"event_type">;
+  /** `ahp_policy_reloads_total{result}`. */
+  readonly policyReloads: Counter<"result">;
+  #manualConnections = 0;
+  readonly #servers = new Set<ConnectionCounter>();
+
+  constructor(options: AhpMetricsOptions = {}) {
+    this.registry = options.registry ?? new Registry();
+    if (options.defaultLabels !== undefined) this.registry.setDefaultLabels(options.defaultLabels);
+    const p = options.prefix ?? "ahp_";
+    const registers = [this.registry];
+    const servers = this.#servers;
+    const manual = () => this.#manualConnections;
+    this.eventsTotal = new Counter({
+      name: `${p}events_total`,
+      help: "AHP events handled, by event type and decision",
+      labelNames: ["event_type", "decision"] as const,
+      registers,
+    });
+    this.decisionLatency = new Histogram({
+      name: `${p}decision_latency_seconds`,
+      help: "Time the handler took to decide, in seconds",
+      labelNames: ["event_type"] as const,
+      buckets: [...(options.latencyBuckets ?? DEFAULT_LATENCY_BUCKETS)],
+      registers,
+    });
+    this.inflightRequests = new Gauge({
+      name: `${p}inflight_requests`,
+      help: "AHP requests whose handler is running",
+      registers,
+    });
+    this.connectedAgents = new Gauge({
+      name: `${p}connected_agents`,
+      help: "Open agent connections",
+      registers,
+      collect() {
+        let count = manual();
+        for (const server of servers) count += server.connectionCount;
+        this.set(count);
+      },
+    });
+    this.handlerFailures = new Counter({
+      name: `${p}handler_failures_total`,
+      help: "Handler calls that threw, timed out or were aborted, by event type",
+      labelNames: ["event_type"] as const,
+      registers,
+    });
+    this.policyReloads = new Counter({
+      name: `${p}policy_reloads_total`,
+      help: "Policy reloads by result",
+      labelNames: ["result"] as const,
+      registers,
+    });
+    // Show both results from the start so that rate() works before the first failure.
+    this.policyReloads.inc({ result: "success" }, 0);
+    this.policyReloads.inc({ result: "failure" }, 0);
+  }
+
+  /** Manual hook for transports that are not tracked through a server: a connection opened. */
+  connectionOpened(): void {
+    this.#manualConnections++;
+  }
+
+  /** Manual hook: a connection closed. */
+  connectionClosed(): void {
+    if (this.#manualConnections > 0) this.#manualConnections--;
+  }
+
+  /**
+   * Reads `server.connectionCount` at every scrape (the server counts connections for all its
+   * transports). Returns a function that stops tracking.
+   */
+  trackConnections(server: ConnectionCounter): () => void {
+    this.#servers.add(server);
+    return () => {
+      this.#servers.delete(server);
+    };
+  }
+
+  /** Counts a policy reload. */
+  recordPolicyReload(ok: boolean): void {
+    this.policyReloads.inc({ result: ok ? "success" : "failure" });
+  }
+
+  /** The middleware behind {@link withMetrics}. */
+  middleware(): HandlerMiddleware {
+    return observeHandlers<boolean>({
+      start: (call) => {
+        if (!measured(call)) return false;
+        this.inflightRequests.inc();
+        return true;
+      },
+      end: (call, outcome, counted) => {
+        if (call.kind === "handshake") return;
+        if (counted) {
+          this.inflightRequests.dec();
+          this.decisionLatency.observe({ event_type: call.eventType }, Number(outcome.durationNs) / 1e9);
+        }
+        if (!outcome.ok) {
+          this.handlerFailures.inc({ event_type: call.eventType });
+          this.eventsTotal.inc({ event_type: call.eventType, decision: "error" });
+          return;
+        }
+        this.eventsTotal.inc({ event_type: call.eventType, decision: decisionLabel(call, outcome.result) });
+      },
+    });
+  }
+
+  /** The exposition text (what `/metrics` serves). */
+  metrics(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
+
+const measured = (call: HandlerCall) => call.kind !== "handshake" && call.form !== "notification";
+
+function decisionLabel(call: HandlerCall, result: unknown): string {
+  if (call.kind === "notification") return "none";
+  if (call.kind === "query") return "answer";
+  const tag = decisionKindOf(result);
+  return tag !== undefined && KNOWN_DECISIONS.has(tag) ? tag : "other";
+}
+
+export function createAhpMetrics(options: AhpMetricsOptions = {}): AhpMetrics {
+  return new AhpMetrics(options);
+}
+
+/** Wraps every handler so that each call is counted and timed. Failures are counted, then rethrown. */
+export function withMetrics(handlers: AhpServerHandlers, metrics: AhpMetrics, options: ApplyMiddlewareOptions = {}): AhpServerHandlers {
+  return applyHandlerMiddleware(handlers, metrics.middleware(), options);
+}
+
+/** `metrics.trackConnections(server)` as a function. */
+export function trackConnections(server: ConnectionCounter, metrics: AhpMetrics): () => void {
+  return metrics.trackConnections(server);
+}

@@ -1,0 +1,23 @@
+/** All three at once: spans outermost (so they cover the rest), then metrics, then logs. */
+import type { AhpServerHandlers } from "@ahp/core";
+import { loggingMiddleware, type Logger, type LoggingMiddlewareOptions } from "./logger.js";
+import type { AhpMetrics } from "./metrics.js";
+import { applyHandlerMiddleware, composeMiddleware, type ApplyMiddlewareOptions, type HandlerMiddleware } from "./shared/intercept.js";
+import { tracingMiddleware, type TracingOptions } from "./tracing.js";
+
+export interface ObservabilityOptions extends ApplyMiddlewareOptions {
+  metrics?: AhpMetrics;
+  /** `true` for the global tracer provider, or tracing options. */
+  tracing?: boolean | TracingOptions;
+  logger?: Logger;
+  logging?: Omit<LoggingMiddlewareOptions, keyof ApplyMiddlewareOptions>;
+}
+
+export function withObservability(handlers: AhpServerHandlers, options: ObservabilityOptions): AhpServerHandlers {
+  const layers: HandlerMiddleware[] = [];
+  if (options.tracing !== undefined && options.tracing !== false) layers.push(tracingMiddleware(options.tracing === true ? {} : options.tracing));
+  if (options.metrics !== undefined) layers.push(options.metrics.middleware());
+  if (options.logger !== undefined) layers.push(loggingMiddleware(options.logger, options.logging));
+  if (layers.length === 0) return handlers;
+  return applyHandlerMiddleware(handlers, composeMiddleware(...layers), options);
+}
