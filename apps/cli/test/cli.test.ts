@@ -1,0 +1,206 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+
+const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function ahp(args: string[], input?: string, env: NodeJS.ProcessEnv = {}): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c));
+    child.stderr.on("data", (c: Buffer) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? "");
+  });
+}
+
+const jsonLines = (text: string) =>
+  text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+/** Starts `ahp serve` and resolves once every requested listener has logged its address. */
+async function serve(args: string[], listeners: number): Promise<{ child: ChildProcess; urls: string[]; stderr: () => string }> {
+  const child = spawn(process.execPath, [BIN, "serve", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  const urls: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 10_000);
+    child.stderr!.on("data", (c: Buffer) => {
+      stderr += c;
+      for (const line of jsonLines(stderr)) {
+        if (line.msg === "listening" && typeof line.url === "string" && !urls.includes(line.url)) urls.push(line.url);
+        if (line.msg === "listening" && typeof line.path === "string" && !urls.includes(`unix:${line.path}`)) urls.push(`unix:${line.path}`);
+      }
+      if (urls.length >= listeners) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+  return { child, urls, stderr: () => stderr };
+}
+
+const running: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of running.splice(0)) child.kill("SIGTERM");
+});
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ahp-cli-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const PRE_ACTION = JSON.stringify({ tool_name: "bash", arguments: { command: "ls" } });
+
+describe("ahp", () => {
+  it("prints help and refuses unknown commands", async () => {
+    const help = await ahp(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/serve .*send .*schema/s);
+    const bad = await ahp(["frobnicate"]);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toMatch(/unknown command "frobnicate"/);
+    for (const command of ["serve", "send", "schema"]) {
+      const r = await ahp([command, "--help"]);
+      expect(r.code, command).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^Usage: ahp ${command}`));
+    }
+  });
+
+  it("serve needs a transport; send needs --connect; bad numbers are usage errors", async () => {
+    expect((await ahp(["serve"])).stderr).toMatch(/choose at least one transport/);
+    const send = await ahp(["send", "--event-type", "pre_action"]);
+    expect(send.code).toBe(64);
+    expect(send.stderr).toMatch(/--connect is required/);
+    const num = await ahp(["serve", "--stdio", "--max-depth", "ten"]);
+    expect(num.code).toBe(64);
+    expect(num.stderr).toMatch(/--max-depth must be an integer/);
+  });
+
+  it("send over stdio spawns the harness and prints the decision", async () => {
+    const r = await ahp([
+      "send",
+      "--connect",
+      `stdio:${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} serve --stdio --block-tool bash`,
+      "--event-type",
+      "pre_action",
+      "--payload",
+      PRE_ACTION,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonLines(r.stdout)).toEqual([{ decision: "block", reason: "tool bash is blocked by this harness" }]);
+  });
+
+  it("streams a file of mixed items and exits 2 when one fails, keeping the others", async () => {
+    const input = [
+      JSON.stringify({ event_type: "pre_action", payload: { tool_name: "read" } }),
+      JSON.stringify({ event_type: "post_action", payload: { exit_code: 0 } }),
+      JSON.stringify({ jsonrpc: "2.0", id: "b", method: "ahp/batch", params: { events: [] } }),
+      JSON.stringify({ event_type: "idle", payload: { idle_reason: "x" } }),
+      JSON.stringify({ event_type: "pre_prompt", payload: { prompt: "hi" } }),
+    ].join("\n");
+    const r = await ahp(["send", "--connect", `stdio:${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} serve --stdio`, "--file", "-"], input);
+    expect(r.code).toBe(2);
+    expect(jsonLines(r.stdout)).toEqual([
+      { decision: "allow" },
+      { event_type: "post_action", notification: "sent" },
+      { decisions: [] },
+      { decision: "allow" },
+    ]);
+    expect(r.stderr).toMatch(/line 4: .*Handler error: Serialization error: missing field `idle_duration_ms`/);
+  });
+
+  it("serves HTTP and WebSocket with credentials and refuses wrong ones", async () => {
+    const h = await serve(["--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--api-key", "k-123", "--bearer", "t 456"], 2);
+    running.push(h.child);
+    const [httpUrl, wsUrl] = [h.urls.find((u) => u.startsWith("http:"))!, h.urls.find((u) => u.startsWith("ws:"))!];
+    for (const [url, auth] of [
+      [httpUrl, ["--api-key", "k-123"]],
+      [httpUrl, ["--bearer", "t 456"]],
+      [wsUrl, ["--api-key", "k-123"]],
+      [wsUrl, ["--bearer", "t 456"]],
+    ] as const) {
+      const ok = await ahp(["send", "--connect", url, ...auth, "--event-type", "pre_action", "--payload", PRE_ACTION]);
+      expect(ok.code, `${url} ${auth.join(" ")}: ${ok.stderr}`).toBe(0);
+      expect(jsonLines(ok.stdout)).toEqual([{ decision: "allow" }]);
+    }
+    for (const url of [httpUrl, wsUrl]) {
+      const denied = await ahp(["send", "--connect", url, "--api-key", "wrong", "--event-type", "pre_action", "--payload", PRE_ACTION]);
+      expect(denied.code).toBe(2);
+      expect(denied.stderr).toMatch(/401/);
+      expect(denied.stderr).not.toMatch(/k-123/);
+    }
+    // Credentials from the environment.
+    const env = await ahp(["send", "--connect", httpUrl, "--event-type", "pre_action", "--payload", PRE_ACTION], "", { AHP_API_KEY: "k-123" });
+    expect(env.code, env.stderr).toBe(0);
+    expect(h.stderr()).not.toMatch(/k-123|t 456/);
+  });
+
+  it("serves a Unix socket and speaks raw JSON-RPC with --raw", async () => {
+    const path = join(dir, "h.sock");
+    const h = await serve(["--unix", path], 1);
+    running.push(h.child);
+    const raw = [
+      JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ahp/handshake", params: { protocol_version: "3.0", agent_info: { framework: "x", version: "1", capabilities: [] }, session_id: "s", agent_id: "a" } }),
+      JSON.stringify({ jsonrpc: "2.0", id: "m", method: "ahp/nope", params: {} }),
+    ].join("\n");
+    const r = await ahp(["send", "--connect", `unix:${path}`, "--raw", "--file", "-"], raw);
+    expect(r.code, r.stderr).toBe(0);
+    const out = jsonLines(r.stdout);
+    expect(out).toEqual([
+      { jsonrpc: "2.0", id: 7, error: { code: -32000, message: "Unsupported protocol version: 3.0" } },
+      { jsonrpc: "2.0", id: "m", error: { code: -32601, message: "Method not found" } },
+    ]);
+  });
+
+  it("reports an unreachable harness and a crashing one with exit code 2", async () => {
+    const down = await ahp(["send", "--connect", `unix:${join(dir, "nobody.sock")}`, "--event-type", "pre_action"]);
+    expect(down.code).toBe(2);
+    expect(down.stderr).toMatch(/ahp send: .*(ENOENT|no such file|connect)/i);
+    const crash = await ahp([
+      "send",
+      "--connect",
+      `stdio:${JSON.stringify(process.execPath)} -e "process.stderr.write('boom\\\\n'); process.exit(3)"`,
+      "--event-type",
+      "pre_action",
+    ]);
+    expect(crash.code).toBe(2);
+    expect(crash.stderr).toMatch(/3/);
+    expect(crash.stderr).toMatch(/boom/);
+  });
+
+  it("prints and writes the JSON Schema set", async () => {
+    const one = await ahp(["schema"]);
+    expect(one.code).toBe(0);
+    const bundle = JSON.parse(one.stdout) as { $defs: Record<string, unknown> };
+    expect(Object.keys(bundle.$defs)).toEqual(expect.arrayContaining(["AhpEvent", "Decision", "HandshakeRequest"]));
+    const meta = JSON.parse((await ahp(["schema", "meta"])).stdout) as { protocol_version: string };
+    expect(meta.protocol_version).toBe("2.4");
+    const list = await ahp(["schema", "--list"]);
+    expect(list.stdout.split("\n")).toEqual(expect.arrayContaining(["ahp.schema.json", "meta.json"]));
+    const out = join(dir, "schemas");
+    expect((await ahp(["schema", "--out", out])).code).toBe(0);
+    expect(await readdir(out)).toEqual(expect.arrayContaining(["ahp.schema.json", "meta.json"]));
+    expect(JSON.parse(await readFile(join(out, "ahp.schema.json"), "utf8"))).toEqual(bundle);
+    const missing = await ahp(["schema", "nope"]);
+    expect(missing.code).toBe(64);
+  });
+});
