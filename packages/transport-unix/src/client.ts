@@ -15,14 +15,14 @@ import {
   type TransportInfo,
   type TransportSendOptions,
 } from "@ahp/core";
-import { endSocket, errnoCode, noop } from "./socket.js";
+import { errnoCode, finishSocket, noop } from "./socket.js";
 
 export interface UnixSocketClientTransportOptions extends MessageLimits {
   /** Path of the harness's socket. */
   path: string;
   /** How long `start()` waits for the connection (ms). Default 10000. */
   connectTimeoutMs?: number;
-  /** `close()` ends the connection and waits this long for the harness to close its side before destroying it. Default 2000. */
+  /** `close()` flushes what was written, then closes; it destroys the socket when that takes longer than this (ms). Default 2000. */
   closeGraceMs?: number;
 }
 
@@ -117,7 +117,7 @@ export class UnixSocketClientTransport implements Transport {
       ...(this.#options.maxJsonDepth === undefined ? {} : { maxJsonDepth: this.#options.maxJsonDepth }),
       info: this.info,
       closeOnEnd: true,
-      onClose: () => endSocket(socket, graceMs),
+      onClose: () => finishSocket(socket, graceMs),
     });
     inner.onmessage = (message) => {
       if (isNullIdError(message)) this.#peerNotice = (message as { error: { message: string } }).error.message;

@@ -16,6 +16,24 @@ export function endSocket(socket: Socket, graceMs: number): Promise<void> {
   });
 }
 
+/**
+ * Ends our side of a socket and closes it as soon as what we wrote is flushed (the agent does
+ * not wait for the harness to end its side: it wants no more answers). Destroys it after
+ * `graceMs` when the flush does not complete (the harness stopped reading).
+ */
+export function finishSocket(socket: Socket, graceMs: number): Promise<void> {
+  if (socket.closed) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => socket.destroy(), graceMs);
+    socket.once("close", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    if (socket.destroyed) return;
+    socket.end(() => socket.destroy());
+  });
+}
+
 /** The longest socket path the platform accepts (bytes, without the terminating NUL). */
 export const MAX_SOCKET_PATH_BYTES = process.platform === "linux" ? 107 : 103;
 
