@@ -4,9 +4,10 @@
  * against the decision schema of every event type the rule can match.
  */
 import path from "node:path";
-import { DecisionSchema, EVENT_TABLE, describeIssues, type AhpEvent, type EventType } from "@ahp/core";
+import { DecisionSchema, EVENT_TABLE, type AhpEvent, type EventType } from "@ahp/core";
 import type { z } from "zod";
 import type { PolicyIssue } from "./errors.js";
+import { zodIssues } from "./issues.js";
 import { compileGlobs } from "./glob.js";
 import { applyMergePatch, jsonEqual } from "./json.js";
 import { compilePath, type CompiledPath } from "./paths.js";
@@ -615,19 +616,21 @@ function compileDecision(
   if (computesRetry && base.retry_after_ms !== undefined) {
     issues.add([...at, "retry_after_ms"], "retry_after_ms is computed from the token bucket for rate-limited rules; leave it out");
   }
-  const template: Record<string, unknown> = { ...base };
-  if (ruleId !== undefined) {
-    if (keys.has("metadata")) template.metadata = { ...(base.metadata as Record<string, unknown> | undefined), rule: ruleId };
-    else if (keys.has("reason")) template.reason = annotateReason(base.reason as string | undefined, ruleId);
-  }
-  // Check the decision with placeholders for the computed members.
-  const sample = { ...template };
+  // Check the decision as written, with placeholders for the computed members.
+  const sample: Record<string, unknown> = { ...base };
   if (computesPayload) sample.modified_payload = {};
   if (computesRetry) sample.retry_after_ms = 0;
   const checked = schema.safeParse(sample);
   if (!checked.success) {
-    issues.add(at, `decision is not a valid ${typeName} for event type \`${type}\`: ${describeIssues(checked.error.issues, sample)}`);
+    for (const issue of zodIssues(checked.error.issues, sample)) {
+      issues.add([...at, ...issue.path], `${issue.message} (decision \`${tag}\` of ${typeName}, event type \`${type}\`)`);
+    }
     return undefined;
+  }
+  const template: Record<string, unknown> = { ...base };
+  if (ruleId !== undefined) {
+    if (keys.has("metadata")) template.metadata = { ...(base.metadata as Record<string, unknown> | undefined), rule: ruleId };
+    else if (keys.has("reason")) template.reason = annotateReason(base.reason as string | undefined, ruleId);
   }
   if (!computesPayload && !computesRetry) {
     const frozen = deepFreeze(template);

@@ -4,10 +4,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
-import { describeIssues } from "@ahp/core";
-import type { z } from "zod";
 import { compileValidated, type CompileOptions, type CompiledPolicyData } from "./compile.js";
 import { PolicyError, type PolicyIssue } from "./errors.js";
+import { zodIssues } from "./issues.js";
 import { PolicyFileSchema, type PolicyFile, type PolicyFileInput } from "./schema.js";
 import { parseSource, type DocPath, type SourceLocator } from "./source.js";
 
@@ -75,29 +74,6 @@ function ruleIdAt(root: unknown, path: DocPath): string | undefined {
 }
 
 type Located = PolicyIssue & { key?: boolean };
-
-/** zod issues as policy issues, each with one readable sentence. */
-function zodIssues(issues: readonly z.core.$ZodIssue[], root: unknown): Located[] {
-  const out: Located[] = [];
-  for (const issue of issues) {
-    const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
-    const value = valueAt(root, path);
-    if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) out.push({ message: `unknown field \`${key}\``, path: [...path, key], key: true });
-      continue;
-    }
-    let message: string;
-    if (issue.code === "invalid_type" && value === undefined && path.length > 0 && valueAt(root, path.slice(0, -1)) !== undefined) {
-      message = `missing field \`${String(path[path.length - 1])}\``;
-    } else if (issue.code === "invalid_format" && path[path.length - 1] === "id") {
-      message = `invalid rule id ${JSON.stringify(value)}: use letters, digits and _ . : - (starting with a letter or digit)`;
-    } else {
-      message = describeIssues([{ ...issue, path: [] } as z.core.$ZodIssue], value);
-    }
-    out.push({ message, path });
-  }
-  return out;
-}
 
 function fail(issues: Located[], root: unknown, file: string | undefined, locator: SourceLocator | undefined): never {
   const located: PolicyIssue[] = issues.map(({ key, ...issue }) => {

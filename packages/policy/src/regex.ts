@@ -59,6 +59,6 @@ export function compileRegex(source: string, ignoreCase: boolean): RegExp {
   try {
     return new RegExp(source, ignoreCase ? "i" : "");
   } catch (error) {
-    throw new Error(`invalid regular expression \`${source}\`: ${(error as Error).message.replace(/^Invalid regular expression: /, "")}`);
+    throw new Error(`invalid regular expression \`${source}\`: ${(error as Error).message.replace(/^Invalid regular expression: (?:\/.*\/[a-z]*: )?/s, "")}`);
   }
 }

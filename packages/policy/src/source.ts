@@ -268,7 +268,7 @@ export function parseJsonSource(text: string, file: string | undefined): ParsedS
       }
     }
     if (c === '"') return parseString();
-    const m = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+    const m = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
     m.lastIndex = i;
     const num = m.exec(text);
     if (num !== null && num[0].length > 0 && num[0] !== "-") {
