@@ -267,16 +267,17 @@ export class HttpClientTransport implements Transport {
     return value as Record<string, unknown> & { id: string | number };
   }
 
-  /** Aborts every exchange in flight (they reject with CONNECTION_CLOSED), frees sockets, fires `onclose` once. */
+  /**
+   * Aborts every exchange in flight (they reject with CONNECTION_CLOSED), destroys the sockets of
+   * a dispatcher or agent the transport created, and fires `onclose` once. Resolves without
+   * waiting for the sockets' close events, so callers see pending calls fail and close() settle
+   * in the same turn.
+   */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#closed = true;
       this.#closeController.abort();
-      try {
-        await this.#dispose();
-      } catch (error) {
-        this.onerror?.(toError(error));
-      }
+      this.#dispose().catch((error: unknown) => this.onerror?.(toError(error)));
       this.onclose?.();
     })();
     return this.#closing;

@@ -304,7 +304,7 @@ describe("load", () => {
     });
     const { client } = await connect(r.url);
     const results = await Promise.all(Array.from({ length: total }, (_, n) => client.send("pre_action", { n } as never)));
-    expect(results.map((d) => (d as { metadata: { n: number } }).metadata.n)).toEqual(Array.from({ length: total }, (_, n) => n));
+    expect(results.map((d) => (d as unknown as { metadata: { n: number } }).metadata.n)).toEqual(Array.from({ length: total }, (_, n) => n));
   });
 
   it("1000 concurrent requests against the real harness", async () => {
@@ -312,6 +312,6 @@ describe("load", () => {
     cleanups.push(() => h.close());
     const { client } = await connect(h.url);
     const results = await Promise.all(Array.from({ length: 1000 }, (_, n) => client.send("pre_action", { n } as never)));
-    expect(results.map((d) => (d as { metadata: { n: number } }).metadata.n)).toEqual(Array.from({ length: 1000 }, (_, n) => n));
+    expect(results.map((d) => (d as unknown as { metadata: { n: number } }).metadata.n)).toEqual(Array.from({ length: 1000 }, (_, n) => n));
   });
 });

@@ -98,10 +98,10 @@ describe("harness over WebSocket", () => {
     expect(h.listener.connectionCount).toBe(50);
     const answers = await Promise.all(clients.map((c) => Promise.all(Array.from({ length: 20 }, () => c.send("pre_action", preAction())))));
     for (const perClient of answers) {
-      const ids = new Set(perClient.map((d) => (d as { metadata: { c: number } }).metadata.c));
+      const ids = new Set(perClient.map((d) => (d as unknown as { metadata: { c: number } }).metadata.c));
       expect(ids.size).toBe(1);
     }
-    expect(new Set(answers.map((a) => (a[0] as { metadata: { c: number } }).metadata.c)).size).toBe(50);
+    expect(new Set(answers.map((a) => (a[0] as unknown as { metadata: { c: number } }).metadata.c)).size).toBe(50);
     await Promise.all(clients.map((c) => c.close()));
     await until(() => h.listener.connectionCount === 0);
   });
