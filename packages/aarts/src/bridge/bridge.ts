@@ -1,0 +1,377 @@
+/**
+ * The AHP bridge engine (adapter spec §5): the AARTS *engine* toward a host and the AHP
+ * *agent* toward a harness. It answers the version check with an AHP handshake, maps each
+ * hook onto a core AHP event, and maps the harness's decision back to a verdict. It never turns
+ * a harness failure into a verdict: failures reject with {@link EngineFailure} so the host's
+ * failure policy decides (spec §2.2).
+ */
+import type { Transport } from "@ahp/core";
+import {
+  AARTS_CAPABILITY,
+  AARTS_PACKAGE_VERSION,
+  BRIDGE_ENGINE_ID,
+  DEFAULT_SUPPORTED_MAJORS,
+  HOOK_CATALOG,
+  type ConformanceLevel,
+  type HookPoint,
+} from "../catalog.js";
+import { EngineFailure } from "../errors.js";
+import type { AartsEngine, EvaluateOptions } from "../host/engine.js";
+import type { AartsEvent, Verdict, VersionCheckRequest, VersionCheckResponse } from "../types.js";
+import { validateEvent } from "../validate/index.js";
+import { fromAhpDecision, toAhpEvent, type ModifyUnsupported } from "./mapping.js";
+import { newRequestId, RpcChannel } from "./rpc.js";
+
+/** Every core AHP event type (assumed when the harness advertises no capabilities, §5.2 step 5). */
+const CORE_EVENT_TYPES = [
+  "pre_action", "post_action", "pre_prompt", "post_response", "session_start", "session_end", "error", "query",
+  "heartbeat", "idle", "context_perception", "success", "memory_recall", "planning", "reasoning", "rate_limit",
+  "confirmation", "intent_detection", "run_lifecycle", "task_list", "verification",
+];
+
+export interface BridgeLogEntry {
+  readonly level: "debug" | "info" | "warn" | "error";
+  readonly message: string;
+  readonly hookPoint?: HookPoint;
+}
+
+export interface AhpBridgeOptions {
+  /** The AHP client transport, or a function that opens one (called at the version check). */
+  readonly transport: Transport | (() => Transport | Promise<Transport>);
+  /** The harness is reached over the network (HTTP/WebSocket), not stdio/Unix socket (§2.7). */
+  readonly remote?: boolean;
+  /** Required for a remote harness (§2.7); without it the version check answers incompatible. */
+  readonly remoteTransmissionConsent?: boolean;
+  /** AARTS majors accepted (Q1). Default `["0","1"]`. */
+  readonly supportedMajors?: readonly string[];
+  /** Hooks whose AHP modification the host can apply (§5.5). Default none. */
+  readonly hostModifiable?: readonly HookPoint[];
+  /** Default `deny`. */
+  readonly modifyUnsupported?: ModifyUnsupported;
+  /** Default true. */
+  readonly salvageMalformedDeny?: boolean;
+  /** Companion notifications (§5.4.2). Default false. */
+  readonly lifecycleNotifications?: boolean;
+  /** Handshake timeout; default 10 000 ms (§5.2 step 8). */
+  readonly handshakeTimeoutMs?: number;
+  /** Resend after `defer` this many times (§5.5). Default 0. */
+  readonly deferRetries?: number;
+  /** `session_id` of the handshake; default a fresh UUID per bridge connection. */
+  readonly connectionId?: string;
+  readonly generateId?: () => string;
+  readonly onlog?: (entry: BridgeLogEntry) => void;
+  readonly now?: () => number;
+}
+
+export interface BridgeHandshake {
+  readonly harnessName: string;
+  readonly harnessVersion?: string;
+  readonly protocolVersion: string;
+  readonly capabilities: ReadonlySet<string>;
+  readonly timeoutMs?: number;
+  readonly maxDepth?: number;
+  readonly batchSize?: number;
+  /** The harness echoed `aarts/0.1` (D5). */
+  readonly aartsAware: boolean;
+}
+
+const ASK_MEMORY_MS = 60 * 60 * 1000;
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const optNumber = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined);
+
+/** Achievable level from harness capabilities (§5.2 step 7). */
+export function bridgeLevel(capabilities: ReadonlySet<string>): ConformanceLevel | "none" {
+  if (!capabilities.has("pre_action")) return "none";
+  if (!capabilities.has("pre_prompt") || !capabilities.has("post_action")) return "basic";
+  return capabilities.has("session_end") ? "comprehensive" : "standard";
+}
+
+export class AhpBridge implements AartsEngine {
+  readonly #options: AhpBridgeOptions;
+  #rpc?: RpcChannel;
+  #handshake?: BridgeHandshake;
+  readonly #depths = new Map<string, number>();
+  readonly #asks = new Map<string, { requestId: string | number; expires: number }>();
+
+  constructor(options: AhpBridgeOptions) {
+    this.#options = options;
+  }
+
+  /** The harness as seen in the handshake, once it succeeded. */
+  get handshake(): BridgeHandshake | undefined {
+    return this.#handshake;
+  }
+
+  /** Achievable conformance level (§5.2 step 7); `none` before a successful handshake. */
+  get level(): ConformanceLevel | "none" {
+    return this.#handshake === undefined ? "none" : bridgeLevel(this.#handshake.capabilities);
+  }
+
+  get #engineId(): string {
+    return this.#handshake === undefined ? BRIDGE_ENGINE_ID : `ahp:${this.#handshake.harnessName}`;
+  }
+
+  #log(entry: BridgeLogEntry): void {
+    this.#options.onlog?.(entry);
+  }
+
+  #now(): number {
+    return this.#options.now?.() ?? Date.now();
+  }
+
+  #incompatible(): VersionCheckResponse {
+    return { compatible: false, engine_id: BRIDGE_ENGINE_ID, engine_version: AARTS_PACKAGE_VERSION };
+  }
+
+  /** AARTS version check ↔ AHP handshake (§5.2). Never throws. */
+  async versionCheck(request: VersionCheckRequest): Promise<VersionCheckResponse> {
+    const version = typeof request?.aarts_version === "string" ? request.aarts_version : "";
+    const major = version.split(".")[0] ?? "";
+    if (!(this.#options.supportedMajors ?? DEFAULT_SUPPORTED_MAJORS).includes(major)) {
+      this.#log({ level: "warn", message: `AARTS version ${JSON.stringify(version)} is not supported` });
+      return this.#incompatible();
+    }
+    if (this.#options.remote === true && this.#options.remoteTransmissionConsent !== true) {
+      this.#log({ level: "error", message: "remote harness refused: remoteTransmissionConsent is not set (AARTS §10 privacy rule)" });
+      return this.#incompatible();
+    }
+    try {
+      const transport = typeof this.#options.transport === "function" ? await this.#options.transport() : this.#options.transport;
+      const rpc = new RpcChannel(transport, {
+        engineId: BRIDGE_ENGINE_ID,
+        ...(this.#options.generateId === undefined ? {} : { generateId: this.#options.generateId }),
+        onerror: (error) => this.#log({ level: "debug", message: `transport: ${error.message}` }),
+      });
+      this.#rpc = rpc;
+      const capabilities = ["pre_action", "pre_prompt", "post_action", "session_end", AARTS_CAPABILITY];
+      if (this.#options.lifecycleNotifications) capabilities.push("session_start", "post_response");
+      const { result } = await rpc.request(
+        "ahp/handshake",
+        {
+          protocol_version: "2.4",
+          agent_info: { framework: BRIDGE_ENGINE_ID, version: AARTS_PACKAGE_VERSION, capabilities },
+          session_id: this.#options.connectionId ?? newRequestId(),
+          agent_id: BRIDGE_ENGINE_ID,
+        },
+        { timeoutMs: this.#options.handshakeTimeoutMs ?? 10_000 },
+      );
+      const handshake = parseHandshake(result);
+      if (typeof handshake === "string") throw new EngineFailure("protocol", `malformed handshake response: ${handshake}`);
+      if (!handshake.capabilities.has("pre_action")) {
+        this.#log({ level: "error", message: `harness ${handshake.harnessName} does not support pre_action` });
+        return this.#incompatible();
+      }
+      this.#handshake = handshake;
+      return {
+        compatible: true,
+        engine_id: `ahp:${handshake.harnessName}`,
+        ...(handshake.harnessVersion === undefined ? {} : { engine_version: handshake.harnessVersion }),
+      };
+    } catch (error) {
+      const failure = EngineFailure.from(error, BRIDGE_ENGINE_ID);
+      this.#log({ level: "error", message: `AHP handshake failed: ${failure.message}` });
+      return this.#incompatible();
+    }
+  }
+
+  /** Nesting depth of an event (§5.4.1). */
+  depthOf(event: AartsEvent): number {
+    const recorded = this.#depths.get(event.session_id);
+    if (recorded !== undefined) return recorded;
+    const e = event as { parent_session_id?: unknown; is_sub_agent?: unknown };
+    if (typeof e.parent_session_id === "string") {
+      const parent = this.#depths.get(e.parent_session_id);
+      if (parent !== undefined) return parent + 1;
+    }
+    return e.is_sub_agent === true ? 1 : 0;
+  }
+
+  #ready(): { rpc: RpcChannel; handshake: BridgeHandshake } {
+    if (this.#rpc === undefined || this.#handshake === undefined) {
+      throw new EngineFailure("incompatible", "no usable harness: the version check did not succeed", { engineId: BRIDGE_ENGINE_ID });
+    }
+    return { rpc: this.#rpc, handshake: this.#handshake };
+  }
+
+  /** Evaluates a blocking hook (Required / Recommended). */
+  async evaluate(raw: AartsEvent, options: EvaluateOptions = {}): Promise<Verdict> {
+    const checked = validateEvent(raw);
+    if (!checked.ok) throw new EngineFailure("invalid_event", checked.message, { engineId: this.#engineId });
+    const event = checked.value;
+    const info = HOOK_CATALOG[event.hook_point];
+    if (info.blocking === "notification") {
+      throw new EngineFailure("invalid_event", `${event.hook_point} is a Notification hook; use notify()`, { engineId: this.#engineId });
+    }
+    const { rpc, handshake } = this.#ready();
+    const engineId = this.#engineId;
+    const depth = this.depthOf(event);
+    if (handshake.maxDepth !== undefined && depth > handshake.maxDepth) {
+      this.#log({ level: "warn", message: `depth ${depth} exceeds the harness max_depth ${handshake.maxDepth}: local deny`, hookPoint: event.hook_point });
+      return {
+        decision: "deny",
+        category: "depth_limit",
+        severity: "warning",
+        source: BRIDGE_ENGINE_ID,
+        reasons: [`Agent nesting depth ${depth} exceeds the harness limit of ${handshake.maxDepth}`],
+      };
+    }
+    if (!handshake.capabilities.has(info.ahp.capability)) {
+      throw new EngineFailure("uncovered_hook", `harness ${handshake.harnessName} lacks ${info.ahp.capability}, needed by ${event.hook_point}`, { engineId });
+    }
+    const message = toAhpEvent(event, { depth });
+    // Companions (§5.4.2) are an explicit opt-in; they are sent whether or not the harness advertised the type.
+    if (this.#options.lifecycleNotifications && event.hook_point === "SessionStart") {
+      await this.#companion(rpc, { ...message.params, event_type: "session_start" }, event.hook_point);
+    }
+    const timeoutMs = Math.min(
+      options.timeoutMs ?? info.defaultTimeoutMs ?? 5_000,
+      handshake.timeoutMs !== undefined && handshake.timeoutMs > 0 ? handshake.timeoutMs : Number.POSITIVE_INFINITY,
+    );
+    const deadline = this.#now() + timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      const remaining = Math.max(1, deadline - this.#now());
+      const { id, result } = await rpc.request("ahp/event", message.params, {
+        timeoutMs: remaining,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+      const mapped = fromAhpDecision(result, {
+        hookPoint: event.hook_point,
+        requestId: id,
+        eventType: message.params.event_type,
+        harnessName: handshake.harnessName,
+        ...(this.#options.hostModifiable === undefined ? {} : { hostModifiable: this.#options.hostModifiable }),
+        ...(this.#options.modifyUnsupported === undefined ? {} : { modifyUnsupported: this.#options.modifyUnsupported }),
+        ...(this.#options.salvageMalformedDeny === undefined ? {} : { salvageMalformedDeny: this.#options.salvageMalformedDeny }),
+      });
+      for (const warning of mapped.warnings) this.#log({ level: "warn", message: warning, hookPoint: event.hook_point });
+      if (mapped.kind === "defer" && attempt < (this.#options.deferRetries ?? 0)) {
+        const wait = mapped.retryAfterMs ?? 0;
+        if (this.#now() + wait < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, wait));
+          continue;
+        }
+      }
+      await this.#after(event, mapped.verdict, mapped.kind, id, depth, rpc, message.params);
+      return mapped.verdict;
+    }
+  }
+
+  async #after(
+    event: AartsEvent,
+    verdict: Verdict,
+    kind: string,
+    requestId: string | number,
+    depth: number,
+    rpc: RpcChannel,
+    params: ReturnType<typeof toAhpEvent>["params"],
+  ): Promise<void> {
+    if (event.hook_point === "PreSubAgentSpawn" && verdict.decision === "allow") {
+      this.#depths.set(event.sub_agent_id, depth + 1);
+    }
+    if (kind === "escalate" || verdict.decision === "ask") {
+      const turn = (event as { turn_id?: string }).turn_id ?? "";
+      this.#asks.set(askKey(event.session_id, turn, event.hook_point), { requestId, expires: this.#now() + ASK_MEMORY_MS });
+    }
+    if (!this.#options.lifecycleNotifications) return;
+    if (event.hook_point === "PostToolUse") {
+      const result: Record<string, unknown> = {
+        status: event.exit_code === undefined || event.exit_code === 0 ? "success" : "failure",
+        output: event.tool_result,
+      };
+      if (event.exit_code !== undefined) result.exit_code = event.exit_code;
+      if (event.execution_duration_ms !== undefined) result.duration_ms = event.execution_duration_ms;
+      await this.#companion(
+        rpc,
+        { ...params, event_type: "post_action", payload: { action_type: "tool_call", tool_name: event.tool_name, arguments: event.tool_input, result } },
+        event.hook_point,
+      );
+    }
+    if (event.hook_point === "PostLLMResponse") {
+      await this.#companion(rpc, { ...params, event_type: "post_response", payload: { response: event.response_text } }, event.hook_point);
+    }
+  }
+
+  async #companion(rpc: RpcChannel, params: unknown, hookPoint: HookPoint): Promise<void> {
+    try {
+      await rpc.notify("ahp/event", params);
+    } catch (error) {
+      this.#log({ level: "warn", message: `companion notification failed: ${EngineFailure.from(error).message}`, hookPoint });
+    }
+  }
+
+  /**
+   * Sends a Notification hook (SessionEnd, PostAskResolution). Rejects with an EngineFailure
+   * when it cannot be sent (the host logs it); drops it (logged) when the harness lacks the
+   * capability or the depth is over the limit.
+   */
+  async notify(raw: AartsEvent): Promise<void> {
+    const checked = validateEvent(raw);
+    if (!checked.ok) throw new EngineFailure("invalid_event", checked.message, { engineId: this.#engineId });
+    const event = checked.value;
+    const info = HOOK_CATALOG[event.hook_point];
+    if (info.blocking !== "notification") {
+      throw new EngineFailure("invalid_event", `${event.hook_point} is a blocking hook; use evaluate()`, { engineId: this.#engineId });
+    }
+    const { rpc, handshake } = this.#ready();
+    if (!handshake.capabilities.has(info.ahp.capability)) {
+      this.#log({ level: "info", message: `${event.hook_point} dropped: harness lacks ${info.ahp.capability}`, hookPoint: event.hook_point });
+      return;
+    }
+    const depth = this.depthOf(event);
+    if (handshake.maxDepth !== undefined && depth > handshake.maxDepth) {
+      this.#log({ level: "warn", message: `${event.hook_point} dropped: depth ${depth} exceeds max_depth ${handshake.maxDepth}`, hookPoint: event.hook_point });
+      return;
+    }
+    let extraPayload: Record<string, unknown> | undefined;
+    if (event.hook_point === "PostAskResolution") {
+      const remembered = this.#takeAsk(event.session_id, event.turn_id, event.original_hook_point);
+      const fromVerdict = event.original_verdict.directives?.["x-ahp"]?.request_id;
+      const askId = remembered ?? fromVerdict;
+      if (askId !== undefined) extraPayload = { ask_request_id: askId };
+    }
+    const message = toAhpEvent(event, { depth, ...(extraPayload === undefined ? {} : { extraPayload }) });
+    await rpc.notify("ahp/event", message.params);
+  }
+
+  #takeAsk(sessionId: string, turnId: string, hookPoint: HookPoint): string | number | undefined {
+    const now = this.#now();
+    for (const [key, entry] of this.#asks) if (entry.expires <= now) this.#asks.delete(key);
+    const key = askKey(sessionId, turnId, hookPoint);
+    const entry = this.#asks.get(key);
+    if (entry === undefined) return undefined;
+    this.#asks.delete(key);
+    return entry.requestId;
+  }
+
+  async close(): Promise<void> {
+    await this.#rpc?.close();
+  }
+}
+
+const askKey = (sessionId: string, turnId: string, hookPoint: string) => `${sessionId}\u0000${turnId}\u0000${hookPoint}`;
+
+/** Checks a handshake result (§5.2 step 5); returns the problem as a string when malformed. */
+export function parseHandshake(result: unknown): BridgeHandshake | string {
+  if (!isRecord(result)) return "result is not an object";
+  const version = result.protocol_version;
+  if (typeof version !== "string") return "protocol_version missing";
+  if (version.split(".")[0] !== "2") return `protocol_version ${JSON.stringify(version)} is not 2.x`;
+  const info = result.harness_info;
+  if (!isRecord(info) || typeof info.name !== "string") return "harness_info.name missing";
+  const advertised = Array.isArray(info.capabilities) ? info.capabilities.filter((c): c is string => typeof c === "string") : [];
+  const capabilities = new Set(advertised.length === 0 ? CORE_EVENT_TYPES : advertised);
+  const config = isRecord(result.config) ? result.config : {};
+  const timeoutMs = optNumber(config.timeout_ms);
+  const maxDepth = optNumber(config.max_depth);
+  const batchSize = optNumber(config.batch_size);
+  return {
+    harnessName: info.name,
+    ...(typeof info.version === "string" ? { harnessVersion: info.version } : {}),
+    protocolVersion: version,
+    capabilities,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(maxDepth === undefined ? {} : { maxDepth }),
+    ...(batchSize === undefined ? {} : { batchSize }),
+    aartsAware: advertised.includes(AARTS_CAPABILITY),
+  };
+}

@@ -1,0 +1,473 @@
+/**
+ * The hook command people install in agent hosts:
+ *
+ *   ahp-aarts-hook <host> --connect unix:/run/ahp.sock [--fail-closed] [--timeout-ms N]
+ *   ahp-aarts-hook install <host> [--write] [--project] [hook options…]
+ *
+ * `runHookCommand(argv, io)` is what the bin and the `ahp` CLI (`ahp hook …`) call. It reads
+ * the host's hook JSON from stdin and always answers in the host's native format: under
+ * fail-closed every failure (harness down, timeout, crash, bad input, bad configuration)
+ * renders a deny, never an exit code the host would treat as a non-blocking error.
+ */
+import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { AARTS_PACKAGE_VERSION, HOOK_CATALOG, type HookPoint } from "../catalog.js";
+import { AhpBridge } from "../bridge/bridge.js";
+import type { ModifyUnsupported } from "../bridge/mapping.js";
+import { EngineFailure } from "../errors.js";
+import { AartsHost, MemorySubAgentRegistry, type AuditRecord, type HookRegistration } from "../host/host.js";
+import { failureVerdict, type FailurePolicy, type MergePolicy } from "../host/policy.js";
+import { defaultStateDir, FileStateStore } from "../host/state.js";
+import { decodeHookInput, type AdapterOptions, type HookRuntime, type NativeResponse } from "../hosts/common.js";
+import { SUBPROCESS_HOSTS } from "../hosts/registry.js";
+import { openTransport, parseConnect, type ConnectSpec } from "./connect.js";
+import { INSTALL_HOSTS, installPlan, type InstallHost } from "./install.js";
+
+export interface HookCommandIo {
+  /** The host's hook JSON (a stream, or the bytes already read). */
+  readonly stdin: AsyncIterable<Uint8Array | string> | Uint8Array | string;
+  readonly stdout: { write(chunk: string): unknown };
+  readonly stderr: { write(chunk: string): unknown };
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly cwd?: string;
+  /** Clock (tests). */
+  readonly now?: () => Date;
+}
+
+/** Largest hook input accepted (bytes). */
+export const MAX_HOOK_INPUT_BYTES = 32 * 1024 * 1024;
+
+const USAGE = `Usage:
+  ahp-aarts-hook <host> [options]          read the host's hook JSON on stdin, answer natively
+  ahp-aarts-hook install <host> [options]  print (or --write) the host's hook configuration
+  ahp-aarts-hook --help | --version
+
+Hosts: ${Object.keys(SUBPROCESS_HOSTS).join(", ")}
+
+Options:
+  --connect SPEC          harness: unix:PATH | stdio:CMD | http(s)://URL | ws(s)://URL (repeatable)
+  --fail-open             engine failures allow (AARTS default)
+  --fail-closed           engine failures deny
+  --timeout-ms N          verdict timeout for every hook (default per hook: 5000 / 10000)
+  --merge POLICY          permissive | strict | majority (several --connect)
+  --modify-unsupported M  deny | ask | allow: harness modification this host cannot apply
+  --modify-as M           ask | allow: how Claude Code shows an applied modification (default ask)
+  --remote-consent        allow sending events to an HTTP/WebSocket harness
+  --config FILE           JSON configuration (default $AHP_HOOK_CONFIG, ~/.config/ahp/hook.json)
+  --state-dir DIR         per-session state (default $AHP_HOOK_STATE_DIR, ~/.local/state/ahp/aarts)
+  --audit-log FILE|none   decision log (default <state-dir>/audit.jsonl)
+  --event NAME            native event name (Copilot CLI inputs do not carry it)
+  --verbose               diagnostics on stderr
+Install options:
+  --write                 write the configuration (user scope) instead of printing it
+  --project               allow writing a project-scope configuration (Copilot CLI, VS Code)
+  --command CMD           command to put in the configuration (default ahp-aarts-hook)
+  --events A,B            restrict to these native events
+
+Environment: AHP_CONNECT, AHP_HOOK_FAILURE_POLICY, AHP_HOOK_TIMEOUT_MS, AHP_HOOK_MERGE,
+AHP_HOOK_CONFIG, AHP_HOOK_STATE_DIR, AHP_REMOTE_CONSENT=1. Flags win over the environment,
+which wins over the configuration file.
+`;
+
+interface HookSettings {
+  connect: string[];
+  failurePolicy: FailurePolicy;
+  timeoutMs?: number;
+  mergePolicy: MergePolicy;
+  modifyUnsupported?: ModifyUnsupported;
+  modifyAs?: "ask" | "allow";
+  remoteConsent: boolean;
+  stateDir: string;
+  auditLog?: string;
+  auditAllowSampleRate: number;
+  event?: string;
+  verbose: boolean;
+  lifecycleNotifications: boolean;
+  recommendedTimeoutProceeds: boolean;
+  adapter: AdapterOptions;
+}
+
+interface ParsedArgs {
+  positional: string[];
+  flags: Map<string, string[]>;
+  errors: string[];
+}
+
+const VALUE_FLAGS = new Set([
+  "--connect", "--timeout-ms", "--merge", "--config", "--state-dir", "--audit-log", "--event", "--modify-unsupported",
+  "--modify-as", "--command", "--events", "--host-version", "--settings",
+]);
+const SWITCHES = new Set([
+  "--fail-open", "--fail-closed", "--remote-consent", "--verbose", "--write", "--project", "--help", "-h", "--version",
+  "--lifecycle-notifications", "--recommended-timeout-proceeds",
+]);
+
+function parseArgs(argv: readonly string[]): ParsedArgs {
+  const positional: string[] = [];
+  const flags = new Map<string, string[]>();
+  const errors: string[] = [];
+  const add = (k: string, v: string) => flags.set(k, [...(flags.get(k) ?? []), v]);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith("-")) {
+      positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    if (VALUE_FLAGS.has(name)) {
+      const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+      if (value === undefined) errors.push(`${name} needs a value`);
+      else add(name, value);
+    } else if (SWITCHES.has(name)) add(name, "");
+    else errors.push(`unknown option ${arg}`);
+  }
+  return { positional, flags, errors };
+}
+
+const last = (args: ParsedArgs, name: string) => args.flags.get(name)?.at(-1);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function loadConfigFile(args: ParsedArgs, env: Readonly<Record<string, string | undefined>>, errors: string[]): Record<string, unknown> {
+  const explicit = last(args, "--config") ?? env.AHP_HOOK_CONFIG;
+  const home = env.HOME ?? homedir();
+  const path = explicit ?? join(env.XDG_CONFIG_HOME ?? join(home, ".config"), "ahp", "hook.json");
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if (explicit !== undefined) errors.push(`cannot read configuration ${path}: ${(error as Error).message}`);
+    return {};
+  }
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (!isRecord(value)) throw new Error("not a JSON object");
+    return value;
+  } catch (error) {
+    errors.push(`configuration ${path} is not valid: ${(error as Error).message}`);
+    return {};
+  }
+}
+
+/** Resolves settings from flags, environment and configuration file (in that order of precedence). */
+function resolveSettings(args: ParsedArgs, env: Readonly<Record<string, string | undefined>>): { settings: HookSettings; errors: string[] } {
+  const errors = [...args.errors];
+  const file = loadConfigFile(args, env, errors);
+  const connectFlags = args.flags.get("--connect");
+  const fileConnect = typeof file.connect === "string" ? [file.connect] : Array.isArray(file.connect) ? file.connect.filter((c): c is string => typeof c === "string") : [];
+  const connect = connectFlags ?? (env.AHP_CONNECT ? env.AHP_CONNECT.split(",").map((s) => s.trim()).filter(Boolean) : fileConnect);
+
+  let failurePolicy: FailurePolicy = "fail-open";
+  const policySources = [
+    args.flags.has("--fail-closed") ? "fail-closed" : args.flags.has("--fail-open") ? "fail-open" : undefined,
+    env.AHP_HOOK_FAILURE_POLICY,
+    typeof file.failurePolicy === "string" ? file.failurePolicy : undefined,
+  ];
+  if (args.flags.has("--fail-closed") && args.flags.has("--fail-open")) errors.push("--fail-open and --fail-closed are exclusive");
+  const chosen = policySources.find((p) => p !== undefined && p !== "");
+  if (chosen === "fail-closed" || chosen === "fail-open") failurePolicy = chosen;
+  else if (chosen !== undefined) {
+    errors.push(`unknown failure policy ${JSON.stringify(chosen)} (fail-open | fail-closed)`);
+    failurePolicy = "fail-closed"; // a broken policy setting must not silently open
+  }
+
+  let timeoutMs: number | undefined;
+  const timeoutText = last(args, "--timeout-ms") ?? env.AHP_HOOK_TIMEOUT_MS ?? (typeof file.timeoutMs === "number" ? String(file.timeoutMs) : undefined);
+  if (timeoutText !== undefined) {
+    const n = Number(timeoutText);
+    if (!Number.isInteger(n) || n <= 0 || n > 600_000) errors.push(`--timeout-ms ${JSON.stringify(timeoutText)}: expected an integer 1..600000`);
+    else timeoutMs = n;
+  }
+
+  const merge = last(args, "--merge") ?? env.AHP_HOOK_MERGE ?? (typeof file.mergePolicy === "string" ? file.mergePolicy : "permissive");
+  if (merge !== "permissive" && merge !== "strict" && merge !== "majority") errors.push(`unknown merge policy ${JSON.stringify(merge)}`);
+  const modifyUnsupported = last(args, "--modify-unsupported") ?? (typeof file.modifyUnsupported === "string" ? file.modifyUnsupported : undefined);
+  if (modifyUnsupported !== undefined && !["deny", "ask", "allow"].includes(modifyUnsupported)) errors.push(`unknown --modify-unsupported ${modifyUnsupported}`);
+  const modifyAs = last(args, "--modify-as") ?? (typeof file.modifyAs === "string" ? file.modifyAs : undefined);
+  if (modifyAs !== undefined && modifyAs !== "ask" && modifyAs !== "allow") errors.push(`unknown --modify-as ${modifyAs}`);
+
+  const stateDir = last(args, "--state-dir") ?? (env.AHP_HOOK_STATE_DIR || undefined) ?? (typeof file.stateDir === "string" ? file.stateDir : defaultStateDir(env));
+  const auditFlag = last(args, "--audit-log") ?? (typeof file.auditLog === "string" ? file.auditLog : undefined);
+  const auditLog = auditFlag === "none" ? undefined : (auditFlag ?? join(stateDir, "audit.jsonl"));
+  const sample = typeof file.auditAllowSampleRate === "number" ? file.auditAllowSampleRate : 0;
+  const hostVersion = last(args, "--host-version") ?? (typeof file.hostVersion === "string" ? file.hostVersion : undefined);
+  const toolMap = isRecord(file.toolMap) ? (Object.fromEntries(Object.entries(file.toolMap).filter(([, v]) => typeof v === "string")) as Record<string, string>) : undefined;
+  const mcpTools = Array.isArray(file.mcpTools) ? file.mcpTools.filter((t): t is string => typeof t === "string") : undefined;
+  const event = last(args, "--event");
+
+  return {
+    settings: {
+      connect,
+      failurePolicy,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      mergePolicy: (["permissive", "strict", "majority"].includes(merge) ? merge : "strict") as MergePolicy,
+      ...(modifyUnsupported === "deny" || modifyUnsupported === "ask" || modifyUnsupported === "allow" ? { modifyUnsupported } : {}),
+      ...(modifyAs === "ask" || modifyAs === "allow" ? { modifyAs } : {}),
+      remoteConsent: args.flags.has("--remote-consent") || env.AHP_REMOTE_CONSENT === "1" || file.remoteTransmissionConsent === true,
+      stateDir,
+      ...(auditLog === undefined ? {} : { auditLog }),
+      auditAllowSampleRate: Math.min(1, Math.max(0, sample)),
+      ...(event === undefined ? {} : { event }),
+      verbose: args.flags.has("--verbose"),
+      lifecycleNotifications: args.flags.has("--lifecycle-notifications") || file.lifecycleNotifications === true,
+      recommendedTimeoutProceeds: args.flags.has("--recommended-timeout-proceeds") || file.recommendedTimeoutProceeds === true,
+      adapter: {
+        ...(modifyAs === "ask" || modifyAs === "allow" ? { modifyAs } : {}),
+        ...(hostVersion === undefined ? {} : { hostVersion }),
+        ...(toolMap === undefined ? {} : { toolMap }),
+        ...(mcpTools === undefined ? {} : { mcpTools }),
+        ...(env.HOME === undefined ? {} : { home: env.HOME }),
+      },
+    },
+    errors,
+  };
+}
+
+async function readAll(stdin: HookCommandIo["stdin"]): Promise<Uint8Array> {
+  if (typeof stdin === "string") return Buffer.from(stdin, "utf8");
+  if (stdin instanceof Uint8Array) return stdin;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stdin) {
+    const b = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk);
+    size += b.length;
+    if (size > MAX_HOOK_INPUT_BYTES) throw new Error(`hook input exceeds ${MAX_HOOK_INPUT_BYTES} bytes`);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}
+
+function write(io: HookCommandIo, response: NativeResponse): number {
+  if (response.stdout !== "") io.stdout.write(response.stdout);
+  if (response.stderr !== "") io.stderr.write(response.stderr);
+  return response.exitCode;
+}
+
+/**
+ * Runs the hook command. Resolves with the process exit code; never rejects. The caller writes
+ * nothing else to stdout.
+ */
+export async function runHookCommand(argv: readonly string[], io: HookCommandIo): Promise<number> {
+  const env = io.env ?? process.env;
+  const args = parseArgs(argv);
+  const [first, second] = args.positional;
+  if (args.flags.has("--help") || args.flags.has("-h") || first === "help") {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  if (args.flags.has("--version")) {
+    io.stdout.write(`${AARTS_PACKAGE_VERSION}\n`);
+    return 0;
+  }
+  if (first === "install") return runInstall(second, args, io, env);
+  const host = first === undefined ? undefined : SUBPROCESS_HOSTS[first];
+  if (host === undefined) {
+    io.stderr.write(`${first === undefined ? "missing host" : `unknown host ${JSON.stringify(first)}`}\n\n${USAGE}`);
+    return 64;
+  }
+  return runHook(host.hostId, args, io, env);
+}
+
+async function runHook(hostId: string, args: ParsedArgs, io: HookCommandIo, env: Readonly<Record<string, string | undefined>>): Promise<number> {
+  const host = SUBPROCESS_HOSTS[hostId]!;
+  const { settings, errors } = resolveSettings(args, env);
+  const now = io.now ?? (() => new Date());
+  const pendingWrites: Promise<unknown>[] = [];
+  const log = (level: string, message: string) => {
+    if (settings.verbose || level === "config") io.stderr.write(`ahp-aarts-hook: ${message}\n`);
+    if (settings.auditLog !== undefined && (level === "error" || level === "config")) {
+      pendingWrites.push(appendLine(settings.auditLog, { ts: now().toISOString(), level: level === "config" ? "error" : level, host_id: hostId, message }));
+    }
+  };
+
+  let input: Record<string, unknown> = {};
+  const fail = (failure: EngineFailure): number => {
+    const verdict = failureVerdict([failure], settings.failurePolicy);
+    log("error", `${failure.failureCause}: ${failure.message}; ${settings.failurePolicy} applied`);
+    return write(io, host.renderFailure(input, verdict, failure.engineId ?? "ahp-aarts-hook", settings.event));
+  };
+
+  let bytes: Uint8Array;
+  try {
+    bytes = await readAll(io.stdin);
+  } catch (error) {
+    const code = fail(new EngineFailure("internal", `cannot read stdin: ${(error as Error).message}`));
+    await Promise.allSettled(pendingWrites);
+    return code;
+  }
+  try {
+    input = decodeHookInput(bytes);
+  } catch (error) {
+    const code = fail(new EngineFailure("internal", (error as Error).message));
+    await Promise.allSettled(pendingWrites);
+    return code;
+  }
+  if (errors.length > 0 || settings.connect.length === 0) {
+    const problems = settings.connect.length === 0 ? [...errors, "no harness configured (--connect, AHP_CONNECT or the configuration file)"] : errors;
+    for (const p of problems) log("config", p);
+    const code = fail(new EngineFailure("incompatible", `configuration error: ${problems.join("; ")}`));
+    await Promise.allSettled(pendingWrites);
+    return code;
+  }
+
+  let specs: ConnectSpec[];
+  try {
+    specs = settings.connect.map(parseConnect);
+  } catch (error) {
+    log("config", (error as Error).message);
+    const code = fail(new EngineFailure("incompatible", `configuration error: ${(error as Error).message}`));
+    await Promise.allSettled(pendingWrites);
+    return code;
+  }
+
+  const canPrompt = new Set<HookPoint>(host.canPrompt(input, settings.event));
+  const hostModifiable = host.modifiable(input, settings.event);
+  const versionTimeout = Math.min(10_000, settings.timeoutMs ?? 10_000);
+  const hooks: HookRegistration[] = specs.map((spec, i) => ({
+    id: specs.length === 1 ? "ahp" : `ahp${i + 1}`,
+    engine: new AhpBridge({
+      transport: () => openTransport(spec, { ...(io.cwd === undefined ? {} : { cwd: io.cwd }), env, connectTimeoutMs: versionTimeout, requestTimeoutMs: Math.max(settings.timeoutMs ?? 10_000, 10_000) }),
+      remote: spec.remote,
+      remoteTransmissionConsent: settings.remoteConsent,
+      hostModifiable,
+      ...(settings.modifyUnsupported === undefined ? {} : { modifyUnsupported: settings.modifyUnsupported }),
+      lifecycleNotifications: settings.lifecycleNotifications,
+      handshakeTimeoutMs: versionTimeout,
+      onlog: (entry) => log(entry.level, `bridge: ${entry.message}`),
+    }),
+  }));
+  const audit = (record: AuditRecord) => {
+    if (settings.auditLog !== undefined) pendingWrites.push(appendLine(settings.auditLog, record));
+  };
+  const aartsHost = new AartsHost({
+    hooks,
+    failurePolicy: settings.failurePolicy,
+    mergePolicy: settings.mergePolicy,
+    ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
+    versionCheckTimeoutMs: versionTimeout,
+    recommendedTimeoutProceeds: settings.recommendedTimeoutProceeds,
+    canPrompt: (hook) => canPrompt.has(hook),
+    auditAllowSampleRate: settings.auditAllowSampleRate,
+    onaudit: audit,
+    onlog: (entry) => log(entry.level, entry.message),
+    now,
+  });
+  const runtime: HookRuntime = {
+    evaluate: (event, options) =>
+      aartsHost.evaluate(event, options?.subAgents === undefined ? {} : { subAgents: new MemorySubAgentRegistry(options.subAgents) }),
+    notify: (event) => aartsHost.notify(event),
+    state: new FileStateStore(settings.stateDir),
+    now,
+    options: settings.adapter,
+  };
+
+  // Safety net: whatever hangs, the host gets an answer before its own hook timeout.
+  const longest = Math.max(...Object.values(HOOK_CATALOG).map((h) => h.defaultTimeoutMs ?? 0));
+  const budget = versionTimeout + (settings.timeoutMs ?? longest) + 2_000;
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
+  let code: number;
+  try {
+    const response = await Promise.race([
+      host.run(input, runtime, settings.event),
+      new Promise<never>((_, reject) => {
+        watchdog = setTimeout(() => reject(new EngineFailure("timeout", `hook did not finish within ${budget} ms`)), budget);
+      }),
+    ]);
+    code = write(io, response);
+  } catch (error) {
+    code = fail(EngineFailure.isInstance(error) ? error : new EngineFailure("internal", `adapter failed: ${(error as Error)?.message ?? String(error)}`, { cause: error }));
+  } finally {
+    clearTimeout(watchdog);
+  }
+  await Promise.allSettled([aartsHost.close(), ...pendingWrites]);
+  await Promise.allSettled(pendingWrites); // writes queued while closing
+  return code;
+}
+
+async function appendLine(file: string, record: unknown): Promise<void> {
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  await appendFile(file, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+}
+
+/** Quotes one argument for a POSIX shell command line inside a configuration file. */
+function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+async function runInstall(host: string | undefined, args: ParsedArgs, io: HookCommandIo, env: Readonly<Record<string, string | undefined>>): Promise<number> {
+  if (host === undefined || !(INSTALL_HOSTS as readonly string[]).includes(host)) {
+    io.stderr.write(`install: ${host === undefined ? "missing host" : `unknown host ${JSON.stringify(host)}`} (${INSTALL_HOSTS.join(", ")})\n`);
+    return 64;
+  }
+  if (args.errors.length > 0) {
+    io.stderr.write(`install: ${args.errors.join("; ")}\n`);
+    return 64;
+  }
+  const { settings, errors } = resolveSettings(args, env);
+  if (errors.length > 0) {
+    io.stderr.write(`install: ${errors.join("; ")}\n`);
+    return 64;
+  }
+  // Options to embed in the installed command line (explicit flags only; env/config stay where they are).
+  const embed: string[] = [];
+  for (const c of args.flags.get("--connect") ?? []) embed.push("--connect", shellQuote(c));
+  if (args.flags.has("--fail-closed")) embed.push("--fail-closed");
+  for (const name of ["--timeout-ms", "--merge", "--modify-unsupported", "--modify-as", "--config", "--state-dir", "--audit-log"]) {
+    const v = last(args, name);
+    if (v !== undefined) embed.push(name, shellQuote(v));
+  }
+  if (args.flags.has("--remote-consent")) embed.push("--remote-consent");
+  const events = last(args, "--events")?.split(",").map((e) => e.trim()).filter(Boolean);
+  let plan;
+  try {
+    plan = installPlan(host as InstallHost, {
+      command: last(args, "--command") ?? "ahp-aarts-hook",
+      args: embed,
+      failClosed: settings.failurePolicy === "fail-closed",
+      home: env.HOME ?? homedir(),
+      cwd: io.cwd ?? process.cwd(),
+      ...(events === undefined ? {} : { events }),
+    });
+  } catch (error) {
+    io.stderr.write(`install: ${(error as Error).message}\n`);
+    return 64;
+  }
+  const target = last(args, "--settings") ?? plan.path;
+  if (!args.flags.has("--write")) {
+    io.stdout.write(plan.text);
+    io.stderr.write(`# ${plan.scope} scope: ${target}\n${plan.notes.map((n) => `# ${n}`).join("\n")}\n# add --write to install it${plan.scope === "project" ? " (with --project)" : ""}\n`);
+    return 0;
+  }
+  if (plan.scope === "project" && !args.flags.has("--project")) {
+    io.stderr.write(`install: ${host} hooks are configured per project (${target}); add --project to write there\n`);
+    return 64;
+  }
+  try {
+    if (plan.files !== undefined) {
+      await mkdir(target, { recursive: true });
+      for (const [name, content] of Object.entries(plan.files)) await writeFile(join(target, name), content, { mode: 0o755 });
+      io.stderr.write(`wrote ${Object.keys(plan.files).length} hook scripts to ${target}\n`);
+      return 0;
+    }
+    let existing: Record<string, unknown> | undefined;
+    try {
+      const parsed = JSON.parse(await readFile(target, "utf8")) as unknown;
+      if (!isRecord(parsed)) throw new Error("not a JSON object");
+      existing = parsed;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+        io.stderr.write(`install: ${target} exists but is not a JSON object (${(error as Error).message}); not modified\n`);
+        return 1;
+      }
+    }
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, `${JSON.stringify(plan.merge!(existing), null, 2)}\n`);
+    io.stderr.write(`updated ${target}\n`);
+    return 0;
+  } catch (error) {
+    io.stderr.write(`install: cannot write ${target}: ${(error as Error).message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Cross-event state for subprocess hosts (adapter spec §4 general rules): the host spawns one
+ * process per event, so turn counters, pending asks, sub-agent bindings and compaction
+ * snapshots live in a per-user state directory, one JSON file per session, written atomically
+ * (temporary file + rename) under an exclusive lock file for read-modify-write.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, open, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+export interface StateStore {
+  /** The current value (undefined when none). Reads never block. */
+  read<T>(key: string): Promise<T | undefined>;
+  /**
+   * Read-modify-write under the store's lock: `fn` gets the current value and returns the new
+   * one (`undefined` deletes it). Returns what was written.
+   */
+  update<T>(key: string, fn: (current: T | undefined) => T | undefined): Promise<T | undefined>;
+}
+
+/** An in-memory store (in-process hosts, tests). */
+export class MemoryStateStore implements StateStore {
+  readonly #values = new Map<string, string>();
+  async read<T>(key: string): Promise<T | undefined> {
+    const text = this.#values.get(key);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
+  }
+  async update<T>(key: string, fn: (current: T | undefined) => T | undefined): Promise<T | undefined> {
+    const next = fn(await this.read<T>(key));
+    if (next === undefined) this.#values.delete(key);
+    else this.#values.set(key, JSON.stringify(next));
+    return next;
+  }
+}
+
+export interface FileStateStoreOptions {
+  /** How long to wait for the lock. Default 2 000 ms. */
+  readonly lockTimeoutMs?: number;
+  /** A lock file older than this is considered abandoned (its process crashed). Default 10 000 ms. */
+  readonly staleLockMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One JSON file per key in a directory created with mode 0700. */
+export class FileStateStore implements StateStore {
+  readonly dir: string;
+  readonly #options: FileStateStoreOptions;
+  #ready?: Promise<void>;
+
+  constructor(dir: string, options: FileStateStoreOptions = {}) {
+    this.dir = dir;
+    this.#options = options;
+  }
+
+  /** File of a key: a hash, so that session ids never become paths. */
+  fileOf(key: string): string {
+    return join(this.dir, `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`);
+  }
+
+  #ensureDir(): Promise<void> {
+    this.#ready ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() => undefined);
+    return this.#ready;
+  }
+
+  async read<T>(key: string): Promise<T | undefined> {
+    try {
+      return JSON.parse(await readFile(this.fileOf(key), "utf8")) as T;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async update<T>(key: string, fn: (current: T | undefined) => T | undefined): Promise<T | undefined> {
+    await this.#ensureDir();
+    const file = this.fileOf(key);
+    const release = await this.#lock(`${file}.lock`);
+    try {
+      const next = fn(await this.read<T>(key));
+      if (next === undefined) {
+        await rm(file, { force: true });
+      } else {
+        const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+        await writeFile(tmp, JSON.stringify(next), { mode: 0o600 });
+        await rename(tmp, file);
+      }
+      return next;
+    } finally {
+      await release();
+    }
+  }
+
+  async #lock(path: string): Promise<() => Promise<void>> {
+    const deadline = Date.now() + (this.#options.lockTimeoutMs ?? 2_000);
+    const stale = this.#options.staleLockMs ?? 10_000;
+    for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
+      try {
+        const handle = await open(path, "wx", 0o600);
+        await handle.close();
+        return () => unlink(path).catch(() => undefined);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        try {
+          const info = await stat(path);
+          if (Date.now() - info.mtimeMs > stale) {
+            await unlink(path).catch(() => undefined);
+            continue;
+          }
+        } catch {
+          continue; // released meanwhile
+        }
+        if (Date.now() > deadline) throw new Error(`state lock ${path} is held by another process`);
+        await sleep(delay);
+      }
+    }
+  }
+}
+
+/**
+ * The per-user state directory: `$AHP_HOOK_STATE_DIR`, else `$XDG_STATE_HOME/ahp/aarts`, else
+ * `%LOCALAPPDATA%\ahp\aarts` on Windows, else `~/.local/state/ahp/aarts`.
+ */
+export function defaultStateDir(env: Readonly<Record<string, string | undefined>>): string {
+  if (env.AHP_HOOK_STATE_DIR) return env.AHP_HOOK_STATE_DIR;
+  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, "ahp", "aarts");
+  if (process.platform === "win32" && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, "ahp", "aarts");
+  return join(env.HOME ?? homedir(), ".local", "state", "ahp", "aarts");
+}

@@ -1,0 +1,43 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig, type Options } from "tsup";
+
+/**
+ * Three outputs:
+ * - `index` (ESM + CJS + d.ts): the library; `@ahp/core` and zod stay external.
+ * - `hook` (ESM + CJS + d.ts): the hook command for CLIs (`@ahp/aarts/hook`).
+ * - `bin` (ESM, one file): the `ahp-aarts-hook` executable.
+ * `hook` and `bin` bundle the few `@ahp/core` modules they use from source, so that starting the
+ * hook never loads zod or the wire schemas (cold start; measured by `pnpm bench`).
+ */
+const coreSource = fileURLToPath(new URL("../core/src/index.ts", import.meta.url));
+const bundleCore: Options["esbuildOptions"] = (options) => {
+  options.alias = { ...(options.alias ?? {}), "@ahp/core": coreSource };
+};
+
+export default defineConfig([
+  {
+    entry: { index: "src/index.ts" },
+    format: ["esm", "cjs"],
+    dts: true,
+    sourcemap: true,
+    target: "node20",
+  },
+  {
+    entry: { hook: "src/hook/index.ts" },
+    format: ["esm", "cjs"],
+    dts: true,
+    sourcemap: true,
+    target: "node20",
+    noExternal: ["@ahp/core"],
+    esbuildOptions: bundleCore,
+  },
+  {
+    entry: { bin: "src/bin.ts" },
+    format: ["esm"],
+    sourcemap: false,
+    target: "node20",
+    noExternal: ["@ahp/core"],
+    esbuildOptions: bundleCore,
+    banner: { js: "#!/usr/bin/env node" },
+  },
+]);
