@@ -7,59 +7,48 @@
  */
 import { AuditError } from "./errors.js";
 
+/** Deeper nesting is treated as a cycle. */
+const MAX_DEPTH = 512;
+
 export function canonicalJson(value: unknown): string {
-  const parts: string[] = [];
-  write(value, parts, new Set());
-  return parts.join("");
+  return write(value, 0);
 }
 
-function write(value: unknown, out: string[], stack: Set<object>): void {
+function write(value: unknown, depth: number): string {
   switch (typeof value) {
     case "string":
-      out.push(JSON.stringify(value));
-      return;
+      return JSON.stringify(value);
     case "boolean":
-      out.push(value ? "true" : "false");
-      return;
+      return value ? "true" : "false";
     case "number":
       if (!Number.isFinite(value)) throw new AuditError("NOT_CANONICAL", `non-finite number ${String(value)} has no JSON form`);
-      out.push(JSON.stringify(value));
-      return;
+      return JSON.stringify(value);
     case "object":
       break;
     default:
       throw new AuditError("NOT_CANONICAL", `a ${typeof value} has no JSON form`);
   }
-  if (value === null) {
-    out.push("null");
-    return;
-  }
-  if (stack.has(value)) throw new AuditError("NOT_CANONICAL", "circular structure has no JSON form");
-  const withToJson = value as { toJSON?: () => unknown };
-  if (typeof withToJson.toJSON === "function") {
-    write(withToJson.toJSON(), out, stack);
-    return;
-  }
-  stack.add(value);
+  if (value === null) return "null";
+  if (depth >= MAX_DEPTH) throw new AuditError("NOT_CANONICAL", "circular or too deeply nested structure has no canonical JSON form");
   if (Array.isArray(value)) {
-    out.push("[");
-    value.forEach((item, i) => {
-      if (i > 0) out.push(",");
-      write(item === undefined || typeof item === "function" || typeof item === "symbol" ? null : item, out, stack);
-    });
-    out.push("]");
-  } else {
-    out.push("{");
-    let first = true;
-    for (const key of Object.keys(value).sort()) {
-      const item = (value as Record<string, unknown>)[key];
-      if (item === undefined) continue;
-      if (!first) out.push(",");
-      first = false;
-      out.push(JSON.stringify(key), ":");
-      write(item, out, stack);
+    let out = "[";
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (i > 0) out += ",";
+      out += item === undefined || typeof item === "function" || typeof item === "symbol" ? "null" : write(item, depth + 1);
     }
-    out.push("}");
+    return `${out}]`;
   }
-  stack.delete(value);
+  const withToJson = value as { toJSON?: () => unknown };
+  if (typeof withToJson.toJSON === "function") return write(withToJson.toJSON(), depth + 1);
+  const keys = Object.keys(value).sort();
+  let out = "{";
+  let first = true;
+  for (const key of keys) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item === undefined) continue;
+    out += `${first ? "" : ","}${JSON.stringify(key)}:${write(item, depth + 1)}`;
+    first = false;
+  }
+  return `${out}}`;
 }

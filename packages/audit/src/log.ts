@@ -6,11 +6,11 @@
 import { AuditError } from "./errors.js";
 import { FileAuditSink, type FileAuditSinkOptions } from "./file-sink.js";
 import { toAuditKey, type AuditKey, type AuditKeyInput } from "./key.js";
-import { canonicalJson } from "./canonical.js";
 import {
   checkRecordMac,
   genesisHash,
   recordHash,
+  recordLine,
   sealRecord,
   type AuditEntry,
   type AuditHead,
@@ -157,34 +157,44 @@ export class AuditLog {
     const { time, ...rest } = entry;
     const redacted = redactValue(rest, this.#redactor) as AuditEntry;
     const prepared: AuditEntry & { time: string } = { ...redacted, time: time ?? this.#clock().toISOString() };
-    const size = Buffer.byteLength(canonicalJson(prepared)) + 300; // + chain members
-    if (size > this.#maxRecordBytes) {
-      if (prepared.payload === undefined) {
-        throw new AuditError("RECORD_TOO_LARGE", `audit record of ~${size} bytes exceeds maxRecordBytes ${this.#maxRecordBytes}`);
-      }
-      delete prepared.payload;
-      prepared.payload_truncated = true;
-      if (Buffer.byteLength(canonicalJson(prepared)) + 300 > this.#maxRecordBytes) {
-        throw new AuditError("RECORD_TOO_LARGE", `audit record exceeds maxRecordBytes ${this.#maxRecordBytes} even without its payload`);
-      }
-    }
     return prepared;
+  }
+
+  /** Seals an entry; an oversize payload is dropped (`payload_truncated`), any other oversize record is refused. */
+  #seal(entry: AuditEntry & { time: string }, seq: number, prev: string): AuditRecord {
+    let record = sealRecord(entry, { seq, prev, key: this.#key });
+    if (Buffer.byteLength(recordLine(record)) <= this.#maxRecordBytes) return record;
+    if (entry.payload !== undefined) {
+      const { payload: _dropped, ...rest } = entry;
+      record = sealRecord({ ...rest, payload_truncated: true }, { seq, prev, key: this.#key });
+      if (Buffer.byteLength(recordLine(record)) <= this.#maxRecordBytes) return record;
+    }
+    throw new AuditError("RECORD_TOO_LARGE", `audit record of ${Buffer.byteLength(recordLine(record))} bytes exceeds maxRecordBytes ${this.#maxRecordBytes}`);
   }
 
   async #drain(): Promise<void> {
     try {
       await Promise.resolve(); // let appends of the same tick join the first batch
       while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, this.#maxBatch);
+        const taken = this.#queue.splice(0, this.#maxBatch);
+        const batch: Pending[] = [];
         const records: AuditRecord[] = [];
         let seq = this.#seq;
         let prev = this.#prev;
-        for (const item of batch) {
-          const record = sealRecord(item.entry, { seq: seq + 1, prev, key: this.#key });
+        for (const item of taken) {
+          let record: AuditRecord;
+          try {
+            record = this.#seal(item.entry, seq + 1, prev);
+          } catch (error) {
+            item.reject(error instanceof Error ? error : new Error(String(error)));
+            continue;
+          }
+          batch.push(item);
           records.push(record);
           seq = record.seq;
           prev = recordHash(record);
         }
+        if (records.length === 0) continue;
         const written = await this.#store(records);
         for (let i = 0; i < batch.length; i++) {
           const item = batch[i]!;

@@ -105,13 +105,22 @@ const sha256 = sha256Hex;
 export const genesisHash = (kid: string): string => sha256(`ahp-audit/v${AUDIT_FORMAT_VERSION}/genesis/${kid}`);
 
 /** SHA-256 of the canonical JSON of the complete record (with `mac`). */
-export const recordHash = (record: AuditRecord): string => sha256(canonicalJson(record));
+export const recordHash = (record: AuditRecord): string => sha256(recordLine(record).slice(0, -1));
 
 /** SHA-256 (hex) of the canonical JSON of any value. */
 export const digestJson = (value: unknown): string => sha256(canonicalJson(value));
 
-/** The line written for a record: its canonical JSON and `\n`. */
-export const recordLine = (record: AuditRecord): string => `${canonicalJson(record)}\n`;
+const LINES = new WeakMap<AuditRecord, string>();
+
+/** The line written for a record: its canonical JSON and `\n` (computed once per sealed record). */
+export function recordLine(record: AuditRecord): string {
+  let line = LINES.get(record);
+  if (line === undefined) {
+    line = `${canonicalJson(record)}\n`;
+    LINES.set(record, line);
+  }
+  return line;
+}
 
 /** Adds the chain members to an entry. */
 export function sealRecord(entry: AuditEntry & { time: string }, chain: { seq: number; prev: string; key: AuditKey }): AuditRecord {

@@ -53,6 +53,11 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = Object.freeze([
   },
 ] satisfies SecretPattern[]);
 
+/** Every pattern above contains one of these: a string matching neither has no secret (fast path). */
+const CANDIDATE =
+  /-----BEGIN|eyJ|(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}|gh[pousr]_|github_pat_|glpat-|xox[a-z]-|[sr]k_(?:live|test)_|AIza|sk-/;
+const CANDIDATE_ANY_CASE = /aws|bearer|basic|:\/\/[^\s/@]*:[^\s@]*@|pass|pwd|secret|token|key/i;
+
 const ASSIGNMENT_VALUE = /^((?:[^:=]*?)[:=]\s*["']?)([\s\S]*?)(["']?)$/;
 
 /**
@@ -62,7 +67,8 @@ const ASSIGNMENT_VALUE = /^((?:[^:=]*?)[:=]\s*["']?)([\s\S]*?)(["']?)$/;
  * credentials and `password=`-style assignments.
  */
 export function redactSecrets(text: string): string {
-  if (text.length === 0) return text;
+  // Most strings (ids, enum values, hex digests) contain no candidate at all: one cheap pass.
+  if (text.length === 0 || (!CANDIDATE.test(text) && !CANDIDATE_ANY_CASE.test(text))) return text;
   let out = text;
   for (const pattern of SECRET_PATTERNS) {
     pattern.regex.lastIndex = 0;
