@@ -9,7 +9,7 @@
 const SPECIAL = /[.*+?^${}()|[\]\\/]/g;
 const escapeChar = (c: string) => c.replace(SPECIAL, "\\$&");
 
-/** Regular-expression source (without anchors) for one glob. Throws on an unbalanced `{`. */
+/** Regular-expression source (without anchors) for one glob. Throws on an unbalanced `{`; a lone `}` is literal. */
 export function globSource(glob: string): string {
   let i = 0;
   const parse = (inBraces: boolean): string => {
@@ -73,9 +73,7 @@ export function globSource(glob: string): string {
     }
     return out;
   };
-  const source = parse(false);
-  if (i < glob.length) throw new SyntaxError(`unbalanced \`}\` in glob \`${glob}\``);
-  return source;
+  return parse(false);
 }
 
 function classEnd(glob: string, from: number): number {

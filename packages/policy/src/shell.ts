@@ -427,7 +427,30 @@ export function normalizeShellPath(word: string): string {
   return body.length === 0 ? "." : body;
 }
 
-function splitOptions(argv: readonly string[]): { args: string[]; flags: Set<string>; options: Map<string, string[]> } {
+/**
+ * Options known to take a value, per program: their value is not a positional argument
+ * (`pip install --index-url URL pkg` has the positional arguments `install pkg`). For other
+ * programs the word after an option is both a candidate value and a positional argument.
+ */
+const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = (() => {
+  const pip = ["index-url", "extra-index-url", "i", "r", "requirement", "c", "constraint", "f", "find-links", "trusted-host", "t", "target", "prefix", "root", "src", "upgrade-strategy", "python-version", "platform", "abi", "implementation", "cache-dir", "log", "proxy", "retries", "timeout", "exists-action", "cert", "client-cert", "only-binary", "no-binary", "progress-bar", "report", "index", "default-index", "python", "p"];
+  const npm = ["registry", "prefix", "C", "dir", "filter", "F", "cache", "userconfig", "workspace", "w", "tag", "otp", "scope", "loglevel"];
+  const table: Record<string, string[]> = {
+    git: ["C", "c", "git-dir", "work-tree", "namespace", "exec-path", "config-env"],
+    pip,
+    pip3: pip,
+    uv: pip,
+    pipx: pip,
+    npm,
+    pnpm: npm,
+    yarn: npm,
+    bun: npm,
+  };
+  return Object.fromEntries(Object.entries(table).map(([k, v]) => [k, new Set(v)]));
+})();
+
+function splitOptions(argv: readonly string[], program = ""): { args: string[]; flags: Set<string>; options: Map<string, string[]> } {
+  const takesValue = VALUE_OPTIONS[program] ?? (/^pip3\.\d+$/.test(program) ? VALUE_OPTIONS.pip : undefined);
   const args: string[] = [];
   const flags = new Set<string>();
   const options = new Map<string, string[]>();
@@ -456,6 +479,10 @@ function splitOptions(argv: readonly string[]): { args: string[]; flags: Set<str
       flags.add(name);
       if (!options.has(name)) options.set(name, []);
       addValue(name, eq < 0 ? nextValue : word.slice(eq + 1));
+      if (eq < 0 && takesValue?.has(name) && next !== undefined) {
+        addValue(name, next.startsWith("-") ? next : undefined);
+        k++;
+      }
       continue;
     }
     // A short cluster: `-rf` gives r, f and rf; `-ix` may be -i with value x; the last letter may take the next word.
@@ -471,6 +498,10 @@ function splitOptions(argv: readonly string[]): { args: string[]; flags: Set<str
     if (body.length > 1) {
       if (!options.has(body)) options.set(body, []);
       addValue(body, nextValue);
+    }
+    if (body.length === 1 && takesValue?.has(body) && next !== undefined) {
+      addValue(body, next.startsWith("-") ? next : undefined);
+      k++;
     }
   }
   return { args, flags, options };
@@ -592,7 +623,7 @@ class Builder {
     const allWords = stage.words.map((w) => w.text);
     const commandWords = this.#commandWords(allWords);
     const { program, argv, wrappers } = commandWords === undefined ? { program: "", argv: [], wrappers: [] } : this.#unwrap(commandWords);
-    const { args, flags, options } = splitOptions(argv);
+    const { args, flags, options } = splitOptions(argv, program);
     const command: SimpleCommand = {
       program,
       argv,

@@ -56,6 +56,13 @@ describe("commands", () => {
     expect(find("rm --force /", "rm")!.args).toEqual(["/"]);
   });
 
+  it("knows which options of git, pip and npm take a value", () => {
+    expect(find("git -C repo -c a=b push origin main", "git")!.args).toEqual(["push", "origin", "main"]);
+    expect(find("pip install --index-url https://pypi.org/simple -r req.txt x", "pip")!.args).toEqual(["install", "x"]);
+    expect(find("pip install --index-url https://pypi.org/simple x", "pip")!.options.get("index-url")).toEqual(["https://pypi.org/simple"]);
+    expect(find("npm i --registry http://r x", "npm")!.args).toEqual(["i", "x"]);
+  });
+
   it("stops option parsing at --", () => {
     expect(find("rm -- -rf", "rm")!.args).toEqual(["-rf"]);
   });
