@@ -75,7 +75,16 @@ export async function openAuditLog(options: AuditLogOptions): Promise<AuditLog> 
   const log = new AuditLog(key, sink, options, seq, prev);
   if (state.torn !== undefined && state.torn.length > 0) {
     const bytes = state.torn.reduce((n, t) => n + t.bytes, 0);
-    await log.append({ kind: "recovery", torn: state.torn, reason: `previous writer stopped mid-record: ${state.torn.length} torn line(s), ${bytes} bytes, kept outside the chain` });
+    try {
+      await log.append({
+        kind: "recovery",
+        torn: state.torn,
+        reason: `previous writer stopped mid-record: ${state.torn.length} torn line(s), ${bytes} bytes, kept outside the chain`,
+      });
+    } catch (error) {
+      await log.close().catch(() => undefined);
+      throw error;
+    }
   }
   return log;
 }

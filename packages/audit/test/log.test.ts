@@ -223,3 +223,21 @@ describe("AuditLog", () => {
     expect(await verifyAuditLog(path, key)).toMatchObject({ status: "intact", records: 20 });
   });
 });
+
+describe("MemoryAuditSink", () => {
+  it("reopens from existing text with a torn tail and records the recovery", async () => {
+    const first = new MemoryAuditSink();
+    const log = await openAuditLog({ key, sink: first });
+    await log.append(entry(0));
+    await log.append(entry(1));
+    await log.close();
+    const sink = new MemoryAuditSink(`${first.text()}{"torn`);
+    const reopened = await openAuditLog({ key, sink });
+    expect(reopened.head?.seq).toBe(3);
+    expect(sink.records().map((r) => r.kind)).toEqual(["decision", "decision", "recovery"]);
+    await reopened.close();
+    const file = join(dir, "memory.log");
+    await writeFile(file, sink.text());
+    expect(await verifyAuditLog([file], key)).toMatchObject({ status: "intact", records: 3, recovered: [{ line: 3, bytes: 6 }] });
+  });
+});
