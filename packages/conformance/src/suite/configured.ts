@@ -278,7 +278,7 @@ export function registerConfiguredChecks(env: SuiteEnv): void {
       // 2.4 traffic is unaffected.
       const client = await env.client(h());
       expect(await client.send("pre_action", {})).toEqual({ decision: "allow" });
-      expect(await clientLog(client)).toHaveLength(2);
+      expect(await clientLog(env, client)).toHaveLength(2);
     });
   });
 }

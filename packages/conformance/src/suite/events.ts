@@ -208,7 +208,7 @@ export function registerEventChecks(env: SuiteEnv, h: () => ConformanceHarness):
     const client = await env.client(h());
     const payload = { run_id: "run-2", session_id: client.sessionId, status: "completed" as const, updated_at: FIXED_TIMESTAMP };
     expect(await client.send("run_lifecycle", payload)).toEqual({ decision: "allow" });
-    const mine = (await clientLog(client, { min_count: 1 })).filter((r) => r.handler === "notification");
+    const mine = (await clientLog(env, client, { min_count: 1 })).filter((r) => r.handler === "notification");
     expect(mine.map((r) => r.event?.payload)).toEqual([payload]);
   });
 

@@ -66,7 +66,7 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
       expect(results[i * 4 + 2]).toEqual({ answer: { query_type: "approval_check", payload: { i } } });
       expect(results[i * 4 + 3]).toEqual([{ decision: "allow" }]);
     }
-    const records = await clientLog(client, { min_count: 1 + 25 * 4 });
+    const records = await clientLog(env, client, { min_count: 1 + 25 * 4 });
     expect(records.filter((r) => r.handler === "notification")).toHaveLength(25);
   });
 
@@ -86,7 +86,7 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
     const payload = { text: TRICKY, [TRICKY]: [TRICKY], nested: { deep: TRICKY } };
     const decision = (await client.send("pre_action", { ...payload, script: { echo: true } })) as { modified_payload?: unknown };
     expect(decision.modified_payload).toStrictEqual(payload);
-    const records = await clientLog(client);
+    const records = await clientLog(env, client);
     const event = records.find((r) => r.handler === "event")?.event;
     expect((event?.payload as { text: string }).text).toBe(TRICKY);
     if (env.kind === "stream" && h().connectRaw !== undefined) {
@@ -104,7 +104,7 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
     const client = await env.client(h());
     const controller = new AbortController();
     const pending = client.send("pre_action", { script: { delay_ms: 3000 } }, { signal: controller.signal });
-    await clientLog(client, { handler: "event", min_count: 1, settle: false });
+    await clientLog(env, client, { handler: "event", min_count: 1, settle: false });
     const reason = new Error("user cancelled");
     const started = Date.now();
     controller.abort(reason);
@@ -136,7 +136,7 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
     const client = await env.client(h(), { timeoutMs: 10_000 });
     const pending = client.send("pre_action", { script: { delay_ms: 5000 } });
     const query = client.query("slow", { script: { delay_ms: 5000 } });
-    await clientLog(client, { handler: "query", min_count: 1, settle: false });
+    await clientLog(env, client, { handler: "query", min_count: 1, settle: false });
     const started = Date.now();
     await client.close();
     const [eventError, queryError] = await Promise.all([settleError(pending), settleError(query)]);
@@ -157,7 +157,7 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
     env.defer(() => client.close());
     await client.connect(await harness.connect());
     const pending = client.send("pre_action", { script: { delay_ms: 8000 } });
-    await clientLog(client, { handler: "event", min_count: 1, settle: false });
+    await clientLog(env, client, { handler: "event", min_count: 1, settle: false });
     const started = Date.now();
     await harness.close();
     const error = await settleError(pending);

@@ -189,7 +189,7 @@ export function registerQueryAndBatchChecks(env: SuiteEnv, h: () => ConformanceH
       );
     expect(failed).toMatch(/^Batch failed: Invalid event:/);
     expect(await wire.log(s), "no handler ran for the elements before the invalid one").toEqual([]);
-    expect(await clientLog(client, { handler: "event" })).toEqual([]);
+    expect(await clientLog(env, client, { handler: "event" })).toEqual([]);
   });
 
   env.item(64, "ahp/batch params without events -> -32602 Invalid params:", async () => {
