@@ -122,10 +122,24 @@ export function recordLine(record: AuditRecord): string {
   return line;
 }
 
-/** Adds the chain members to an entry. */
+/**
+ * Adds the chain members to an entry. The member values are serialized once: the MAC input and
+ * the written line (the same canonical text with `"mac"` in its sorted place) share them.
+ */
 export function sealRecord(entry: AuditEntry & { time: string }, chain: { seq: number; prev: string; key: AuditKey }): AuditRecord {
-  const unsigned = { ...entry, v: AUDIT_FORMAT_VERSION, seq: chain.seq, kid: chain.key.id, prev: chain.prev } as Omit<AuditRecord, "mac">;
-  return { ...unsigned, mac: chain.key.mac(canonicalJson(unsigned)) } as AuditRecord;
+  const unsigned: Record<string, unknown> = { ...entry, v: AUDIT_FORMAT_VERSION, seq: chain.seq, kid: chain.key.id, prev: chain.prev };
+  delete unsigned.mac;
+  const keys = Object.keys(unsigned)
+    .filter((k) => unsigned[k] !== undefined)
+    .sort();
+  const parts = keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(unsigned[k])}`);
+  const mac = chain.key.mac(`{${parts.join(",")}}`);
+  let at = keys.findIndex((k) => k > "mac");
+  if (at < 0) at = keys.length;
+  parts.splice(at, 0, `"mac":"${mac}"`);
+  const record = { ...unsigned, mac } as unknown as AuditRecord;
+  LINES.set(record, `{${parts.join(",")}}\n`);
+  return record;
 }
 
 /** True when the record's `mac` is the HMAC of the rest under `key` (constant-time compare). */
