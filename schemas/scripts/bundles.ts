@@ -12,6 +12,8 @@ import {
   type JsonSchemaObject,
 } from "../../packages/core/src/index.js";
 import { POLICY_SCHEMA_TYPES } from "../../packages/policy/src/schema.js";
+import { AARTS_SCHEMA_TYPES } from "../../packages/aarts/src/schema/index.js";
+import { AARTS_EVENT_VERSION, HOOK_CATALOG, HOOK_POINTS } from "../../packages/aarts/src/catalog.js";
 
 export const SCHEMA_BASE = "urn:ahp:schemas:2.4";
 
@@ -44,6 +46,17 @@ export const bundles: Bundle[] = [
         title: "AHP policy file (@ahp/policy)",
         description:
           "Generated from the zod schemas of @ahp/policy. A policy file (YAML or JSON) is a PolicyFile; unknown members are rejected except in PolicyAction, which carries the fields of typed decisions.",
+      }),
+  },
+  {
+    file: "aarts.schema.json",
+    id: `${SCHEMA_BASE}:aarts`,
+    build: () =>
+      toJsonSchemaBundle(AARTS_SCHEMA_TYPES, {
+        id: `${SCHEMA_BASE}:aarts`,
+        title: "AARTS 0.1 data model (@ahp/aarts)",
+        description:
+          "Generated from the zod schemas of @ahp/aarts: the AARTS hook event envelope, the five standard extensions, the 20 hook events (AartsEvent), Artifact, Verdict, directives and the version check. MUST fields are required, SHOULD/MAY fields optional; unknown members are allowed.",
       }),
   },
 ];
@@ -82,6 +95,29 @@ export function buildMeta(): JsonSchemaObject {
         ];
       }),
     ),
+    aarts: {
+      bundle: "aarts.schema.json",
+      aarts_version: AARTS_EVENT_VERSION,
+      hook_points: Object.fromEntries(
+        HOOK_POINTS.map((hook) => {
+          const info = HOOK_CATALOG[hook];
+          return [
+            hook,
+            {
+              number: info.number,
+              blocking: info.blocking,
+              event: ref("aarts.schema.json", `${hook}Event`),
+              ahp: {
+                event_type: info.ahp.eventType,
+                form: info.ahp.kind,
+                ...(info.ahp.discriminator === undefined ? {} : { [info.ahp.discriminator.key]: info.ahp.discriminator.value }),
+                capability: info.ahp.capability,
+              },
+            },
+          ];
+        }),
+      ),
+    },
     error_codes: {
       "-32700": "Parse error",
       "-32600": "Invalid JSON-RPC message",

@@ -58,6 +58,9 @@ def main(argv):
         type_dir = os.path.join(examples_dir, type_name)
         if not os.path.isdir(type_dir):
             continue
+        if type_name[:1].islower():
+            # examples/<bundle>/<Type>/...: the corpus of another bundle (e.g. aarts.schema.json), checked by its package
+            continue
         if type_name not in defs:
             print(f"FAIL {type_name}: no such type in $defs", file=sys.stderr)
             failed += 1

@@ -83,7 +83,8 @@ const verdict = (ok: boolean) => (ok ? "valid" : "invalid");
 describe("schema corpus", () => {
   it("has at least 200 instances, in folders named after $defs types", () => {
     expect(examples.length).toBeGreaterThanOrEqual(200);
-    const folders = readdirSync(examplesDir).filter((f) => statSync(join(examplesDir, f)).isDirectory());
+    // Lower-case folders hold the corpus of another bundle (examples/aarts/<Type> for aarts.schema.json), checked by its package.
+    const folders = readdirSync(examplesDir).filter((f) => statSync(join(examplesDir, f)).isDirectory() && !/^[a-z]/.test(f));
     expect(folders.filter((f) => !(f in bundle.$defs))).toEqual([]);
     for (const folder of folders) {
       expect(readdirSync(join(examplesDir, folder)).filter((f) => f !== "valid" && f !== "invalid")).toEqual([]);
