@@ -1,0 +1,198 @@
+/**
+ * End to end: the real built hook command (`node dist/bin.js <host> --connect unix:…`) is
+ * spawned with real Claude Code and Cursor hook payloads against a real AhpServer on a Unix
+ * socket; stdout and the exit code are checked for allow, deny, ask, modify, harness down
+ * (fail-open and fail-closed) and timeout.
+ *
+ * When `dist/bin.js` is missing or older than the sources it is rebuilt first (bin only).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startUnixHarness, testPolicy, type UnixHarness } from "../unix-harness.js";
+
+const pkg = fileURLToPath(new URL("../../", import.meta.url));
+const bin = join(pkg, "dist", "bin.js");
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+async function ensureBin(): Promise<void> {
+  let built = 0;
+  try {
+    built = statSync(bin).mtimeMs;
+  } catch {
+    built = 0;
+  }
+  if (built > Math.max(newestSource(join(pkg, "src")), newestSource(join(pkg, "..", "core", "src")))) return;
+  const { build } = await import("tsup");
+  const configs = (await import("../../tsup.config.js")).default as unknown as Record<string, unknown>[];
+  const binConfig = configs.find((c) => JSON.stringify(c.entry).includes("bin"))!;
+  await build({ ...binConfig, entry: { bin: join(pkg, "src", "bin.ts") }, outDir: join(pkg, "dist"), tsconfig: join(pkg, "tsconfig.json"), config: false, silent: true });
+}
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json: unknown;
+  ms: number;
+}
+
+let home: string;
+function hook(args: string[], input: string, timeoutMs = 15_000): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { PATH: process.env.PATH ?? "", HOME: home, AHP_HOOK_STATE_DIR: join(home, "state") },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    const killer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(killer);
+      let json: unknown;
+      try {
+        json = stdout.trim() === "" ? undefined : JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json, ms: Date.now() - started });
+    });
+    child.stdin.end(input);
+  });
+}
+
+const claude = (name: string) => readFileSync(new URL(`../fixtures/hosts/claude-code/${name}.json`, import.meta.url), "utf8");
+const cursor = (name: string) => readFileSync(new URL(`../fixtures/hosts/cursor/${name}.json`, import.meta.url), "utf8");
+const withCommand = (text: string, command: string) => {
+  const input = JSON.parse(text) as Record<string, unknown>;
+  if (typeof input.command === "string") input.command = command;
+  else input.tool_input = { command };
+  return JSON.stringify(input);
+};
+
+let harness: UnixHarness;
+beforeAll(async () => {
+  await ensureBin();
+  harness = await startUnixHarness(testPolicy);
+  home = mkdtempSync(join(tmpdir(), "aarts-e2e-"));
+}, 60_000);
+afterAll(async () => {
+  await harness?.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe("e2e: Claude Code payloads through the real hook command", () => {
+  const args = () => ["claude-code", "--connect", `unix:${harness.path}`];
+
+  it("allow ⇒ {} exit 0", async () => {
+    const r = await hook(args(), claude("pre-tool-use-bash"));
+    expect(r).toMatchObject({ code: 0, json: {}, stderr: "" });
+  });
+
+  it("deny ⇒ permissionDecision deny with the harness reason", async () => {
+    const r = await hook(args(), claude("pre-tool-use-rm"));
+    expect(r.code).toBe(0);
+    expect(r.json).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "destructive command" } });
+  });
+
+  it("ask ⇒ permissionDecision ask", async () => {
+    const r = await hook(args(), claude("pre-tool-use-webfetch"));
+    expect(r.json).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "network fetch needs approval" } });
+  });
+
+  it("modify ⇒ ask with updatedInput (default)", async () => {
+    const r = await hook(args(), withCommand(claude("pre-tool-use-bash"), "sed -i s/a/b/ package.json"));
+    expect(r.json).toEqual({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "ask",
+        permissionDecisionReason: "ahp:test-harness modified this tool call",
+        updatedInput: { command: "sed -n p package.json" },
+      },
+    });
+  });
+
+  it("harness down: fail-open ⇒ {} exit 0; fail-closed ⇒ deny", async () => {
+    const down = ["claude-code", "--connect", `unix:${join(home, "no-harness.sock")}`];
+    expect(await hook(down, claude("pre-tool-use-bash"))).toMatchObject({ code: 0, json: {} });
+    const closed = await hook([...down, "--fail-closed"], claude("pre-tool-use-bash"));
+    expect(closed.code).toBe(0);
+    expect(closed.json).toMatchObject({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" } });
+  });
+
+  it("timeout ⇒ failure policy after --timeout-ms (fail-open {} / fail-closed deny)", async () => {
+    const input = withCommand(claude("pre-tool-use-bash"), "sleep-forever");
+    const open = await hook([...args(), "--timeout-ms", "250"], input);
+    expect(open).toMatchObject({ code: 0, json: {} });
+    expect(open.ms).toBeLessThan(5_000);
+    const closed = await hook([...args(), "--timeout-ms", "250", "--fail-closed"], input);
+    expect(closed.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("no verdict within 250 ms") } });
+  });
+
+  it("UserPromptSubmit deny ⇒ decision block", async () => {
+    expect((await hook(args(), claude("user-prompt-submit"))).json).toEqual({ decision: "block", reason: "prompt injection" });
+  });
+});
+
+describe("e2e: Cursor payloads through the real hook command", () => {
+  const args = () => ["cursor", "--connect", `unix:${harness.path}`];
+
+  it("allow ⇒ explicit permission allow", async () => {
+    expect(await hook(args(), cursor("before-shell-execution"))).toMatchObject({ code: 0, json: { permission: "allow" } });
+  });
+
+  it("deny ⇒ permission deny with user and agent messages", async () => {
+    expect((await hook(args(), cursor("before-shell-execution-rm"))).json).toEqual({
+      permission: "deny",
+      user_message: "destructive command",
+      agent_message: "destructive command",
+    });
+  });
+
+  it("ask ⇒ permission ask", async () => {
+    expect((await hook(args(), cursor("before-mcp-execution"))).json).toEqual({
+      permission: "ask",
+      user_message: "network fetch needs approval",
+      agent_message: "network fetch needs approval",
+    });
+  });
+
+  it("modify on preToolUse ⇒ allow with updated_input", async () => {
+    expect((await hook(args(), cursor("pre-tool-use-shell"))).json).toEqual({ permission: "allow", updated_input: { command: "sed -n p package.json" } });
+  });
+
+  it("harness down: fail-open ⇒ allow; fail-closed ⇒ deny", async () => {
+    const down = ["cursor", "--connect", `unix:${join(home, "no-harness.sock")}`];
+    expect((await hook(down, cursor("before-shell-execution"))).json).toEqual({ permission: "allow" });
+    expect((await hook([...down, "--fail-closed"], cursor("before-shell-execution"))).json).toMatchObject({ permission: "deny" });
+  });
+
+  it("timeout ⇒ failure policy", async () => {
+    const input = withCommand(cursor("before-shell-execution"), "sleep-forever");
+    expect((await hook([...args(), "--timeout-ms", "250"], input)).json).toEqual({ permission: "allow" });
+    expect((await hook([...args(), "--timeout-ms", "250", "--fail-closed"], input)).json).toMatchObject({ permission: "deny" });
+  });
+});
+
+describe("e2e: the bin's import graph", () => {
+  it("does not contain zod or the wire schemas (cold start)", () => {
+    const text = readFileSync(bin, "utf8");
+    expect(text).not.toMatch(/from "zod"|ZodType|z\.object\(/);
+    expect(text.startsWith("#!/usr/bin/env node")).toBe(true);
+  });
+});
