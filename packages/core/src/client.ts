@@ -84,6 +84,8 @@ export class AhpClient {
   #handshake?: HandshakeResponse;
   #closeCause?: Error;
   #closed = false;
+  /** close() was called and is waiting for the transport. */
+  #closing = false;
   #resolveClosed!: (cause: Error | undefined) => void;
   /** Resolves once the connection is gone, with the cause when it did not close cleanly. */
   readonly closed: Promise<Error | undefined>;
@@ -279,6 +281,10 @@ export class AhpClient {
       this.#onClose(undefined);
       return;
     }
+    // Fail pending calls now, not after the transport's teardown (a stdio child gets a grace
+    // period to exit); calls made while closing are refused.
+    this.#closing = true;
+    this.#rejectPending(this.#closedError());
     await transport.close();
     this.#onClose(undefined);
   }
@@ -286,7 +292,7 @@ export class AhpClient {
   // ------------------------------------------------------------------ internals
 
   #ready(op: Operation): Transport {
-    if (this.#closed) throw this.#closedError();
+    if (this.#closed || this.#closing) throw this.#closedError();
     const transport = this.#transport;
     if (transport === undefined) throw new AhpLocalError("NOT_CONNECTED", "client is not connected");
     if (op !== "Handshake" && this.#handshake === undefined) {
@@ -415,13 +421,17 @@ export class AhpClient {
     this.#closed = true;
     this.#closeCause = error;
     const failure = this.#closedError();
+    this.#rejectPending(failure);
+    this.#controller.abort(failure);
+    this.#resolveClosed(error);
+  }
+
+  #rejectPending(failure: Error): void {
     for (const pending of this.#pending.values()) {
       pending.cleanup();
       pending.reject(failure);
     }
     this.#pending.clear();
-    this.#controller.abort(failure);
-    this.#resolveClosed(error);
   }
 }
 
