@@ -41,10 +41,16 @@ export class NdjsonStreamTransport implements Transport {
   #started = false;
   #closed = false;
   #closing?: Promise<void>;
-  /** Serializes writes so concurrent sends never interleave. */
-  #writeChain: Promise<void> = Promise.resolve();
-  /** Writes handed to the writable and not yet confirmed; close() fails them instead of leaving them pending. */
-  readonly #unconfirmed = new Set<(error: Error) => void>();
+  /**
+   * Sends waiting for their turn. Writes are serialized so concurrent sends never interleave:
+   * while one write is outstanding, later lines queue up and go out together in the next one
+   * (one write call, and usually one system call, for everything queued meanwhile).
+   */
+  #queue: QueuedLine[] = [];
+  /** The lines handed to the writable and not yet confirmed; close() fails them instead of leaving them pending. */
+  #inFlight?: QueuedLine[];
+  /** The writable asked for a drain: nothing more is written until it comes. */
+  #awaitingDrain = false;
   #closeCause?: Error;
 
   constructor(options: NdjsonStreamTransportOptions) {
@@ -110,51 +116,92 @@ export class NdjsonStreamTransport implements Transport {
     return this.#closeCause ?? new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
   }
 
-  async send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
-    if (this.#closed) throw this.#closedError();
-    const line = `${stringifyMessage(message, this.#maxMessageBytes)}\n`;
-    const previous = this.#writeChain;
-    const write = previous.then(() => this.#write(line, options?.signal));
-    this.#writeChain = write.catch(() => undefined);
-    return write;
-  }
-
-  #write(line: string, signal?: AbortSignal): Promise<void> {
+  /**
+   * Writes one message as a line. Resolves once its bytes were handed on by the writable (its
+   * write callback) — later sends wait meanwhile, and while the writable asks for a drain —
+   * so a slow reader holds senders back instead of letting lines pile up in memory.
+   */
+  send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
     if (this.#closed) return Promise.reject(this.#closedError());
+    let line: string;
+    try {
+      line = `${stringifyMessage(message, this.#maxMessageBytes)}\n`;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(new AhpLocalError("ABORTED", "send aborted", { cause: signal.reason }));
     return new Promise<void>((resolve, reject) => {
-      let removeListeners = () => {};
-      const settle = (error?: Error) => {
-        this.#unconfirmed.delete(settle);
-        removeListeners();
-        if (error === undefined) resolve();
-        else reject(error);
-      };
-      this.#unconfirmed.add(settle);
-      let ok: boolean;
-      try {
-        ok = this.#writable.write(line, (error) => {
-          if (error) settle(new AhpLocalError("SEND_FAILED", `write failed: ${error.message}`, { cause: error }));
-          else if (ok) settle();
-        });
-      } catch (error) {
-        settle(new AhpLocalError("SEND_FAILED", `write failed: ${toError(error).message}`, { cause: error }));
-        return;
+      const entry: QueuedLine = { line, resolve, reject, settled: false };
+      if (signal !== undefined) {
+        entry.signal = signal;
+        entry.onAbort = () => {
+          const index = this.#queue.indexOf(entry);
+          if (index !== -1) this.#queue.splice(index, 1); // not written yet: it never will be
+          settleLine(entry, new AhpLocalError("ABORTED", "send aborted", { cause: signal.reason }));
+        };
+        signal.addEventListener("abort", entry.onAbort, { once: true });
       }
-      if (ok) return;
-      // Backpressure: wait for drain (or close / abort) before the next write.
-      const onDrain = () => settle();
-      const onClose = () => settle(this.#closedError());
-      const onAbort = () => settle(new AhpLocalError("ABORTED", "send aborted", { cause: signal?.reason }));
-      removeListeners = () => {
-        this.#writable.off("drain", onDrain);
-        this.#writable.off("close", onClose);
-        signal?.removeEventListener("abort", onAbort);
-      };
-      this.#writable.once("drain", onDrain);
-      this.#writable.once("close", onClose);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#queue.push(entry);
+      if (this.#inFlight === undefined && !this.#awaitingDrain) this.#flush();
     });
+  }
+
+  /**
+   * Hands the queued lines to the writable in one write: at least one line, more while they fit
+   * in the writable's high-water mark (so the writable never holds much more than that).
+   */
+  #flush(): void {
+    const queue = this.#queue;
+    if (queue.length === 0 || this.#closed) return;
+    const budget = Math.max(this.#writable.writableHighWaterMark, MIN_BATCH_BYTES);
+    let text = queue[0]!.line;
+    let count = 1;
+    while (count < queue.length && text.length + queue[count]!.line.length <= budget) text += queue[count++]!.line;
+    const batch = count === queue.length ? queue : queue.slice(0, count);
+    this.#queue = count === queue.length ? [] : queue.slice(count);
+    this.#inFlight = batch;
+    let ok: boolean;
+    try {
+      ok = this.#writable.write(text, (error) => this.#written(batch, error ?? undefined));
+    } catch (error) {
+      this.#written(batch, toError(error));
+      return;
+    }
+    if (!ok) {
+      this.#awaitingDrain = true;
+      this.#writable.once("drain", this.#onDrain);
+      this.#writable.once("close", this.#onWritableClose);
+    }
+  }
+
+  #written(batch: QueuedLine[], error: Error | undefined): void {
+    if (this.#inFlight !== batch) return; // already failed by close
+    this.#inFlight = undefined;
+    const failure =
+      error === undefined ? undefined : new AhpLocalError("SEND_FAILED", `write failed: ${error.message}`, { cause: error });
+    for (const entry of batch) settleLine(entry, failure);
+    // After a failed write the stream is going down: queued lines fail with the close cause.
+    if (failure === undefined && !this.#awaitingDrain) this.#flush();
+  }
+
+  readonly #onDrain = (): void => {
+    this.#writable.off("close", this.#onWritableClose);
+    this.#awaitingDrain = false;
+    if (this.#inFlight === undefined) this.#flush();
+  };
+
+  /** The writable closed while we waited for it: nothing queued or in flight will be confirmed. */
+  readonly #onWritableClose = (): void => {
+    this.#writable.off("drain", this.#onDrain);
+    this.#failWrites(this.#closedError());
+  };
+
+  #failWrites(error: Error): void {
+    const pending = [...(this.#inFlight ?? []), ...this.#queue];
+    this.#inFlight = undefined;
+    this.#queue = [];
+    for (const entry of pending) settleLine(entry, error);
   }
 
   async close(): Promise<void> {
@@ -165,8 +212,9 @@ export class NdjsonStreamTransport implements Transport {
     this.#closing ??= (async () => {
       this.#closed = true;
       // Sends still waiting for the writable (drain, write callback) fail now with the close cause.
-      const error = cause ?? this.#closedError();
-      for (const settle of [...this.#unconfirmed]) settle(error);
+      this.#failWrites(cause ?? this.#closedError());
+      this.#writable.off("drain", this.#onDrain);
+      this.#writable.off("close", this.#onWritableClose);
       this.#readable.off("data", this.#onData);
       this.#readable.off("end", this.#onEnd);
       this.#readable.off("close", this.#onEnd);
@@ -179,4 +227,25 @@ export class NdjsonStreamTransport implements Transport {
     })();
     return this.#closing;
   }
+}
+
+/** Lines are batched up to the writable's high-water mark, or this many UTF-16 units at least. */
+const MIN_BATCH_BYTES = 16 * 1024;
+
+/** One line waiting to be written, or written and waiting for confirmation. */
+interface QueuedLine {
+  line: string;
+  resolve: () => void;
+  reject: (error: Error) => void;
+  settled: boolean;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+function settleLine(entry: QueuedLine, error: Error | undefined): void {
+  if (entry.settled) return;
+  entry.settled = true;
+  if (entry.onAbort !== undefined) entry.signal?.removeEventListener("abort", entry.onAbort);
+  if (error === undefined) entry.resolve();
+  else entry.reject(error);
 }

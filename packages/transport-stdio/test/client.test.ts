@@ -228,10 +228,18 @@ describe("StdioClientTransport: close()", () => {
 describe("StdioClientTransport: stderr", () => {
   it("hands stderr to a callback as text and never mixes it into the JSON channel", async () => {
     let stderr = "";
-    const { client, errors } = await connect({ ...nodeFixture("harness.mjs"), stderr: (text) => (stderr += text) });
+    const sawAll = deferred();
+    const { client, errors } = await connect({
+      ...nodeFixture("harness.mjs"),
+      stderr: (text) => {
+        stderr += text;
+        if (stderr.includes("log line 499 ")) sawAll.resolve();
+      },
+    });
     // The harness writes 500 stderr lines that look like JSON-RPC while answering.
     expect(await client.send("pre_action", { do: "log", lines: 500 })).toEqual({ decision: "allow", metadata: { logged: 500 } });
     expect(await client.send("pre_action", { n: 1 })).toEqual({ decision: "allow", metadata: { n: 1 } });
+    await sawAll.promise; // stderr is another pipe: its bytes may trail the answers
     expect(stderr).toContain('log line 499 {"jsonrpc":"2.0","id":"fake"}');
     expect(errors).toEqual([]);
   });

@@ -1,0 +1,230 @@
+/**
+ * Shared pieces of the stdio and Unix socket suites: the raw NDJSON client used for the floor,
+ * the request and notification bytes, child CPU accounting and the standard set of rows.
+ */
+import { readFileSync } from "node:fs";
+import type { Readable, Writable } from "node:stream";
+import { measurePipelined, measureSequential, type Measurement, type Row } from "./harness.js";
+
+export const payload = { action_type: "tool_call", tool_name: "bash", arguments: { command: "npm test", cwd: "/workspace" } };
+
+/** The event a `client.send("pre_action", payload)` puts on the wire, as plain data. */
+export function rawEvent(eventType = "pre_action") {
+  return { event_type: eventType, session_id: "s", agent_id: "a", timestamp: new Date().toISOString(), depth: 0, payload };
+}
+
+/**
+ * The floor's client: plain JSON.stringify / JSON.parse, manual "\n" splitting, a Map of
+ * pending ids, writes that respect backpressure. No validation, no library.
+ */
+export class RawNdjsonClient {
+  readonly #writable: Writable;
+  readonly #pending = new Map<string, (result: unknown) => void>();
+  #buffer = "";
+  #id = 0;
+
+  constructor(readable: Readable, writable: Writable) {
+    this.#writable = writable;
+    readable.setEncoding("utf8");
+    readable.on("data", (chunk: string) => {
+      this.#buffer += chunk;
+      let nl: number;
+      while ((nl = this.#buffer.indexOf("\n")) !== -1) {
+        const line = this.#buffer.slice(0, nl);
+        this.#buffer = this.#buffer.slice(nl + 1);
+        const message = JSON.parse(line) as { id: string; result: unknown };
+        const resolve = this.#pending.get(message.id);
+        if (resolve !== undefined) {
+          this.#pending.delete(message.id);
+          resolve(message.result);
+        }
+      }
+    });
+  }
+
+  #drained?: Promise<void>;
+
+  #write(text: string): Promise<void> {
+    if (this.#writable.write(text)) return Promise.resolve();
+    this.#drained ??= new Promise<void>((resolve) =>
+      this.#writable.once("drain", () => {
+        this.#drained = undefined;
+        resolve();
+      }),
+    );
+    return this.#drained;
+  }
+
+  request(method: string, params: unknown): Promise<unknown> {
+    const id = String(++this.#id);
+    const answered = new Promise<unknown>((resolve) => this.#pending.set(id, resolve));
+    void this.#write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    return answered;
+  }
+
+  notify(method: string, params: unknown): Promise<void> {
+    return this.#write(`${JSON.stringify({ jsonrpc: "2.0", method, params })}\n`);
+  }
+}
+
+/** User+system CPU time of another process so far, in µs (Linux /proc; undefined elsewhere). */
+export function processCpuUs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // Fields 14 and 15 (utime, stime) in clock ticks of 1/100 s; the slice starts at field 3.
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What one implementation under test offers. */
+export interface Contender {
+  /** One blocking round trip (a pre_action request answered with a decision). */
+  request(): Promise<unknown>;
+  /** One notification (post_action), resolved once written. */
+  notify(): Promise<unknown>;
+  /** A round trip that comes back after every earlier notification was read. */
+  flush(): Promise<unknown>;
+  /** The peer process, for its CPU time. */
+  peerPid?: number;
+}
+
+export interface ContenderResult {
+  sequential: Measurement;
+  pipelined: Measurement;
+  notifications: Measurement;
+}
+
+/** Adds the peer's CPU to a measurement's (this process's) CPU per operation. */
+async function withPeerCpu(pid: number | undefined, ops: number, run: () => Promise<Measurement>): Promise<Measurement> {
+  const before = processCpuUs(pid);
+  const m = await run();
+  const after = processCpuUs(pid);
+  if (before === undefined || after === undefined || m.cpuUsPerOp === undefined) return m;
+  return { ...m, cpuUsPerOp: m.cpuUsPerOp + (after - before) / ops };
+}
+
+/** Runs the standard measurements against one contender. */
+export async function measureContender(c: Contender, quick: boolean): Promise<ContenderResult> {
+  const iterations = quick ? 300 : 5000;
+  const runs = quick ? 2 : 5;
+  const warmup = quick ? 200 : 2000;
+  const sequential = await withPeerCpu(c.peerPid, iterations * runs + warmup, () =>
+    measureSequential(() => c.request(), { iterations, runs, warmup }),
+  );
+  const total = quick ? 2000 : 30_000;
+  const pipeRuns = quick ? 2 : 3;
+  const pipelined = await withPeerCpu(c.peerPid, total * pipeRuns + 2000, () =>
+    measurePipelined(() => c.request(), { total, concurrency: 64, runs: pipeRuns, warmup: 2000 }),
+  );
+  const notifications = await measureNotifications(c, quick ? 5000 : 50_000, pipeRuns);
+  return { sequential, pipelined, notifications };
+}
+
+/** Notifications per second: `count` notifications (64 writes in flight) followed by one round trip. */
+async function measureNotifications(c: Contender, count: number, runs: number): Promise<Measurement> {
+  const once = async () => {
+    let started = 0;
+    const worker = async () => {
+      while (started < count) {
+        started++;
+        await c.notify();
+      }
+    };
+    await Promise.all(Array.from({ length: 64 }, worker));
+    await c.flush();
+  };
+  await once();
+  const rates: number[] = [];
+  const cpuStart = process.cpuUsage();
+  const peerStart = processCpuUs(c.peerPid);
+  for (let r = 0; r < runs; r++) {
+    const start = process.hrtime.bigint();
+    await once();
+    rates.push(count / (Number(process.hrtime.bigint() - start) / 1e9));
+  }
+  const cpu = process.cpuUsage(cpuStart);
+  const peerEnd = processCpuUs(c.peerPid);
+  rates.sort((a, b) => a - b);
+  const peer = peerStart === undefined || peerEnd === undefined ? 0 : peerEnd - peerStart;
+  return { opsPerSec: rates[Math.floor(rates.length / 2)]!, cpuUsPerOp: (cpu.user + cpu.system + peer) / (count * runs) };
+}
+
+/** The standard rows: floor, ours against the floor (targets), and optional other libraries. */
+export function contenderRows(
+  suite: string,
+  floor: ContenderResult,
+  ours: ContenderResult,
+  ourLabel: string,
+  others: Array<{ label: string; result: ContenderResult }> = [],
+): Row[] {
+  const cpuNote = "CPU = this process + the peer process";
+  const rows: Row[] = [
+    { suite, case: "raw floor: sequential round trip", measurement: floor.sequential, note: cpuNote },
+    {
+      suite,
+      case: `${ourLabel}: sequential round trip`,
+      measurement: ours.sequential,
+      floor: floor.sequential,
+      ratio: ours.sequential.p50Us! / floor.sequential.p50Us!,
+      target: "p50 <= 1.3x floor p50",
+      note: "ratio = p50 latency / floor p50 (lower is better)",
+    },
+    { suite, case: "raw floor: pipelined (64 in flight)", measurement: floor.pipelined },
+    {
+      suite,
+      case: `${ourLabel}: pipelined (64 in flight)`,
+      measurement: ours.pipelined,
+      floor: floor.pipelined,
+      ratio: ours.pipelined.opsPerSec / floor.pipelined.opsPerSec,
+      target: ">= 0.7x floor",
+    },
+    { suite, case: "raw floor: notifications (64 writes in flight)", measurement: floor.notifications },
+    {
+      suite,
+      case: `${ourLabel}: notifications (64 writes in flight)`,
+      measurement: ours.notifications,
+      floor: floor.notifications,
+      ratio: ours.notifications.opsPerSec / floor.notifications.opsPerSec,
+    },
+  ];
+  for (const other of others) {
+    rows.push(
+      {
+        suite,
+        case: `${other.label}: sequential round trip`,
+        measurement: other.result.sequential,
+        floor: floor.sequential,
+        ratio: other.result.sequential.p50Us! / floor.sequential.p50Us!,
+        note: "ratio = p50 latency / floor p50",
+      },
+      {
+        suite,
+        case: `${other.label}: pipelined (64 in flight)`,
+        measurement: other.result.pipelined,
+        floor: floor.pipelined,
+        ratio: other.result.pipelined.opsPerSec / floor.pipelined.opsPerSec,
+      },
+      {
+        suite,
+        case: `${other.label}: notifications (64 writes in flight)`,
+        measurement: other.result.notifications,
+        floor: floor.notifications,
+        ratio: other.result.notifications.opsPerSec / floor.notifications.opsPerSec,
+      },
+      {
+        suite,
+        case: `${ourLabel} vs ${other.label}: pipelined throughput`,
+        measurement: ours.pipelined,
+        floor: other.result.pipelined,
+        ratio: ours.pipelined.opsPerSec / other.result.pipelined.opsPerSec,
+        target: ">= 2x",
+        note: `floor column = ${other.label}`,
+      },
+    );
+  }
+  return rows;
+}

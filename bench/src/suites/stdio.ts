@@ -1,0 +1,113 @@
+/**
+ * stdio round trips between this process and a child process: our AhpClient +
+ * StdioClientTransport against an AhpServer served with serveStdio, against a raw floor (a
+ * trivial NDJSON echo peer and client with plain JSON.parse/JSON.stringify and manual line
+ * splitting) and against vscode-jsonrpc over the same kind of pipes. Every child runs built JS.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { AhpClient } from "@ahp/core";
+import { StdioClientTransport } from "@ahp/transport-stdio";
+import { StreamMessageReader, StreamMessageWriter, createMessageConnection } from "vscode-jsonrpc/node";
+import type { Suite } from "../harness.js";
+import { RawNdjsonClient, contenderRows, measureContender, payload, rawEvent, type ContenderResult } from "../ndjson-bench.js";
+
+const peer = (name: string) => fileURLToPath(new URL(`../peers/${name}`, import.meta.url));
+
+function spawnPeer(script: string, ...args: string[]): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [peer(script), ...args], { stdio: ["pipe", "pipe", "pipe"] });
+}
+
+async function stop(child: ChildProcessWithoutNullStreams): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.stdin.end();
+  });
+}
+
+async function rawFloor(quick: boolean): Promise<ContenderResult> {
+  const child = spawnPeer("raw-ndjson-peer.mjs", "stdio");
+  const client = new RawNdjsonClient(child.stdout, child.stdin);
+  try {
+    return await measureContender(
+      {
+        request: () => client.request("ahp/event", rawEvent()),
+        notify: () => client.notify("ahp/event", rawEvent("post_action")),
+        flush: () => client.request("bench/count", {}),
+        ...(child.pid === undefined ? {} : { peerPid: child.pid }),
+      },
+      quick,
+    );
+  } finally {
+    await stop(child);
+  }
+}
+
+async function ours(quick: boolean): Promise<ContenderResult> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [peer("ahp-harness.mjs"), "stdio"] });
+  const client = new AhpClient();
+  await client.connect(transport);
+  try {
+    return await measureContender(
+      {
+        request: () => client.send("pre_action", payload),
+        notify: () => client.send("post_action", payload),
+        flush: () => client.query("bench/count", null),
+        ...(transport.pid === undefined ? {} : { peerPid: transport.pid }),
+      },
+      quick,
+    );
+  } finally {
+    await client.close();
+  }
+}
+
+async function vscodeJsonrpc(quick: boolean): Promise<ContenderResult> {
+  const child = spawnPeer("vscode-jsonrpc-peer.mjs");
+  const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  connection.listen();
+  try {
+    return await measureContender(
+      {
+        request: () => connection.sendRequest("ahp/event", rawEvent()),
+        notify: () => connection.sendNotification("ahp/event", rawEvent("post_action")),
+        flush: () => connection.sendRequest("bench/count", {}),
+        ...(child.pid === undefined ? {} : { peerPid: child.pid }),
+      },
+      quick,
+    );
+  } finally {
+    connection.dispose();
+    await stop(child);
+  }
+}
+
+export const suite: Suite = {
+  name: "stdio",
+  async run({ quick }) {
+    // Interleave to spread machine noise: floor, ours, other, floor again; keep the better floor.
+    const floorA = await rawFloor(quick);
+    const mine = await ours(quick);
+    const other = await vscodeJsonrpc(quick);
+    const floorB = await rawFloor(quick);
+    const floor = betterFloor(floorA, floorB);
+    return contenderRows("stdio", floor, mine, "AhpClient->stdio child AhpServer", [{ label: "vscode-jsonrpc 10.0.0", result: other }]);
+  },
+};
+
+/** The faster of two floor runs, per figure (a conservative comparison for us). */
+export function betterFloor(a: ContenderResult, b: ContenderResult): ContenderResult {
+  const lower = (x: number | undefined, y: number | undefined) => (x === undefined ? y : y === undefined ? x : Math.min(x, y));
+  const pick = (x: ContenderResult["sequential"], y: ContenderResult["sequential"]) => ({
+    opsPerSec: Math.max(x.opsPerSec, y.opsPerSec),
+    ...(lower(x.p50Us, y.p50Us) === undefined ? {} : { p50Us: lower(x.p50Us, y.p50Us)! }),
+    ...(lower(x.p99Us, y.p99Us) === undefined ? {} : { p99Us: lower(x.p99Us, y.p99Us)! }),
+    ...(lower(x.cpuUsPerOp, y.cpuUsPerOp) === undefined ? {} : { cpuUsPerOp: lower(x.cpuUsPerOp, y.cpuUsPerOp)! }),
+  });
+  return {
+    sequential: pick(a.sequential, b.sequential),
+    pipelined: pick(a.pipelined, b.pipelined),
+    notifications: pick(a.notifications, b.notifications),
+  };
+}
