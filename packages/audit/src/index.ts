@@ -36,27 +36,3 @@ export {
   type LatencySummary,
   type TailFollowOptions,
 } from "./inspect.js";
-export { redactSecrets, redactValue, composeRedactors, SECRET_PATTERNS, SENSITIVE_KEY, type Redactor } from "./shared/redact.js";
-export {
-  annotate,
-  readAnnotation,
-  findRuleId,
-  DECISION_ANNOTATION,
-  RULE_IN_REASON,
-  type DecisionAnnotation,
-  type RuleIdSources,
-} from "./shared/annotations.js";
-export {
-  applyHandlerMiddleware,
-  composeMiddleware,
-  observeHandlers,
-  decisionKindOf,
-  failureMessage,
-  type ApplyMiddlewareOptions,
-  type HandlerCall,
-  type HandlerForm,
-  type HandlerKind,
-  type HandlerMiddleware,
-  type HandlerObserver,
-  type HandlerOutcome,
-} from "./shared/intercept.js";

@@ -16,7 +16,7 @@ import {
   type AuditHead,
   type AuditRecord,
 } from "./record.js";
-import { redactSecrets, redactValue, type Redactor } from "./shared/redact.js";
+import { redactSecrets, redactValue, type Redactor } from "@ahp/core";
 import type { AuditSink } from "./sink.js";
 
 export interface AuditLogOptions {

@@ -6,14 +6,14 @@ import type { AhpServerHandlers } from "@ahp/core";
 import { canonicalJson } from "./canonical.js";
 import { AuditError } from "./errors.js";
 import { sha256Hex, type AuditEntry, type AuditRecord } from "./record.js";
-import { findRuleId, readAnnotation, type RuleIdSources } from "./shared/annotations.js";
+import { findRuleId, readAnnotation, type RuleIdSources } from "@ahp/core";
 import {
   applyHandlerMiddleware,
   decisionKindOf,
   failureMessage,
   type HandlerCall,
   type HandlerMiddleware,
-} from "./shared/intercept.js";
+} from "@ahp/core";
 
 /** Anything records can be appended to (an `AuditLog`, or a test double). */
 export interface AuditRecorder {

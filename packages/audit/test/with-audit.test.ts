@@ -1,9 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { AhpClient, AhpServer, createLinkedPair, type AhpServerHandlers, type AhpServerOptions } from "@ahp/core";
+import { AhpClient, AhpServer, annotate, createLinkedPair, type AhpServerHandlers, type AhpServerOptions } from "@ahp/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  annotate,
   canonicalJson,
   openAuditLog,
   sha256Hex,

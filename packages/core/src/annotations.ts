@@ -6,7 +6,7 @@
  * `Symbol.for("@ahp/decision-annotation")`, non-enumerable, so it never reaches JSON, never
  * travels on the wire and is shared by every copy of every package that knows the key.
  *
- * This file is kept byte-identical in `@ahp/audit` and `@ahp/observability`.
+ * Used by `@ahp/audit` and `@ahp/observability`; available to any handler wrapper.
  */
 
 /** What a decider can tell the recorders about one decision. */

@@ -24,3 +24,6 @@ export * from "./linked-pair.js";
 export * from "./server.js";
 export * from "./client.js";
 export { fromV1Request, toV1Result, type V1Action, type V1Outcome } from "./v1.js";
+export * from "./middleware.js";
+export * from "./annotations.js";
+export * from "./redact.js";

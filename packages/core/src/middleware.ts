@@ -1,5 +1,5 @@
 /**
- * The handler middleware shape shared by `@ahp/audit` and `@ahp/observability`: wrap an
+ * Handler middleware: wrap an
  * `AhpServerHandlers` set so that every call of `onEvent`, `onNotification`, `onQuery`,
  * `onHandshake` and `typed.*` passes through a middleware `(call, next) => Promise<result>`.
  *
@@ -12,17 +12,12 @@
  *   `onNotification` and `onHandshake`, which are observed through a pass-through when
  *   `observeMissing` is on (the default): their absence and a no-op are indistinguishable on the wire.
  *
- * This file is kept byte-identical in `@ahp/audit` and `@ahp/observability`.
+ * Used by `@ahp/audit` and `@ahp/observability`; available to any handler wrapper.
  */
-import type {
-  AhpEvent,
-  AhpHandlerContext,
-  AhpServerHandlers,
-  HandshakeRequest,
-  QueryRequest,
-  SpecializedEventType,
-  TypedEventHandler,
-} from "@ahp/core";
+import type { SpecializedEventType } from "./event-table.js";
+import type { AhpEvent } from "./schema/event.js";
+import type { HandshakeRequest, QueryRequest } from "./schema/methods.js";
+import type { AhpHandlerContext, AhpServerHandlers, TypedEventHandler } from "./server.js";
 import { findRuleId, type RuleIdSources } from "./annotations.js";
 
 /** Which handler is being called. */

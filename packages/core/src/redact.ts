@@ -1,9 +1,6 @@
 /**
  * Secret redaction over strings and JSON values.
  *
- * This file is kept byte-identical in `@ahp/audit` and `@ahp/observability` (both depend on
- * `@ahp/core` only); a test in `@ahp/observability` fails when the copies drift.
- *
  * A {@link Redactor} is any `(text) => text` function, so a detector from another package (for
  * example a policy engine's `redactSecrets`) can be passed in place of, or composed with, the
  * built-in {@link redactSecrets}. Replacements read `[REDACTED:<kind>]`.

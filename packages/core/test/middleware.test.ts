@@ -1,4 +1,4 @@
-import type { AhpEvent, AhpHandlerContext } from "@ahp/core";
+import type { AhpEvent, AhpHandlerContext } from "../src/index.js";
 import { describe, expect, it } from "vitest";
 import {
   annotate,

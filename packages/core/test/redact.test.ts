@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { composeRedactors, redactSecrets, redactValue } from "../src/index.js";
-import { SAMPLES } from "./helpers.js";
+import { SAMPLES } from "./secret-samples.js";
 
 describe("redactSecrets", () => {
   const cases: [string, string, string][] = [

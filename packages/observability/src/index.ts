@@ -28,27 +28,3 @@ export {
   type TracingOptions,
 } from "./tracing.js";
 export { withObservability, type ObservabilityOptions } from "./observe.js";
-export { redactSecrets, redactValue, composeRedactors, SECRET_PATTERNS, SENSITIVE_KEY, type Redactor } from "./shared/redact.js";
-export {
-  annotate,
-  readAnnotation,
-  findRuleId,
-  DECISION_ANNOTATION,
-  RULE_IN_REASON,
-  type DecisionAnnotation,
-  type RuleIdSources,
-} from "./shared/annotations.js";
-export {
-  applyHandlerMiddleware,
-  composeMiddleware,
-  observeHandlers,
-  decisionKindOf,
-  failureMessage,
-  type ApplyMiddlewareOptions,
-  type HandlerCall,
-  type HandlerForm,
-  type HandlerKind,
-  type HandlerMiddleware,
-  type HandlerObserver,
-  type HandlerOutcome,
-} from "./shared/intercept.js";

@@ -4,7 +4,7 @@
  * string passes through a redaction hook before it is written.
  */
 import type { AhpServerHandlers } from "@ahp/core";
-import { redactSecrets, redactValue, type Redactor } from "./shared/redact.js";
+import { redactSecrets, redactValue, type Redactor } from "@ahp/core";
 import {
   applyHandlerMiddleware,
   decisionKindOf,
@@ -12,7 +12,7 @@ import {
   observeHandlers,
   type ApplyMiddlewareOptions,
   type HandlerMiddleware,
-} from "./shared/intercept.js";
+} from "@ahp/core";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 const LEVELS: Record<LogLevel | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };

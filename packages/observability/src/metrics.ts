@@ -20,7 +20,7 @@ import {
   type ApplyMiddlewareOptions,
   type HandlerCall,
   type HandlerMiddleware,
-} from "./shared/intercept.js";
+} from "@ahp/core";
 
 /** Seconds: 100 µs … 10 s, dense below 10 ms where in-process decisions land. */
 export const DEFAULT_LATENCY_BUCKETS: readonly number[] = Object.freeze([

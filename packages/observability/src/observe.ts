@@ -2,7 +2,7 @@
 import type { AhpServerHandlers } from "@ahp/core";
 import { loggingMiddleware, type Logger, type LoggingMiddlewareOptions } from "./logger.js";
 import type { AhpMetrics } from "./metrics.js";
-import { applyHandlerMiddleware, composeMiddleware, type ApplyMiddlewareOptions, type HandlerMiddleware } from "./shared/intercept.js";
+import { applyHandlerMiddleware, composeMiddleware, type ApplyMiddlewareOptions, type HandlerMiddleware } from "@ahp/core";
 import { tracingMiddleware, type TracingOptions } from "./tracing.js";
 
 export interface ObservabilityOptions extends ApplyMiddlewareOptions {

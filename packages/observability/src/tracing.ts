@@ -24,9 +24,9 @@ import {
   type Tracer,
   type TracerProvider,
 } from "@opentelemetry/api";
-import { findRuleId, type RuleIdSources } from "./shared/annotations.js";
-import { applyHandlerMiddleware, decisionKindOf, failureMessage, type ApplyMiddlewareOptions, type HandlerMiddleware } from "./shared/intercept.js";
-import { redactSecrets, type Redactor } from "./shared/redact.js";
+import { findRuleId, type RuleIdSources } from "@ahp/core";
+import { applyHandlerMiddleware, decisionKindOf, failureMessage, type ApplyMiddlewareOptions, type HandlerMiddleware } from "@ahp/core";
+import { redactSecrets, type Redactor } from "@ahp/core";
 
 export const TRACER_NAME = "@ahp/observability";
 

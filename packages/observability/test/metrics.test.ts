@@ -1,7 +1,8 @@
 import { AhpClient, AhpServer, createLinkedPair } from "@ahp/core";
 import { register as globalRegister } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
-import { annotate, createAhpMetrics, trackConnections, withMetrics } from "../src/index.js";
+import { annotate } from "@ahp/core";
+import { createAhpMetrics, trackConnections, withMetrics } from "../src/index.js";
 import { parseExposition, valueOf } from "./helpers.js";
 
 const closers: (() => Promise<unknown>)[] = [];

@@ -19,7 +19,8 @@ import {
   type TracerProvider,
 } from "@opentelemetry/api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { annotate, spanContextFromMetadata, withObservability, withTracing, createAhpMetrics } from "../src/index.js";
+import { annotate } from "@ahp/core";
+import { spanContextFromMetadata, withObservability, withTracing, createAhpMetrics } from "../src/index.js";
 
 /** An AsyncLocalStorage context manager (what the SDK's context-async-hooks package provides). */
 class TestContextManager implements ContextManager {
