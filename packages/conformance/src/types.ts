@@ -111,4 +111,10 @@ export interface ConformanceOptions {
   responseTimeoutMs?: number;
   /** Register the agent-side [C] checks (they run against an in-memory fake harness). Default true. */
   clientChecks?: boolean;
+  /**
+   * Reuse one message-level connection per harness for the checks that do not need a fresh one
+   * (each test still uses its own session ids). Set it where a connection is expensive, e.g. a
+   * child process per connection. Default false: a fresh connection per test.
+   */
+  shareConnections?: boolean;
 }

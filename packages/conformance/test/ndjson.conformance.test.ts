@@ -3,9 +3,12 @@ import { describe, expect, it } from "vitest";
 import { ndjsonFactory } from "./support/factories.js";
 
 // The agent-side [C] checks do not depend on the transport; the in-memory run covers them.
+// This run shares one connection per harness (as a process-per-connection transport would);
+// the in-memory run opens a fresh one per test.
 const coverage = describeConformance("NDJSON byte streams (core NdjsonStreamTransport over PassThrough)", ndjsonFactory, {
   kind: "stream",
   clientChecks: false,
+  shareConnections: true,
 });
 
 describe("checklist coverage of the NDJSON run", () => {

@@ -13,7 +13,7 @@ import {
   type AhpEventInput,
   type EventType,
 } from "@ahp/core";
-import { describe, expect } from "vitest";
+import { describe, expect, vi } from "vitest";
 import { validPayload } from "../fixtures.js";
 import { CONFORMANCE_TYPED_DEFAULTS } from "../server.js";
 import { isRecord, WireClient, type WireMessage } from "../wire.js";
@@ -379,6 +379,28 @@ export function registerClientChecks(env: SuiteEnv): void {
       await fake.respond(nextMessage, { decision: "allow" });
       expect(await next).toEqual({ decision: "allow" });
       expect(fake.errors.slice(errorsBefore).map((e) => e.message)).toEqual([`response with unknown id ${JSON.stringify(message.id)} ignored`]);
+    });
+
+    env.item(79, "the default timeout is 10000 ms", async () => {
+      const fake = await FakeHarness.open(env, { timeoutMs: undefined });
+      await fake.handshake();
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+      try {
+        let outcome: unknown = "pending";
+        const call = fake.client.send("pre_action", {}).then(
+          (value) => (outcome = value),
+          (error: unknown) => (outcome = error),
+        );
+        await fake.next();
+        await vi.advanceTimersByTimeAsync(9_990);
+        expect(outcome).toBe("pending");
+        await vi.advanceTimersByTimeAsync(20);
+        await call;
+        expect(AhpLocalError.isInstance(outcome) && outcome.code).toBe("TIMEOUT");
+        expect((outcome as Error).message).toBe("Timeout after 10000ms");
+      } finally {
+        vi.useRealTimers();
+      }
     });
 
     env.item(80, '[Q] a handshake answer with protocol_version "2.0" is accepted', async () => {

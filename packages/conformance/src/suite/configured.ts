@@ -150,7 +150,7 @@ export function registerConfiguredChecks(env: SuiteEnv): void {
 
     env.extra("handshake-gating", "events, queries and batches before the handshake -> -32001; notifications dropped; all fine afterwards", async () => {
       const s = env.session("gate");
-      const wire = await env.wire(h());
+      const wire = await env.wire(h(), { fresh: true });
       const calls = [
         request(wire.id("e"), "ahp/event", wireEvent("pre_action", {}, s)),
         request(wire.id("q"), "ahp/query", queryParams(s, "approval_check", {})),
@@ -177,10 +177,10 @@ export function registerConfiguredChecks(env: SuiteEnv): void {
 
     env.extra("handshake-gating", "gating is per connection: a second connection is not handshaken by the first", async () => {
       const s = env.session("gate2");
-      const first = await env.wire(h());
+      const first = await env.wire(h(), { fresh: true });
       const hs = first.id("hs");
       expectResult(await first.call(request(hs, "ahp/handshake", handshakeParams(s))), hs);
-      const second = await env.wire(h());
+      const second = await env.wire(h(), { fresh: true });
       const id = second.id("e");
       expectError(await second.call(request(id, "ahp/event", wireEvent("pre_action", {}, s))), id, -32001, gated);
     });

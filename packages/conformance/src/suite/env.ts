@@ -28,6 +28,7 @@ export class SuiteEnv {
   readonly testTimeoutMs: number;
   readonly coverage: ConformanceCoverage = { items: new Set(), extras: new Set(), skipped: new Map() };
   readonly #cleanups: Array<() => Promise<void>> = [];
+  readonly #shared = new Map<ConformanceHarness, Promise<WireClient>>();
   #sessions = 0;
   readonly #run = Math.random().toString(36).slice(2, 8);
 
@@ -97,7 +98,11 @@ export class SuiteEnv {
     afterAll(async () => {
       const current = harness;
       harness = undefined;
-      await current?.close();
+      if (current === undefined) return;
+      const shared = this.#shared.get(current);
+      this.#shared.delete(current);
+      if (shared !== undefined) await shared.then((wire) => wire.close()).catch(() => undefined);
+      await current.close();
     }, this.testTimeoutMs);
     return () => {
       if (harness === undefined) throw new Error("the conformance harness is not running");
@@ -112,8 +117,20 @@ export class SuiteEnv {
     });
   }
 
-  /** A message-level client on a fresh connection, closed after the test. */
-  async wire(harness: ConformanceHarness): Promise<WireClient> {
+  /**
+   * A message-level client: on a fresh connection closed after the test, or (with
+   * `shareConnections`, unless `fresh`) on the harness's shared connection.
+   */
+  async wire(harness: ConformanceHarness, options: { fresh?: boolean } = {}): Promise<WireClient> {
+    if (this.options.shareConnections === true && options.fresh !== true) {
+      let shared = this.#shared.get(harness);
+      if (shared !== undefined && (await shared.catch(() => undefined))?.closed !== false) shared = undefined;
+      if (shared === undefined) {
+        shared = harness.connect().then((transport) => WireClient.open(transport, { timeoutMs: this.timeoutMs }));
+        this.#shared.set(harness, shared);
+      }
+      return shared;
+    }
     const transport = await harness.connect();
     const wire = await WireClient.open(transport, { timeoutMs: this.timeoutMs });
     this.defer(() => wire.close());

@@ -254,7 +254,7 @@ export function registerEnvelopeChecks(env: SuiteEnv, h: () => ConformanceHarnes
 
   env.item(19, "an ahp/event request is processed without any prior handshake", async () => {
     const s = env.session("i19");
-    const wire = await env.wire(h());
+    const wire = await env.wire(h(), { fresh: true });
     const id = wire.id("first");
     expect(expectResult(await wire.call(request(id, "ahp/event", wireEvent("pre_action", validPayload("pre_action"), s))), id)).toEqual({
       decision: "allow",

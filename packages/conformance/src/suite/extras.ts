@@ -14,6 +14,10 @@ import { clientLog, expectError, expectResult, frameJson, rawExchange, sendUnans
 const TRICKY =
   'line1\nline2\r\nline3\ttab "quoted" back\\slash / \u2028 LS \u2029 PS é ü ß 中文 日本語 한국어 😀🎉 \u0000 nul \u001f unit \u007f del \ud800 lone';
 
+/**
+ * Attach this as soon as the call is made: over a real transport the call may fail while the
+ * test is still awaiting something else, and an unobserved rejection is reported by vitest.
+ */
 async function settleError(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
     (value) => {
@@ -103,12 +107,12 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
   env.extra("cancellation", "a call cancelled through its AbortSignal rejects at once with ABORTED; the client stays usable", async () => {
     const client = await env.client(h());
     const controller = new AbortController();
-    const pending = client.send("pre_action", { script: { delay_ms: 3000 } }, { signal: controller.signal });
+    const pending = settleError(client.send("pre_action", { script: { delay_ms: 3000 } }, { signal: controller.signal }));
     await clientLog(env, client, { handler: "event", min_count: 1, settle: false });
     const reason = new Error("user cancelled");
     const started = Date.now();
     controller.abort(reason);
-    const error = await settleError(pending);
+    const error = await pending;
     expect(Date.now() - started).toBeLessThan(1000);
     expect(AhpLocalError.isInstance(error), String(error)).toBe(true);
     expect((error as AhpLocalError).code).toBe("ABORTED");
@@ -134,13 +138,15 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
 
   env.extra("close-pending", "closing the client rejects pending calls at once with CONNECTION_CLOSED, not after the timeout", async () => {
     const client = await env.client(h(), { timeoutMs: 10_000 });
-    const pending = client.send("pre_action", { script: { delay_ms: 5000 } });
-    const query = client.query("slow", { script: { delay_ms: 5000 } });
+    const pending = settleError(client.send("pre_action", { script: { delay_ms: 5000 } }));
+    const query = settleError(client.query("slow", { script: { delay_ms: 5000 } }));
     await clientLog(env, client, { handler: "query", min_count: 1, settle: false });
     const started = Date.now();
-    await client.close();
-    const [eventError, queryError] = await Promise.all([settleError(pending), settleError(query)]);
+    // Pending calls fail at once, even while the transport is still closing (a child's grace period).
+    const closing = client.close();
+    const [eventError, queryError] = await Promise.all([pending, query]);
     expect(Date.now() - started).toBeLessThan(1000);
+    await closing;
     for (const error of [eventError, queryError]) {
       expect(AhpLocalError.isInstance(error), String(error)).toBe(true);
       expect((error as AhpLocalError).code).toBe("CONNECTION_CLOSED");
@@ -152,16 +158,19 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
 
   env.extra("peer-death", "when the harness goes away, pending calls fail promptly with the transport's cause, not a timeout", async () => {
     const harness = await env.factory({});
-    env.defer(() => harness.close());
+    let harnessClosed: Promise<void> | undefined;
+    const closeHarness = () => (harnessClosed ??= harness.close());
+    env.defer(closeHarness);
     const client = new AhpClient({ timeoutMs: 10_000 });
     env.defer(() => client.close());
     await client.connect(await harness.connect());
-    const pending = client.send("pre_action", { script: { delay_ms: 8000 } });
+    const pending = settleError(client.send("pre_action", { script: { delay_ms: 8000 } }));
     await clientLog(env, client, { handler: "event", min_count: 1, settle: false });
     const started = Date.now();
-    await harness.close();
-    const error = await settleError(pending);
+    const closing = closeHarness();
+    const error = await pending;
     expect(Date.now() - started).toBeLessThan(5000);
+    await closing;
     expect(AhpLocalError.isInstance(error), String(error)).toBe(true);
     expect((error as AhpLocalError).code).not.toBe("TIMEOUT");
     expect((error as AhpLocalError).message.length).toBeGreaterThan(0);
