@@ -228,3 +228,19 @@ export function contenderRows(
   }
   return rows;
 }
+
+/** The faster of two floor runs, per figure (a conservative comparison for us). */
+export function betterFloor(a: ContenderResult, b: ContenderResult): ContenderResult {
+  const lower = (x: number | undefined, y: number | undefined) => (x === undefined ? y : y === undefined ? x : Math.min(x, y));
+  const pick = (x: ContenderResult["sequential"], y: ContenderResult["sequential"]) => ({
+    opsPerSec: Math.max(x.opsPerSec, y.opsPerSec),
+    ...(lower(x.p50Us, y.p50Us) === undefined ? {} : { p50Us: lower(x.p50Us, y.p50Us)! }),
+    ...(lower(x.p99Us, y.p99Us) === undefined ? {} : { p99Us: lower(x.p99Us, y.p99Us)! }),
+    ...(lower(x.cpuUsPerOp, y.cpuUsPerOp) === undefined ? {} : { cpuUsPerOp: lower(x.cpuUsPerOp, y.cpuUsPerOp)! }),
+  });
+  return {
+    sequential: pick(a.sequential, b.sequential),
+    pipelined: pick(a.pipelined, b.pipelined),
+    notifications: pick(a.notifications, b.notifications),
+  };
+}

@@ -10,7 +10,7 @@ import { AhpClient } from "@ahp/core";
 import { StdioClientTransport } from "@ahp/transport-stdio";
 import { StreamMessageReader, StreamMessageWriter, createMessageConnection } from "vscode-jsonrpc/node";
 import type { Suite } from "../harness.js";
-import { RawNdjsonClient, contenderRows, measureContender, payload, rawEvent, type ContenderResult } from "../ndjson-bench.js";
+import { RawNdjsonClient, betterFloor, contenderRows, measureContender, payload, rawEvent, type ContenderResult } from "../ndjson-bench.js";
 
 const peer = (name: string) => fileURLToPath(new URL(`../peers/${name}`, import.meta.url));
 
@@ -95,19 +95,3 @@ export const suite: Suite = {
     return contenderRows("stdio", floor, mine, "AhpClient->stdio child AhpServer", [{ label: "vscode-jsonrpc 10.0.0", result: other }]);
   },
 };
-
-/** The faster of two floor runs, per figure (a conservative comparison for us). */
-export function betterFloor(a: ContenderResult, b: ContenderResult): ContenderResult {
-  const lower = (x: number | undefined, y: number | undefined) => (x === undefined ? y : y === undefined ? x : Math.min(x, y));
-  const pick = (x: ContenderResult["sequential"], y: ContenderResult["sequential"]) => ({
-    opsPerSec: Math.max(x.opsPerSec, y.opsPerSec),
-    ...(lower(x.p50Us, y.p50Us) === undefined ? {} : { p50Us: lower(x.p50Us, y.p50Us)! }),
-    ...(lower(x.p99Us, y.p99Us) === undefined ? {} : { p99Us: lower(x.p99Us, y.p99Us)! }),
-    ...(lower(x.cpuUsPerOp, y.cpuUsPerOp) === undefined ? {} : { cpuUsPerOp: lower(x.cpuUsPerOp, y.cpuUsPerOp)! }),
-  });
-  return {
-    sequential: pick(a.sequential, b.sequential),
-    pipelined: pick(a.pipelined, b.pipelined),
-    notifications: pick(a.notifications, b.notifications),
-  };
-}

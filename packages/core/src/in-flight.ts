@@ -3,25 +3,21 @@
  *
  * When the agent ends its side (end of stdin, a half-closed socket) it may still be waiting for
  * answers to the requests it already wrote: `printf '<request>\n' | harness` must print the
- * response. A stream transport counts the requests it received and the writes it has in
- * progress, and on end of input waits for {@link InFlightRequests.idle} before it closes.
+ * response. A stream transport counts the requests it received and the answers it wrote, and
+ * on end of input waits for {@link InFlightRequests.idle} before it closes.
  */
 import type { JsonRpcId } from "./schema/jsonrpc.js";
 
 export class InFlightRequests {
   readonly #ids = new Map<JsonRpcId, number>();
   #requests = 0;
-  #writes = 0;
+  /** The latest write; writes complete in order, so once it settled every earlier one has. */
+  #lastWrite?: Promise<unknown>;
   #waiters: Array<() => void> = [];
 
   /** Requests received and not yet answered. */
   get size(): number {
     return this.#requests;
-  }
-
-  /** Writes started and not yet settled. */
-  get writes(): number {
-    return this.#writes;
   }
 
   /** Records an incoming message; counts it when it is a request (a `method` and a string or integer `id`). */
@@ -32,45 +28,49 @@ export class InFlightRequests {
     this.#requests++;
   }
 
-  /** Call before writing `message`; pair with {@link written}. */
-  writing(): void {
-    this.#writes++;
-  }
-
-  /** Call once the write of `message` settled (written or failed): a response answers its request. */
-  written(message: unknown): void {
-    if (this.#writes > 0) this.#writes--;
+  /** Records an outgoing message and its write: a response answers the request with its id. */
+  writing(message: unknown, write: Promise<unknown>): void {
+    this.#lastWrite = write;
     const id = responseId(message);
-    if (id !== undefined) {
-      const count = this.#ids.get(id);
-      if (count !== undefined) {
-        if (count <= 1) this.#ids.delete(id);
-        else this.#ids.set(id, count - 1);
-        this.#requests--;
-      }
-    }
-    if (this.#requests === 0 && this.#writes === 0) this.#wake();
+    if (id === undefined) return;
+    const count = this.#ids.get(id);
+    if (count === undefined) return;
+    if (count <= 1) this.#ids.delete(id);
+    else this.#ids.set(id, count - 1);
+    if (--this.#requests === 0) this.#wake();
   }
 
   /**
-   * Resolves `true` once every counted request has been answered and every write settled, or
+   * Resolves `true` once every counted request has been answered and the last write settled, or
    * `false` when `timeoutMs` passes first. The timer is cleared either way.
    */
   idle(timeoutMs: number): Promise<boolean> {
-    if (this.#requests === 0 && this.#writes === 0) return Promise.resolve(true);
     return new Promise<boolean>((resolve) => {
+      let settled = false;
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const waiter = () => {
+      const finish = (value: boolean) => {
+        if (settled) return;
+        settled = true;
         if (timer !== undefined) clearTimeout(timer);
-        resolve(true);
+        resolve(value);
       };
-      this.#waiters.push(waiter);
+      const answered = () => {
+        const last = this.#lastWrite;
+        if (last === undefined) finish(true);
+        else
+          last.then(
+            () => finish(true),
+            () => finish(true),
+          );
+      };
       if (timeoutMs >= 0 && Number.isFinite(timeoutMs)) {
         timer = setTimeout(() => {
-          this.#waiters = this.#waiters.filter((w) => w !== waiter);
-          resolve(false);
+          this.#waiters = this.#waiters.filter((w) => w !== answered);
+          finish(false);
         }, timeoutMs);
       }
+      if (this.#requests === 0) answered();
+      else this.#waiters.push(answered);
     });
   }
 
@@ -78,7 +78,7 @@ export class InFlightRequests {
   clear(): void {
     this.#ids.clear();
     this.#requests = 0;
-    this.#writes = 0;
+    this.#lastWrite = undefined;
     this.#wake();
   }
 

@@ -91,10 +91,8 @@ export class StdioServerTransport implements Transport {
   }
 
   send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
-    this.#inFlight.writing();
     const write = this.#inner.send(message, options);
-    const settle = () => this.#inFlight.written(message);
-    write.then(settle, settle);
+    this.#inFlight.writing(message, write);
     return write;
   }
 
