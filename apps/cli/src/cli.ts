@@ -7,6 +7,7 @@ Commands:
   serve     run an AHP harness (stdio, HTTP, WebSocket, Unix socket)
   send      be an agent: send one or many events and print the decisions
   schema    print or write the JSON Schema set
+  audit     verify, tail or summarise a tamper-evident audit log
 
 Run 'ahp <command> --help' for the options of a command.
 `;
@@ -17,6 +18,7 @@ const commands: Record<string, () => Promise<Command>> = {
   serve: () => import("./commands/serve.js"),
   send: () => import("./commands/send.js"),
   schema: () => import("./commands/schema.js"),
+  audit: () => import("./commands/audit.js"),
 };
 
 export async function main(argv: string[], io: CliIo): Promise<number> {

@@ -1,29 +1,44 @@
-/** `ahp serve`: run a harness on one or several transports. */
-import { AhpServer, type AhpServerHandlers, type HarnessConfig } from "@ahp/core";
+/** `ahp serve`: run the harness on one or several transports. */
+import { AUDIT_KEY_ENV, loadAuditKey } from "@ahp/audit";
+import type { HarnessConfig } from "@ahp/core";
+import { createLogger, listenMetrics, type LogLevel } from "@ahp/observability";
+import { DEFAULT_POLICY, type PolicyFileInput } from "@ahp/policy";
 import { listenHttp } from "@ahp/transport-http";
 import { serveStdio } from "@ahp/transport-stdio";
 import { listenUnix } from "@ahp/transport-unix";
 import { listenWebSocket } from "@ahp/transport-ws";
 import { hostPort, parse, toInt } from "../args.js";
-import { createCliLog } from "../log.js";
-import { EXIT_OK, UsageError, type CliIo } from "../io.js";
+import { loadServeConfig, type ServeConfig } from "../config.js";
+import { createHarness } from "../harness.js";
+import { EXIT_FAILURE, EXIT_OK, UsageError, type CliIo } from "../io.js";
 
 export const usage = `Usage: ahp serve [--stdio] [--http HOST:PORT] [--ws HOST:PORT] [--unix PATH] [options]
 
-Runs an AHP 2.4 harness. Several transports may be served at once. Network listeners bind
-loopback unless a host is given. Logs are JSON lines on stderr; under --stdio, stdout carries
-only protocol messages.
+Runs an AHP 2.4 harness with a policy (the built-in default policy unless --policy is given),
+an optional tamper-evident audit log and Prometheus metrics. Several transports may be served
+at once. Network listeners bind loopback unless a host is given. Logs are JSON lines on
+stderr; under --stdio, stdout carries only protocol messages.
 
+Transports:
   --stdio               serve on this process's stdin/stdout (ends when stdin ends)
-  --http HOST:PORT      serve POST /ahp (and GET /healthz)
-  --ws HOST:PORT        serve WebSocket agents on /ahp
-  --unix PATH           serve on a Unix domain socket (mode 0600)
+  --http HOST:PORT      serve POST /ahp (and GET /healthz, GET /metrics); repeatable
+  --ws HOST:PORT        serve WebSocket agents on /ahp; repeatable
+  --unix PATH           serve on a Unix domain socket (mode 0600); repeatable
   --api-key KEY         require this X-API-Key / ?api_key= (HTTP, WebSocket); repeatable; or env AHP_API_KEY
   --bearer TOKEN        require this bearer token / ?token=; repeatable; or env AHP_BEARER_TOKEN
+Policy and limits:
+  --policy FILE         policy file (YAML or JSON), reloaded when it changes (default: built-in policy)
+  --block-tool NAME     with the built-in policy: also block pre_action events for this tool; repeatable
   --max-depth N         reject events deeper than N (default 10)
   --batch-size N        reject batches larger than N (default 100)
   --timeout-ms N        advertised timeout and handler time limit (default 10000)
-  --block-tool NAME     block pre_action events for this tool; repeatable (policy: allow the rest)
+Audit, metrics, logs:
+  --audit FILE          append every event and decision to this HMAC-chained log
+  --audit-key-file F    the audit key (hex, base64 or raw, >= 32 bytes); or env ${AUDIT_KEY_ENV}
+  --audit-payloads      also record (redacted) payloads, not only their digests
+  --metrics HOST:PORT   serve Prometheus metrics on their own port (also on --http at /metrics)
+  --log-level LEVEL     debug | info | warn | error | silent (default info)
+  --config FILE         read all of the above from a YAML file (ahp.config.yaml); flags win
   --name NAME           harness name in the handshake (default ahp-harness)
   -h, --help            this text
 `;
@@ -35,30 +50,35 @@ const options = {
   unix: { type: "string", multiple: true },
   "api-key": { type: "string", multiple: true },
   bearer: { type: "string", multiple: true },
+  policy: { type: "string" },
+  "block-tool": { type: "string", multiple: true },
   "max-depth": { type: "string" },
   "batch-size": { type: "string" },
   "timeout-ms": { type: "string" },
-  "block-tool": { type: "string", multiple: true },
+  audit: { type: "string" },
+  "audit-key-file": { type: "string" },
+  "audit-payloads": { type: "boolean" },
+  metrics: { type: "string" },
+  "log-level": { type: "string" },
+  config: { type: "string" },
   name: { type: "string" },
 } as const;
 
-const toolNameOf = (payload: unknown): string | undefined => {
-  if (payload === null || typeof payload !== "object") return undefined;
-  const p = payload as Record<string, unknown>;
-  const name = p.tool_name ?? p.tool ?? p.name;
-  return typeof name === "string" ? name : undefined;
-};
+const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+const envList = (env: NodeJS.ProcessEnv, names: string | string[] | undefined): string[] =>
+  (names === undefined ? [] : Array.isArray(names) ? names : [names]).map((n) => env[n]).filter((v): v is string => v !== undefined && v !== "");
 
-/** Allow-all with optional blocked tool names. */
-export function simpleHandlers(blockTools: readonly string[]): AhpServerHandlers {
-  const blocked = new Set(blockTools);
-  return {
-    onEvent: (event) => {
-      const tool = event.event_type === "pre_action" ? toolNameOf(event.payload) : undefined;
-      if (tool !== undefined && blocked.has(tool)) return { decision: "block", reason: `tool ${tool} is blocked by this harness` };
-      return { decision: "allow" };
-    },
-  };
+/** The built-in policy with one block rule per `--block-tool` in front. */
+export function blockToolPolicy(tools: readonly string[]): PolicyFileInput {
+  if (tools.length === 0) return DEFAULT_POLICY;
+  const rules = tools.map((tool, i) => ({
+    id: `cli-block-tool-${i + 1}`,
+    description: `--block-tool ${tool}`,
+    events: "pre_action" as const,
+    match: { tool },
+    action: { decision: "block" as const, reason: `tool ${tool} is blocked by this harness` },
+  }));
+  return { ...DEFAULT_POLICY, rules: [...rules, ...DEFAULT_POLICY.rules] } as PolicyFileInput;
 }
 
 export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Promise<number> {
@@ -67,30 +87,65 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     io.stdout.write(usage);
     return EXIT_OK;
   }
-  const listeners = { stdio: values.stdio === true, http: values.http ?? [], ws: values.ws ?? [], unix: values.unix ?? [] };
+  const file: ServeConfig = values.config === undefined ? {} : await loadServeConfig(values.config);
+  const listeners = {
+    stdio: values.stdio ?? file.listen?.stdio ?? false,
+    http: values.http ?? file.listen?.http ?? [],
+    ws: values.ws ?? file.listen?.ws ?? [],
+    unix: values.unix ?? file.listen?.unix ?? [],
+  };
   if (!listeners.stdio && listeners.http.length + listeners.ws.length + listeners.unix.length === 0) {
     throw new UsageError("choose at least one transport: --stdio, --http, --ws or --unix");
   }
   const config: HarnessConfig = {
-    timeout_ms: toInt("timeout-ms", values["timeout-ms"], { min: 1 }) ?? 10_000,
-    batch_size: toInt("batch-size", values["batch-size"]) ?? 100,
-    max_depth: toInt("max-depth", values["max-depth"]) ?? 10,
+    timeout_ms: toInt("timeout-ms", values["timeout-ms"], { min: 1 }) ?? file.limits?.timeout_ms ?? 10_000,
+    batch_size: toInt("batch-size", values["batch-size"]) ?? file.limits?.batch_size ?? 100,
+    max_depth: toInt("max-depth", values["max-depth"]) ?? file.limits?.max_depth ?? 10,
   };
-  const apiKeys = values["api-key"] ?? (io.env.AHP_API_KEY ? [io.env.AHP_API_KEY] : []);
-  const bearerTokens = values.bearer ?? (io.env.AHP_BEARER_TOKEN ? [io.env.AHP_BEARER_TOKEN] : []);
+  const apiKeys = values["api-key"] ?? [...envList(io.env, file.auth?.api_keys_env), ...(io.env.AHP_API_KEY ? [io.env.AHP_API_KEY] : [])];
+  const bearerTokens = values.bearer ?? [
+    ...envList(io.env, file.auth?.bearer_tokens_env),
+    ...(io.env.AHP_BEARER_TOKEN ? [io.env.AHP_BEARER_TOKEN] : []),
+  ];
   const auth = apiKeys.length + bearerTokens.length > 0 ? { apiKeys, bearerTokens } : undefined;
-  if (auth !== undefined && listeners.http.length + listeners.ws.length === 0) {
+  if (auth !== undefined && listeners.http.length + listeners.ws.length === 0 && (values["api-key"] ?? values.bearer) !== undefined) {
     throw new UsageError("--api-key/--bearer apply to --http and --ws only");
   }
-  const log = createCliLog(io.stderr);
+  const policyFile = values.policy ?? file.policy;
+  const blockTools = values["block-tool"] ?? [];
+  if (policyFile !== undefined && blockTools.length > 0) {
+    throw new UsageError("--block-tool works with the built-in policy; put the rule into your --policy file instead");
+  }
+  const level = values["log-level"] ?? file.log_level ?? "info";
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
+  const log = createLogger({ stream: io.stderr, level: level as LogLevel | "silent", bindings: { component: "ahp-serve" } });
 
-  const server = new AhpServer({
-    harnessInfo: { name: values.name ?? "ahp-harness", version: "0.1.0" },
-    config,
-    handlerFailure: "decision",
-    handlers: simpleHandlers(values["block-tool"] ?? []),
-    onerror: (error) => log.warn("server", { error: error.message }),
-  });
+  const auditFile = values.audit ?? file.audit?.file;
+  let audit: { file: string; key: Awaited<ReturnType<typeof loadAuditKey>>; includePayloads?: boolean } | undefined;
+  if (auditFile !== undefined) {
+    const keyFile = values["audit-key-file"] ?? file.audit?.key_file;
+    try {
+      const key = await loadAuditKey({ ...(keyFile === undefined ? {} : { keyFile }), env: io.env });
+      audit = { file: auditFile, key, ...((values["audit-payloads"] ?? file.audit?.include_payloads) ? { includePayloads: true } : {}) };
+    } catch (error) {
+      throw new UsageError(`audit key: ${(error as Error).message} (use --audit-key-file or ${AUDIT_KEY_ENV})`);
+    }
+  }
+
+  let harness;
+  try {
+    harness = await createHarness({
+      log,
+      config,
+      name: values.name ?? file.name ?? "ahp-harness",
+      ...(policyFile === undefined ? { policy: blockToolPolicy(blockTools) } : { policyFile }),
+      ...(audit === undefined ? {} : { audit }),
+    });
+  } catch (error) {
+    io.stderr.write(`ahp serve: ${(error as Error).message}\n`);
+    return EXIT_FAILURE;
+  }
+  const { server, metrics } = harness;
 
   const closers: Array<() => Promise<void>> = [];
   const stop = new AbortController();
@@ -98,16 +153,26 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   signal?.addEventListener("abort", onSignal, { once: true });
+  const onerror = (transport: string) => (e: Error) => log.warn("transport", { transport, error: e.message });
   try {
     for (const spec of listeners.http) {
       const { host, port } = hostPort("http", spec);
-      const l = await listenHttp(server, { host, port, ...(auth === undefined ? {} : { auth }), onerror: (e) => log.warn("http", { error: e.message }) });
+      const l = await listenHttp(server, { host, port, ...(auth === undefined ? {} : { auth }), onerror: onerror("http") });
+      // /metrics next to /ahp on the same listener.
+      const { metricsHandler } = await import("@ahp/observability");
+      const serveMetrics = metricsHandler(metrics);
+      const listeners = l.httpServer.listeners("request");
+      l.httpServer.removeAllListeners("request");
+      l.httpServer.on("request", (req, res) => {
+        if (req.url?.split("?")[0] === "/metrics") serveMetrics(req, res);
+        else for (const listener of listeners) (listener as (a: typeof req, b: typeof res) => void)(req, res);
+      });
       closers.push(() => l.close());
       log.info("listening", { transport: "http", url: l.url });
     }
     for (const spec of listeners.ws) {
       const { host, port } = hostPort("ws", spec);
-      const l = await listenWebSocket(server, { host, port, ...(auth === undefined ? {} : { auth }), onerror: (e) => log.warn("ws", { error: e.message }) });
+      const l = await listenWebSocket(server, { host, port, ...(auth === undefined ? {} : { auth }), onerror: onerror("ws") });
       closers.push(() => l.close());
       log.info("listening", { transport: "ws", url: l.url });
     }
@@ -115,6 +180,13 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
       const l = await listenUnix(server, { path });
       closers.push(() => l.close());
       log.info("listening", { transport: "unix", path });
+    }
+    const metricsSpec = values.metrics ?? file.metrics;
+    if (metricsSpec !== undefined) {
+      const { host, port } = hostPort("metrics", metricsSpec);
+      const l = await listenMetrics({ metrics, host, port });
+      closers.push(() => l.close());
+      log.info("listening", { transport: "metrics", url: l.url });
     }
     if (listeners.stdio) {
       log.info("listening", { transport: "stdio" });
@@ -128,7 +200,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await Promise.allSettled(closers.map((close) => close()));
-    await server.close();
+    await harness.close();
     log.info("stopped");
   }
   return EXIT_OK;

@@ -1,0 +1,122 @@
+/** `ahp audit verify|tail|stats`: inspect a tamper-evident audit log. */
+import {
+  AUDIT_KEY_ENV,
+  auditStats,
+  formatAuditRecord,
+  formatAuditStats,
+  formatVerifyReport,
+  loadAuditKey,
+  tailAuditLog,
+  verifyAuditLog,
+} from "@ahp/audit";
+import { parse, toInt } from "../args.js";
+import { EXIT_FAILURE, EXIT_OK, UsageError, type CliIo } from "../io.js";
+
+export const usage = `Usage: ahp audit <verify|tail|stats> FILE [options]
+
+  ahp audit verify FILE [FILE...] [--key-file KEYFILE] [--expect-head SEQ:HASH] [--require-genesis] [--json]
+      Verifies the HMAC chain of the log (a single FILE also covers its rotated siblings
+      FILE.1, FILE.2, ...). Reports the first altered, deleted, inserted or reordered record,
+      a wrong key, or a torn last line (a crash, not tampering). Key: --key-file or env ${AUDIT_KEY_ENV}.
+      Exit 0 when the chain verifies (also with a torn tail), 1 when it does not, 2 on errors.
+
+  ahp audit tail FILE [-n N] [--follow] [--json]
+      Prints the last N records (default 10) readably, or as JSON lines; --follow keeps printing.
+
+  ahp audit stats FILE [FILE...] [--json]
+      Counts by decision, rule and event type, handler failures and latency percentiles.
+`;
+
+export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === "--help" || sub === "-h") {
+    io.stdout.write(usage);
+    return sub === undefined ? 64 : EXIT_OK;
+  }
+  switch (sub) {
+    case "verify":
+      return verify(rest, io);
+    case "tail":
+      return tail(rest, io, signal);
+    case "stats":
+      return stats(rest, io);
+    default:
+      throw new UsageError(`unknown audit command ${JSON.stringify(sub)}`);
+  }
+}
+
+async function verify(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(
+    argv,
+    { "key-file": { type: "string" }, "expect-head": { type: "string" }, "require-genesis": { type: "boolean" }, json: { type: "boolean" } },
+    true,
+  );
+  if (values.help) {
+    io.stdout.write(usage);
+    return EXIT_OK;
+  }
+  if (positionals.length === 0) throw new UsageError("ahp audit verify needs a FILE");
+  let key;
+  try {
+    key = await loadAuditKey({ ...(values["key-file"] === undefined ? {} : { keyFile: values["key-file"] }), env: io.env });
+  } catch (error) {
+    io.stderr.write(`ahp audit verify: ${(error as Error).message}\n`);
+    return EXIT_FAILURE;
+  }
+  try {
+    const report = await verifyAuditLog(positionals.length === 1 ? positionals[0]! : positionals, key, {
+      ...(values["expect-head"] === undefined ? {} : { expectHead: values["expect-head"] }),
+      ...(values["require-genesis"] ? { requireGenesis: true } : {}),
+    });
+    io.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${formatVerifyReport(report)}\n`);
+    const headOk = report.expectedHead === undefined || report.expectedHead.matched;
+    return report.ok && headOk ? EXIT_OK : 1;
+  } catch (error) {
+    io.stderr.write(`ahp audit verify: ${(error as Error).message}\n`);
+    return EXIT_FAILURE;
+  }
+}
+
+async function tail(argv: string[], io: CliIo, signal?: AbortSignal): Promise<number> {
+  const { values, positionals } = parse(argv, { n: { type: "string", short: "n" }, follow: { type: "boolean", short: "f" }, json: { type: "boolean" } }, true);
+  if (values.help) {
+    io.stdout.write(usage);
+    return EXIT_OK;
+  }
+  if (positionals.length !== 1) throw new UsageError("ahp audit tail needs exactly one FILE");
+  const n = toInt("n", values.n) ?? 10;
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once("SIGINT", onSignal);
+  signal?.addEventListener("abort", onSignal, { once: true });
+  try {
+    for await (const entry of tailAuditLog(positionals[0]!, n, values.follow ? { signal: stop.signal } : false)) {
+      if (entry.record !== undefined) {
+        io.stdout.write(values.json ? `${JSON.stringify(entry.record)}\n` : `${formatAuditRecord(entry.record)}\n`);
+      } else io.stdout.write(`${values.json ? JSON.stringify({ raw: entry.raw }) : `? ${entry.raw ?? ""}`}\n`);
+    }
+    return EXIT_OK;
+  } catch (error) {
+    io.stderr.write(`ahp audit tail: ${(error as Error).message}\n`);
+    return EXIT_FAILURE;
+  } finally {
+    process.off("SIGINT", onSignal);
+  }
+}
+
+async function stats(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(argv, { json: { type: "boolean" } }, true);
+  if (values.help) {
+    io.stdout.write(usage);
+    return EXIT_OK;
+  }
+  if (positionals.length === 0) throw new UsageError("ahp audit stats needs a FILE");
+  try {
+    const s = await auditStats(positionals.length === 1 ? positionals[0]! : positionals);
+    io.stdout.write(values.json ? `${JSON.stringify(s)}\n` : `${formatAuditStats(s)}\n`);
+    return EXIT_OK;
+  } catch (error) {
+    io.stderr.write(`ahp audit stats: ${(error as Error).message}\n`);
+    return EXIT_FAILURE;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * `ahp.config.yaml`: everything `ahp serve` takes as flags, in one file. Flags win over the
+ * file. Relative paths in the file are relative to the file.
+ *
+ * ```yaml
+ * listen:
+ *   stdio: false
+ *   http: ["127.0.0.1:8080"]
+ *   ws: ["127.0.0.1:8081"]
+ *   unix: ["/run/ahp/harness.sock"]
+ * auth:
+ *   api_keys_env: AHP_API_KEY        # never put secrets in the file itself
+ * limits: { max_depth: 10, batch_size: 100, timeout_ms: 10000 }
+ * policy: ./policy.yaml
+ * audit: { file: ./audit.log, key_file: ./audit.key }
+ * metrics: 127.0.0.1:9464
+ * log_level: info
+ * ```
+ */
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { UsageError } from "./io.js";
+
+const strings = z.array(z.string().min(1));
+
+export const ServeConfigSchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  listen: z
+    .strictObject({ stdio: z.boolean().optional(), http: strings.optional(), ws: strings.optional(), unix: strings.optional() })
+    .optional(),
+  auth: z
+    .strictObject({
+      /** Names of environment variables holding API keys / bearer tokens (secrets stay out of the file). */
+      api_keys_env: z.union([z.string(), strings]).optional(),
+      bearer_tokens_env: z.union([z.string(), strings]).optional(),
+    })
+    .optional(),
+  limits: z
+    .strictObject({ max_depth: z.int().min(0).optional(), batch_size: z.int().min(0).optional(), timeout_ms: z.int().min(1).optional() })
+    .optional(),
+  policy: z.string().min(1).optional(),
+  audit: z.strictObject({ file: z.string().min(1), key_file: z.string().min(1).optional(), include_payloads: z.boolean().optional() }).optional(),
+  metrics: z.string().min(1).optional(),
+  log_level: z.enum(["debug", "info", "warn", "error", "silent"]).optional(),
+});
+export type ServeConfig = z.infer<typeof ServeConfigSchema>;
+
+export async function loadServeConfig(file: string): Promise<ServeConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read config file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (error) {
+    throw new UsageError(`${file}: ${(error as Error).message}`);
+  }
+  const parsed = ServeConfigSchema.safeParse(data ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UsageError(`${file}: ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  }
+  const base = dirname(resolve(file));
+  const rel = (p: string | undefined) => (p === undefined || p.startsWith("/") ? p : resolve(base, p));
+  const config = parsed.data;
+  return {
+    ...config,
+    ...(config.policy === undefined ? {} : { policy: rel(config.policy)! }),
+    ...(config.audit === undefined
+      ? {}
+      : { audit: { ...config.audit, file: rel(config.audit.file)!, ...(config.audit.key_file === undefined ? {} : { key_file: rel(config.audit.key_file)! }) } }),
+    ...(config.listen?.unix === undefined ? {} : { listen: { ...config.listen, unix: config.listen.unix.map((p) => rel(p)!) } }),
+  };
+}
