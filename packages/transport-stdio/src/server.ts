@@ -88,6 +88,8 @@ export class StdioServerTransport implements Transport {
     // been delivered (and counted) before the drain starts.
     this.#stdin.on("end", this.#onInputEnd);
     this.#stdin.on("close", this.#onInputEnd);
+    // A stream that had already ended may have emitted 'end' before these listeners existed.
+    if (this.#stdin.readableEnded || this.#stdin.destroyed) this.#onInputEnd();
   }
 
   send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {

@@ -178,6 +178,20 @@ describe("StdioServerTransport: end of input", () => {
     expect(ids).toEqual(["slow", "slow2"]);
   });
 
+  it("serves input that ended before it started, answering every line", async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const out = new LineReader(stdout);
+    stdin.end(`${event("early1", 1)}\n${event("early2", 2)}`);
+    const server = new AhpServer(allow);
+    const transport = new StdioServerTransport({ stdin, stdout });
+    // Connected from a macrotask: the stream's buffered data and its 'end' are emitted (process.nextTick)
+    // before the promise continuation inside start() runs.
+    setImmediate(() => void server.connect(transport));
+    expect(await transport.closed).toBeUndefined();
+    expect(out.text.split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id).sort()).toEqual(["early1", "early2"]);
+  });
+
   it("closes after drainTimeoutMs when a handler never answers", async () => {
     const { stdin, transport } = await serve(
       { handlerTimeoutMs: 0, handlers: { onEvent: () => new Promise(() => {}) } },

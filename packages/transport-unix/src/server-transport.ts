@@ -89,6 +89,8 @@ export class UnixSocketServerTransport implements Transport {
     // After the inner transport's listeners: a last line without newline is delivered first.
     this.#socket.on("end", this.#onInputEnd);
     this.#socket.on("close", this.#onSocketClose);
+    // A socket whose input had already ended may have emitted 'end' before these listeners existed.
+    if (this.#socket.readableEnded) this.#onInputEnd();
   }
 
   send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
