@@ -21,7 +21,7 @@
 import * as http from "node:http";
 import * as https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import {
   AhpError,
   AhpErrorCode,
@@ -29,6 +29,7 @@ import {
   toError,
   type AhpProcessResult,
   type AhpServer,
+  type AhpServerConnection,
   type TransportInfo,
 } from "@ahp/core";
 import { CredentialVerifier, credentialsFromHeaders, type AuthorizeRequest, type ServerAuthOption } from "./credentials.js";
@@ -96,6 +97,8 @@ function isNotificationShaped(message: unknown): boolean {
   return typeof m.jsonrpc === "string" && typeof m.method === "string" && "params" in m;
 }
 
+type SocketConnection = AhpServerConnection & { close(): void };
+
 type BodyResult = { ok: true; body: Buffer } | { ok: false; bytes: number };
 
 /** Reads the request body, stopping (without buffering the rest) as soon as it passes `limit`. */
@@ -157,9 +160,10 @@ function pathOf(url: string | undefined): string {
  * in `http.createServer(handler)`, as Express/Connect middleware (`app.use(handler)`: foreign
  * paths go to `next()`), or call it with the raw `req`/`res` of another framework.
  *
- * Every POST opens a short-lived AhpServer connection (`info.transport` `http`, `remote` the
- * peer address, `principal` a label such as `api_key#1`); a client that disconnects while its
- * request is pending aborts the handler's signal.
+ * Every kept-alive TCP connection is one AhpServer connection (`info.transport` `http`, `remote`
+ * the peer address, `principal` a label such as `api_key#1`); a client that disconnects while
+ * its request is pending aborts the handler's signal. Connection state such as a completed
+ * handshake is therefore per socket: do not rely on it over HTTP (a client may use several).
  */
 export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions = {}): HttpHandler {
   const path = options.path ?? DEFAULT_HTTP_PATH;
@@ -188,6 +192,37 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
       onerror?.(new Error(`auth function failed: ${toError(error).message}`));
       return false;
     }
+  };
+
+  /**
+   * One AhpServer connection per TCP connection (and principal): HTTP/1.1 keeps sockets alive,
+   * so the connection lives as long as the socket does. Its close (the agent went away) aborts
+   * the signal of every handler still running for it.
+   */
+  const connections = new WeakMap<Socket, Map<string, SocketConnection>>();
+  const connectionFor = (req: IncomingMessage, principal: string | null): SocketConnection => {
+    const socket = req.socket;
+    let perPrincipal = connections.get(socket);
+    if (perPrincipal === undefined) {
+      const created = new Map<string, SocketConnection>();
+      perPrincipal = created;
+      connections.set(socket, created);
+      socket.once("close", () => {
+        for (const connection of created.values()) connection.close();
+        created.clear();
+      });
+    }
+    const key = principal ?? "";
+    let connection = perPrincipal.get(key);
+    if (connection === undefined || connection.signal.aborted) {
+      const info: TransportInfo = { transport: "http" };
+      const remote = remoteOf(req);
+      if (remote !== undefined) info.remote = remote;
+      if (principal !== null) info.principal = principal;
+      connection = server.openConnection(info);
+      perPrincipal.set(key, connection);
+    }
+    return connection;
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): Promise<void> => {
@@ -241,23 +276,7 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
       message = parsed.value;
     }
 
-    const info: TransportInfo = { transport: "http" };
-    const remote = remoteOf(req);
-    if (remote !== undefined) info.remote = remote;
-    if (typeof principal === "string") info.principal = principal;
-    const connection = server.openConnection(info);
-    // A client that disconnects before the answer aborts the handler's signal.
-    const onClose = () => {
-      if (!res.writableFinished) connection.close();
-    };
-    res.once("close", onClose);
-    let result: AhpProcessResult;
-    try {
-      result = await server.process(connection, message);
-    } finally {
-      res.off("close", onClose);
-      connection.close();
-    }
+    const result: AhpProcessResult = await server.process(connectionFor(req, principal), message);
     switch (result.kind) {
       case "response": {
         let text: string;

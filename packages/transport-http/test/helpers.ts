@@ -48,10 +48,15 @@ export interface RawResponse {
 /** A POST with node:http directly (no keep-alive), so tests control every byte. */
 export function rawRequest(
   url: string,
-  { method = "POST", body, headers = { "content-type": "application/json" } }: { method?: string; body?: string | Buffer; headers?: http.OutgoingHttpHeaders } = {},
+  {
+    method = "POST",
+    body,
+    headers = { "content-type": "application/json" },
+    agent = false,
+  }: { method?: string; body?: string | Buffer; headers?: http.OutgoingHttpHeaders; agent?: http.Agent | false } = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers, agent: false }, (res) => {
+    const req = http.request(url, { method, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
@@ -120,4 +125,13 @@ export function deferred<T = void>() {
     reject = rej;
   });
   return { promise, resolve, reject };
+}
+
+/** Waits until `check()` is true, polling every 5 ms, up to `timeoutMs`. */
+export async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > timeoutMs) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }

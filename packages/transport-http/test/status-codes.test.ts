@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AhpServer } from "@ahp/core";
 import { createHttpHandler, listenHttp } from "@ahp/transport-http";
-import { event, notification, preAction, rawRequest, request, startHarness, type Harness } from "./helpers.js";
+import { event, notification, preAction, rawRequest, request, startHarness, until, type Harness } from "./helpers.js";
 
 describe("HTTP server status codes (spec §13.2, checklist 86–88)", () => {
   let h: Harness;
@@ -241,11 +241,37 @@ describe("handler context", () => {
     }
   });
 
-  it("every request gets its own short-lived connection (none left open)", async () => {
-    const h = await startHarness();
+  it("one server connection per kept-alive socket (and principal); it ends with the socket", async () => {
+    const ids: number[] = [];
+    const principals: Array<string | undefined> = [];
+    const h = await startHarness(
+      {
+        handlers: {
+          onEvent: (_e, ctx) => {
+            ids.push(ctx.connection.id);
+            principals.push(ctx.connection.info.principal);
+            return { decision: "allow" };
+          },
+        },
+      },
+      { auth: { apiKeys: ["k1", "k2"] } },
+    );
     try {
-      await Promise.all(Array.from({ length: 20 }, (_, i) => rawRequest(h.url, { body: request(`c${i}`, "ahp/event", event("pre_action", preAction())) })));
-      expect(h.server.connectionCount).toBe(0);
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const post = (key: string) =>
+        rawRequest(h.url, { body: request("k", "ahp/event", event("pre_action", preAction())), headers: { "content-type": "application/json", "x-api-key": key }, agent });
+      for (const key of ["k1", "k1", "k2", "k1"]) expect((await post(key)).status).toBe(200);
+      expect(principals).toEqual(["api_key#1", "api_key#1", "api_key#2", "api_key#1"]);
+      expect(ids[0]).toBe(ids[1]);
+      expect(ids[3]).toBe(ids[0]);
+      expect(ids[2]).not.toBe(ids[0]);
+      expect(h.server.connectionCount).toBe(2);
+      agent.destroy();
+      await until(() => h.server.connectionCount === 0);
+      // Without keep-alive every request has its own socket, hence its own connection.
+      await Promise.all(Array.from({ length: 5 }, () => rawRequest(h.url, { body: request("n", "ahp/event", event("pre_action", preAction())), headers: { "content-type": "application/json", "x-api-key": "k1" } })));
+      expect(new Set(ids.slice(4)).size).toBe(5);
+      await until(() => h.server.connectionCount === 0);
     } finally {
       await h.close();
     }

@@ -1,0 +1,262 @@
+/**
+ * AHP over HTTP on 127.0.0.1, client and server in this process (one thread: CPU figures cover
+ * both sides).
+ *
+ * Floor: a bare `node:http` server that parses the JSON body, decides and answers, driven by a
+ * bare keep-alive undici Pool (the HTTP stack `HttpClientTransport` uses by default), so the
+ * ratio isolates what AhpClient/HttpClientTransport and createHttpHandler/AhpServer add.
+ * Client-choice rows compare bare clients against the same bare server: `node:http` with a
+ * keep-alive Agent, undici, and the built-in fetch (reference only).
+ */
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import { AhpClient, AhpServer } from "@ahp/core";
+import { HttpClientTransport, listenHttp } from "@ahp/transport-http";
+import { Pool } from "undici";
+import { measurePipelined, measureSequential, throughputRatio, type Measurement, type Row, type Suite } from "../harness.js";
+
+const payload = { action_type: "tool_call", tool_name: "bash", arguments: { command: "npm test", cwd: "/workspace" } };
+
+function requestBody(id: number): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id: String(id),
+    method: "ahp/event",
+    params: { event_type: "pre_action", session_id: "s", agent_id: "a", timestamp: new Date().toISOString(), depth: 0, payload },
+  });
+}
+
+function notificationBody(): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    method: "ahp/event",
+    params: { event_type: "post_action", session_id: "s", agent_id: "a", timestamp: new Date().toISOString(), depth: 0, payload: {} },
+  });
+}
+
+/** The floor harness: parse, decide, answer; 204 for notifications. */
+async function bareServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const m = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id?: string; params: { payload: { arguments?: { command?: string } } } };
+      if (m.id === undefined) {
+        res.writeHead(204).end();
+        return;
+      }
+      const decision = String(m.params.payload.arguments?.command).includes("rm -rf") ? { decision: "block", reason: "no" } : { decision: "allow" };
+      const text = JSON.stringify({ jsonrpc: "2.0", id: m.id, result: decision });
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/ahp`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+type Post = (body: string) => Promise<string>;
+
+function undiciPost(url: string): { post: Post; close(): Promise<void> } {
+  const u = new URL(url);
+  const pool = new Pool(u.origin, { connections: 128 });
+  return {
+    post: async (body) => {
+      const res = await pool.request({ path: u.pathname, method: "POST", headers: { "content-type": "application/json" }, body });
+      return res.body.text();
+    },
+    close: () => pool.close(),
+  };
+}
+
+function nodePost(url: string): { post: Post; close(): Promise<void> } {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
+  return {
+    post: (body) =>
+      new Promise<string>((resolve, reject) => {
+        const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+          res.on("error", reject);
+        });
+        req.on("error", reject);
+        req.end(body);
+      }),
+    close: async () => agent.destroy(),
+  };
+}
+
+function fetchPost(url: string): { post: Post; close(): Promise<void> } {
+  return {
+    post: async (body) => (await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body })).text(),
+    close: async () => undefined,
+  };
+}
+
+/** A full request: send, parse the answer, check it. */
+function rawCall(post: Post): () => Promise<unknown> {
+  let id = 0;
+  return async () => {
+    const n = ++id;
+    const answer = JSON.parse(await post(requestBody(n))) as { id: string; result: { decision: string } };
+    if (answer.id !== String(n)) throw new Error("id mismatch");
+    return answer.result;
+  };
+}
+
+const latencyRatio = (m: Measurement, floor: Measurement) => (m.p50Us ?? Number.NaN) / (floor.p50Us ?? Number.NaN);
+
+const median = (values: number[]) => {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)]!;
+};
+
+/**
+ * Runs every case once per round, alternating, and keeps the median of each figure: the
+ * floor and the library see the same machine load (this box is shared), so their ratio holds
+ * even when the absolute numbers move.
+ */
+async function interleaved<K extends string>(cases: Record<K, () => Promise<Measurement>>, rounds: number): Promise<Record<K, Measurement>> {
+  const samples = new Map<K, Measurement[]>();
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, run] of Object.entries(cases) as Array<[K, () => Promise<Measurement>]>) {
+      const list = samples.get(name) ?? [];
+      list.push(await run());
+      samples.set(name, list);
+    }
+  }
+  const out = {} as Record<K, Measurement>;
+  for (const [name, list] of samples) {
+    const m: Measurement = { opsPerSec: median(list.map((x) => x.opsPerSec)), cpuUsPerOp: median(list.map((x) => x.cpuUsPerOp ?? Number.NaN)) };
+    if (list.some((x) => x.p50Us !== undefined)) {
+      m.p50Us = median(list.map((x) => x.p50Us ?? Number.NaN));
+      m.p99Us = median(list.map((x) => x.p99Us ?? Number.NaN));
+    }
+    out[name] = m;
+  }
+  return out;
+}
+
+export const suite: Suite = {
+  name: "http",
+  async run({ quick }) {
+    const rounds = quick ? 1 : 7;
+    const seq = { iterations: quick ? 200 : 2000, runs: 1, warmup: quick ? 50 : 200 };
+    const pip = { total: quick ? 500 : 6000, concurrency: 64, runs: 1, warmup: quick ? 100 : 500 };
+
+    const bare = await bareServer();
+    const clients = { undici: undiciPost(bare.url), node: nodePost(bare.url), fetch: fetchPost(bare.url) };
+    const server = new AhpServer({
+      handlers: {
+        onEvent: (event) =>
+          String((event.payload as typeof payload).arguments.command).includes("rm -rf") ? { decision: "block", reason: "no" } : { decision: "allow" },
+        onNotification: () => undefined,
+      },
+    });
+    const listener = await listenHttp(server);
+    const ours = new AhpClient();
+    await ours.connect(new HttpClientTransport(listener.url));
+    const oursNode = new AhpClient();
+    await oursNode.connect(new HttpClientTransport(listener.url, { client: "node" }));
+    const floorCall = rawCall(clients.undici.post);
+    const nodeCall = rawCall(clients.node.post);
+    const fetchCall = rawCall(clients.fetch.post);
+    const oursCall = () => ours.send("pre_action", payload);
+    const oursNodeCall = () => oursNode.send("pre_action", payload);
+
+    // Warm every path once (JIT, sockets) before the timed rounds.
+    for (const op of [floorCall, nodeCall, fetchCall, oursCall, oursNodeCall]) for (let i = 0; i < (quick ? 50 : 1000); i++) await op();
+
+    const sequential = await interleaved(
+      {
+        floor: () => measureSequential(floorCall, seq),
+        ours: () => measureSequential(oursCall, seq),
+        oursNode: () => measureSequential(oursNodeCall, seq),
+        node: () => measureSequential(nodeCall, seq),
+        fetch: () => measureSequential(fetchCall, { ...seq, iterations: Math.ceil(seq.iterations / 4) }),
+      },
+      rounds,
+    );
+    const pipelined = await interleaved(
+      {
+        floor: () => measurePipelined(floorCall, pip),
+        ours: () => measurePipelined(oursCall, pip),
+        oursNode: () => measurePipelined(oursNodeCall, pip),
+        node: () => measurePipelined(nodeCall, pip),
+        fetch: () => measurePipelined(fetchCall, { ...pip, total: Math.ceil(pip.total / 4) }),
+        floorNote: () => measurePipelined(() => clients.undici.post(notificationBody()), pip),
+        oursNote: () => measurePipelined(() => ours.send("post_action", {}), pip),
+      },
+      rounds,
+    );
+
+    await ours.close();
+    await oursNode.close();
+    await listener.close();
+    await server.close();
+    for (const c of Object.values(clients)) await c.close();
+    await bare.close();
+
+    const name = "http";
+    const s = sequential;
+    const p = pipelined;
+    const rows: Row[] = [
+      { suite: name, case: "floor: bare node:http server + bare undici Pool, sequential", measurement: s.floor },
+      { suite: name, case: "floor: same, pipelined 64", measurement: p.floor },
+      { suite: name, case: "floor: same, notifications (204), pipelined 64", measurement: p.floorNote },
+      {
+        suite: name,
+        case: "AhpClient+HttpClientTransport -> listenHttp+AhpServer, sequential",
+        measurement: s.ours,
+        floor: s.floor,
+        ratio: latencyRatio(s.ours, s.floor),
+        target: "p50 <= 1.3x floor",
+        note: "ratio = p50 / floor p50",
+      },
+      { suite: name, case: "same, pipelined 64", measurement: p.ours, floor: p.floor, ratio: throughputRatio(p.ours, p.floor), target: ">= 0.7x floor" },
+      {
+        suite: name,
+        case: "same, notifications (post_action), pipelined 64",
+        measurement: p.oursNote,
+        floor: p.floorNote,
+        ratio: throughputRatio(p.oursNote, p.floorNote),
+        note: "each waits for its 204",
+      },
+      {
+        suite: name,
+        case: 'same with client: "node" (http.Agent), sequential',
+        measurement: s.oursNode,
+        floor: s.floor,
+        ratio: latencyRatio(s.oursNode, s.floor),
+        note: "ratio = p50 / floor p50",
+      },
+      { suite: name, case: 'same with client: "node", pipelined 64', measurement: p.oursNode, floor: p.floor, ratio: throughputRatio(p.oursNode, p.floor) },
+      {
+        suite: name,
+        case: "client choice: bare node:http keep-alive Agent, sequential",
+        measurement: s.node,
+        floor: s.floor,
+        ratio: throughputRatio(s.node, s.floor),
+        note: "ratio = req/s vs bare undici",
+      },
+      { suite: name, case: "client choice: bare node:http Agent, pipelined 64", measurement: p.node, floor: p.floor, ratio: throughputRatio(p.node, p.floor), note: "ratio = req/s vs bare undici" },
+      {
+        suite: name,
+        case: "client choice: built-in fetch, sequential (reference)",
+        measurement: s.fetch,
+        floor: s.floor,
+        ratio: throughputRatio(s.fetch, s.floor),
+        note: "ratio = req/s vs bare undici",
+      },
+      { suite: name, case: "client choice: built-in fetch, pipelined 64 (reference)", measurement: p.fetch, floor: p.floor, ratio: throughputRatio(p.fetch, p.floor), note: "ratio = req/s vs bare undici" },
+    ];
+    return rows;
+  },
+};

@@ -1,0 +1,195 @@
+/**
+ * AHP over WebSocket on 127.0.0.1, client and server in this process (one thread: CPU figures
+ * cover both sides).
+ *
+ * Floor: a bare `ws` server that parses each text frame, decides and answers, driven by a bare
+ * `ws` client that matches answers by id. The ratio isolates what AhpClient /
+ * WebSocketClientTransport and listenWebSocket / AhpServer add on the same sockets.
+ */
+import { AhpClient, AhpServer } from "@ahp/core";
+import { WebSocketClientTransport, listenWebSocket } from "@ahp/transport-ws";
+import { WebSocket, WebSocketServer } from "ws";
+import { measurePipelined, measureSequential, throughputRatio, type Measurement, type Row, type Suite } from "../harness.js";
+
+const payload = { action_type: "tool_call", tool_name: "bash", arguments: { command: "npm test", cwd: "/workspace" } };
+
+const event = (type: string, p: unknown) => ({ event_type: type, session_id: "s", agent_id: "a", timestamp: new Date().toISOString(), depth: 0, payload: p });
+
+/** The floor harness: parse, decide, answer requests; count notifications. */
+async function bareServer(): Promise<{ url: string; notifications: () => number; close(): Promise<void> }> {
+  let notifications = 0;
+  const wss: WebSocketServer = await new Promise((resolve) => {
+    const server: WebSocketServer = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false }, () => resolve(server));
+  });
+  wss.on("connection", (ws) => {
+    ws.on("message", (data) => {
+      const m = JSON.parse(data.toString()) as { id?: string; params: { payload: { arguments?: { command?: string } } } };
+      if (m.id === undefined) {
+        notifications++;
+        return;
+      }
+      const decision = String(m.params.payload.arguments?.command).includes("rm -rf") ? { decision: "block", reason: "no" } : { decision: "allow" };
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: decision }));
+    });
+  });
+  const port = (wss.address() as { port: number }).port;
+  return {
+    url: `ws://127.0.0.1:${port}/ahp`,
+    notifications: () => notifications,
+    close: async () => {
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+    },
+  };
+}
+
+/** A bare client: one text frame per request, answers matched by id. */
+async function bareClient(url: string) {
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  await new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("error", reject);
+  });
+  const pending = new Map<string, (result: unknown) => void>();
+  ws.on("message", (data) => {
+    const m = JSON.parse(data.toString()) as { id: string; result: unknown };
+    const resolve = pending.get(m.id);
+    if (resolve === undefined) return;
+    pending.delete(m.id);
+    resolve(m.result);
+  });
+  let id = 0;
+  return {
+    call: () =>
+      new Promise<unknown>((resolve) => {
+        const key = String(++id);
+        pending.set(key, resolve);
+        ws.send(JSON.stringify({ jsonrpc: "2.0", id: key, method: "ahp/event", params: event("pre_action", payload) }));
+      }),
+    notify: () => ws.send(JSON.stringify({ jsonrpc: "2.0", method: "ahp/event", params: event("post_action", {}) })),
+    close: async () => ws.close(),
+  };
+}
+
+/** Sends `total` notifications and waits until the harness has handled all of them. */
+async function measureNotifications(send: () => unknown, handled: () => number, total: number): Promise<Measurement> {
+  const start = handled();
+  const cpu = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < total; i++) {
+    await send();
+    // Yield now and then so the harness side gets to run, as a real agent would.
+    if (i % 64 === 63) await new Promise<void>((r) => setImmediate(r));
+  }
+  while (handled() - start < total) await new Promise<void>((r) => setImmediate(r));
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const used = process.cpuUsage(cpu);
+  return { opsPerSec: total / seconds, cpuUsPerOp: (used.user + used.system) / total };
+}
+
+const latencyRatio = (m: Measurement, floor: Measurement) => (m.p50Us ?? Number.NaN) / (floor.p50Us ?? Number.NaN);
+
+const median = (values: number[]) => {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)]!;
+};
+
+/**
+ * Runs every case once per round, alternating, and keeps the median of each figure: floor and
+ * library see the same machine load, so their ratio holds when absolute numbers move.
+ */
+async function interleaved<K extends string>(cases: Record<K, () => Promise<Measurement>>, rounds: number): Promise<Record<K, Measurement>> {
+  const samples = new Map<K, Measurement[]>();
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, run] of Object.entries(cases) as Array<[K, () => Promise<Measurement>]>) {
+      const list = samples.get(name) ?? [];
+      list.push(await run());
+      samples.set(name, list);
+    }
+  }
+  const out = {} as Record<K, Measurement>;
+  for (const [name, list] of samples) {
+    const m: Measurement = { opsPerSec: median(list.map((x) => x.opsPerSec)), cpuUsPerOp: median(list.map((x) => x.cpuUsPerOp ?? Number.NaN)) };
+    if (list.some((x) => x.p50Us !== undefined)) {
+      m.p50Us = median(list.map((x) => x.p50Us ?? Number.NaN));
+      m.p99Us = median(list.map((x) => x.p99Us ?? Number.NaN));
+    }
+    out[name] = m;
+  }
+  return out;
+}
+
+export const suite: Suite = {
+  name: "ws",
+  async run({ quick }) {
+    const rounds = quick ? 1 : 7;
+    const seq = { iterations: quick ? 200 : 3000, runs: 1, warmup: quick ? 50 : 300 };
+    const pip = { total: quick ? 500 : 10000, concurrency: 64, runs: 1, warmup: quick ? 100 : 1000 };
+    const notes = quick ? 1000 : 20000;
+
+    const bare = await bareServer();
+    const floorClient = await bareClient(bare.url);
+    let handledNotifications = 0;
+    const server = new AhpServer({
+      handlers: {
+        onEvent: (e) =>
+          String((e.payload as typeof payload).arguments.command).includes("rm -rf") ? { decision: "block", reason: "no" } : { decision: "allow" },
+        onNotification: () => void handledNotifications++,
+      },
+    });
+    const listener = await listenWebSocket(server);
+    const ours = new AhpClient();
+    await ours.connect(new WebSocketClientTransport(listener.url));
+    const oursCall = () => ours.send("pre_action", payload);
+
+    for (const op of [floorClient.call, oursCall]) for (let i = 0; i < (quick ? 50 : 2000); i++) await op();
+
+    const sequential = await interleaved(
+      { floor: () => measureSequential(floorClient.call, seq), ours: () => measureSequential(oursCall, seq) },
+      rounds,
+    );
+    const pipelined = await interleaved(
+      {
+        floor: () => measurePipelined(floorClient.call, pip),
+        ours: () => measurePipelined(oursCall, pip),
+        floorNote: () => measureNotifications(floorClient.notify, bare.notifications, notes),
+        oursNote: () => measureNotifications(() => ours.send("post_action", {}), () => handledNotifications, notes),
+      },
+      rounds,
+    );
+
+    await ours.close();
+    await listener.close();
+    await server.close();
+    await floorClient.close();
+    await bare.close();
+
+    const name = "ws";
+    const s = sequential;
+    const p = pipelined;
+    const rows: Row[] = [
+      { suite: name, case: "floor: bare ws server + bare ws client, sequential", measurement: s.floor },
+      { suite: name, case: "floor: same, pipelined 64", measurement: p.floor },
+      { suite: name, case: "floor: same, notifications until handled", measurement: p.floorNote },
+      {
+        suite: name,
+        case: "AhpClient+WebSocketClientTransport -> listenWebSocket+AhpServer, sequential",
+        measurement: s.ours,
+        floor: s.floor,
+        ratio: latencyRatio(s.ours, s.floor),
+        target: "p50 <= 1.3x floor",
+        note: "ratio = p50 / floor p50",
+      },
+      { suite: name, case: "same, pipelined 64", measurement: p.ours, floor: p.floor, ratio: throughputRatio(p.ours, p.floor), target: ">= 0.7x floor" },
+      {
+        suite: name,
+        case: "same, notifications (post_action) until handled",
+        measurement: p.oursNote,
+        floor: p.floorNote,
+        ratio: throughputRatio(p.oursNote, p.floorNote),
+        note: "validated and dispatched in order",
+      },
+    ];
+    return rows;
+  },
+};
