@@ -8,7 +8,7 @@ import { DecisionSchema, EVENT_TABLE, type AhpEvent, type EventType } from "@ahp
 import type { z } from "zod";
 import type { PolicyIssue } from "./errors.js";
 import { zodIssues } from "./issues.js";
-import { compileGlobs } from "./glob.js";
+import { compileGlobs, hasGlobSyntax } from "./glob.js";
 import { applyMergePatch, jsonEqual } from "./json.js";
 import { compilePath, type CompiledPath } from "./paths.js";
 import { compileRegex } from "./regex.js";
@@ -86,6 +86,26 @@ export class EvalContext {
     readonly settings: CompiledSettings,
     readonly session: () => SessionState,
   ) {}
+
+  #strings: (string[] | undefined)[] | undefined;
+
+  /** The strings at a field list, read once per evaluation however many rules use the list. */
+  strings(list: FieldList): string[] {
+    this.#strings ??= [];
+    let value = this.#strings[list.id];
+    if (value === undefined) {
+      value = collectStrings(list.paths, this.event);
+      this.#strings[list.id] = value;
+    }
+    return value;
+  }
+
+  /** The tool name in lower case (tool globs are case-insensitive). */
+  get toolNameLower(): string | undefined {
+    if (this.#toolLower === undefined) this.#toolLower = this.toolName?.toLowerCase() ?? null;
+    return this.#toolLower ?? undefined;
+  }
+  #toolLower: string | null | undefined;
 
   get toolName(): string | undefined {
     if (this.#tool === undefined) {
@@ -198,6 +218,18 @@ class Issues {
 }
 
 const asList = (v: string | string[]): string[] => (typeof v === "string" ? [v] : v);
+
+/**
+ * Case-insensitive name globs (programs, tools): a Set lookup when no entry uses glob syntax,
+ * else one compiled regex.
+ */
+function nameMatcher(globs: readonly string[]): (lowerCaseName: string) => boolean {
+  const literal = new Set(globs.filter((g) => !hasGlobSyntax(g)).map((g) => g.toLowerCase()));
+  const patterns = globs.filter(hasGlobSyntax);
+  if (patterns.length === 0) return (name) => literal.has(name);
+  const re = compileGlobs(patterns, { ignoreCase: true });
+  return (name) => literal.has(name) || re.test(name);
+}
 const ALWAYS: ValueTest = () => true;
 const NEVER: ValueTest = () => false;
 
@@ -323,22 +355,50 @@ function overPath(p: CompiledPath, test: ValueTest): Predicate {
 }
 
 /** Every string found at the paths (arrays of strings included). */
-function stringsAt(paths: readonly CompiledPath[], ctx: EvalContext): string[] {
+function collectStrings(paths: readonly CompiledPath[], event: AhpEvent): string[] {
   const out: string[] = [];
-  const values: unknown[] = [];
+  let values: unknown[] | undefined;
+  const add = (v: unknown) => {
+    if (typeof v === "string") out.push(v);
+    else if (Array.isArray(v)) for (const item of v) if (typeof item === "string") out.push(item);
+  };
   for (const p of paths) {
-    values.length = 0;
-    p.collect(ctx.event, values);
-    for (const v of values) {
-      if (typeof v === "string") out.push(v);
-      else if (Array.isArray(v)) for (const item of v) if (typeof item === "string") out.push(item);
+    if (!p.multi) {
+      add(p.get(event));
+      continue;
     }
+    values ??= [];
+    values.length = 0;
+    p.collect(event, values);
+    for (const v of values) add(v);
   }
   return out;
 }
 
+/** A field list compiled once, whose strings are read once per evaluation however many rules use it. */
+interface FieldList {
+  /** Small integer per distinct list of paths: the slot of its strings in an evaluation. */
+  id: number;
+  paths: CompiledPath[];
+}
+
+/** Ids of distinct field lists (bounded by the distinct lists in the policies compiled). */
+const FIELD_LIST_IDS = new Map<string, number>();
+
+const stringsAt = (list: FieldList, ctx: EvalContext): string[] => ctx.strings(list);
+
 function compilePaths(list: readonly string[], at: DocPath, issues: Issues): CompiledPath[] {
   return list.map((text, k) => compilePathOrIssue(text, [...at, k], issues)).filter((p): p is CompiledPath => p !== undefined);
+}
+
+function compileFieldList(list: readonly string[], at: DocPath, issues: Issues): FieldList {
+  const key = list.join("\u0000");
+  let id = FIELD_LIST_IDS.get(key);
+  if (id === undefined) {
+    id = FIELD_LIST_IDS.size;
+    FIELD_LIST_IDS.set(key, id);
+  }
+  return { id, paths: compilePaths(list, at, issues) };
 }
 
 // ---------------------------------------------------------------- shell
@@ -346,16 +406,19 @@ function compilePaths(list: readonly string[], at: DocPath, issues: Issues): Com
 const OUTPUT_REDIRECTS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 
 function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen: number): Predicate {
-  const fields = compilePaths(m.fields ?? DEFAULT_SHELL_FIELDS, [...at, "fields"], issues);
+  const fields = compileFieldList(m.fields ?? DEFAULT_SHELL_FIELDS, [...at, "fields"], issues);
   const line = m.line === undefined ? undefined : compileFieldCondition(m.line, [...at, "line"], issues, maxLen);
   const per: ((cmd: SimpleCommand) => boolean)[] = [];
   if (m.program !== undefined) {
-    const re = issues.guard([...at, "program"], () => compileGlobs(asList(m.program!), { ignoreCase: true }));
-    per.push(re === undefined ? () => false : (cmd) => re.test(cmd.program));
+    const re = issues.guard([...at, "program"], () => nameMatcher(asList(m.program!)));
+    per.push(re === undefined ? () => false : (cmd) => re(cmd.program));
   }
   if (m.flags_any !== undefined) {
     const flags = m.flags_any;
-    per.push((cmd) => flags.some((f) => cmd.flags.has(f)));
+    per.push((cmd) => {
+      for (const f of flags) if (cmd.flags.has(f)) return true;
+      return false;
+    });
   }
   if (m.flags_all !== undefined) {
     const groups = m.flags_all.map((g) => asList(g));
@@ -375,7 +438,10 @@ function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen: number
   }
   if (m.args !== undefined) {
     const tests = m.args.map((c, k) => compileFieldCondition(c, [...at, "args", k], issues, maxLen));
-    per.push((cmd) => tests.every((t) => cmd.args.some(t)));
+    per.push((cmd) => {
+      for (const t of tests) if (!cmd.args.some(t)) return false;
+      return true;
+    });
   }
   if (m.argv !== undefined) {
     const t = compileFieldCondition(m.argv, [...at, "argv"], issues, maxLen);
@@ -386,15 +452,31 @@ function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen: number
     per.push((cmd) => cmd.redirects.some((r) => OUTPUT_REDIRECTS.has(r.op) && t(normalizeShellPath(r.target))));
   }
   if (m.piped_to !== undefined) {
-    const re = issues.guard([...at, "piped_to"], () => compileGlobs(asList(m.piped_to!), { ignoreCase: true }));
-    per.push(re === undefined ? () => false : (cmd) => cmd.consumers.some((c) => re.test(c)));
+    const re = issues.guard([...at, "piped_to"], () => nameMatcher(asList(m.piped_to!)));
+    per.push(
+      re === undefined
+        ? () => false
+        : (cmd) => {
+            for (const c of cmd.consumers) if (re(c)) return true;
+            return false;
+          },
+    );
   }
   if (m.word !== undefined) {
     const t = compileFieldCondition(m.word, [...at, "word"], issues, maxLen);
-    per.push((cmd) => cmd.words.some(t));
+    per.push((cmd) => {
+      for (const w of cmd.words) if (t(w)) return true;
+      return false;
+    });
   }
   if (line === undefined && per.length === 0) issues.add(at, "empty shell condition: give line, program, flags_any, flags_all, option, args, argv, redirect, piped_to or word");
-  const command = per.length === 0 ? undefined : (cmd: SimpleCommand) => per.every((t) => t(cmd));
+  const command =
+    per.length === 0
+      ? undefined
+      : (cmd: SimpleCommand) => {
+          for (const t of per) if (!t(cmd)) return false;
+          return true;
+        };
   return (ctx) => {
     for (const text of stringsAt(fields, ctx)) {
       if (line !== undefined && !line(text)) continue;
@@ -451,7 +533,7 @@ function decodeURIComponentSafe(s: string): string {
 }
 
 function compilePathMatch(m: PathMatch, at: DocPath, issues: Issues, maxLen: number): Predicate {
-  const fields = compilePaths(m.fields ?? DEFAULT_PATH_FIELDS, [...at, "fields"], issues);
+  const fields = compileFieldList(m.fields ?? DEFAULT_PATH_FIELDS, [...at, "fields"], issues);
   const roots = compilePaths(m.root_fields ?? DEFAULT_ROOT_FIELDS, [...at, "root_fields"], issues);
   const resolvedTest = m.resolved === undefined ? undefined : compileFieldCondition(m.resolved, [...at, "resolved"], issues, maxLen);
   const outside = m.outside_workspace;
@@ -507,11 +589,15 @@ export function compileMatch(m: PolicyMatchInput, at: DocPath, issues: Issues, m
   const cheap: Predicate[] = [];
   const costly: Predicate[] = [];
   if (m.tool !== undefined) {
-    const re = issues.guard([...at, "tool"], () => compileGlobs(asList(m.tool!), { ignoreCase: true }));
-    cheap.push(re === undefined ? () => false : (ctx) => {
-      const name = ctx.toolName;
-      return name !== undefined && re.test(name);
-    });
+    const re = issues.guard([...at, "tool"], () => nameMatcher(asList(m.tool!)));
+    cheap.push(
+      re === undefined
+        ? () => false
+        : (ctx) => {
+            const name = ctx.toolNameLower;
+            return name !== undefined && re(name);
+          },
+    );
   }
   if (m.depth !== undefined) {
     const t = compileNumberCondition(m.depth, [...at, "depth"], issues);
@@ -535,7 +621,10 @@ export function compileMatch(m: PolicyMatchInput, at: DocPath, issues: Issues, m
   }
   if (m.any !== undefined) {
     const inner = m.any.map((x, k) => compileMatch(x, [...at, "any", k], issues, maxLen));
-    costly.push((ctx) => inner.some((p) => p(ctx)));
+    costly.push((ctx) => {
+      for (const p of inner) if (p(ctx)) return true;
+      return false;
+    });
   }
   if (m.path !== undefined) costly.push(compilePathMatch(m.path, [...at, "path"], issues, maxLen));
   if (m.shell !== undefined) costly.push(compileShell(m.shell, [...at, "shell"], issues, maxLen));

@@ -167,7 +167,7 @@ export const DEFAULT_POLICY: PolicyFileInput = {
       "match": {
         "shell": {
           "line": {
-            "regex": "([A-Za-z_:][A-Za-z0-9_:]*)\\s*\\(\\)\\s*\\{[^}]*\\1\\s*\\|\\s*\\1\\s*&"
+            "regex": "(?<=([A-Za-z_:][A-Za-z0-9_:]*)\\s*)\\(\\)\\s*\\{[^}]*\\1\\s*\\|\\s*\\1\\s*&"
           }
         }
       },

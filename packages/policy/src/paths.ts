@@ -18,12 +18,11 @@ export interface CompiledPath {
   collect(root: unknown, out: unknown[]): void;
 }
 
+const INDEX = /^(0|[1-9]\d*)$/;
+
 function step(value: unknown, key: string): unknown {
   if (value === null || typeof value !== "object") return undefined;
-  if (Array.isArray(value)) {
-    if (!/^(0|[1-9]\d*)$/.test(key)) return undefined;
-    return value[Number(key)];
-  }
+  if (Array.isArray(value)) return INDEX.test(key) ? value[Number(key)] : undefined;
   return has.call(value, key) ? (value as Record<string, unknown>)[key] : undefined;
 }
 

@@ -73,12 +73,19 @@ function regexDetector(
   kind: SecretKind,
   priority: number,
   regex: RegExp,
-  options: { group?: number | readonly number[]; accept?: (secret: string, minEntropy: number) => boolean } = {},
+  options: {
+    group?: number | readonly number[];
+    accept?: (secret: string, minEntropy: number) => boolean;
+    /** A cheap test the text must pass before the full pattern runs (a literal the pattern needs). */
+    hint?: (text: string) => boolean;
+  } = {},
 ): Detector {
+  const hint = options.hint;
   return {
     kind,
     priority,
     find(text, { minEntropy }, out) {
+      if (hint !== undefined && !hint(text)) return;
       regex.lastIndex = 0;
       for (let m = regex.exec(text); m !== null; m = regex.exec(text)) {
         if (m[0].length === 0) {
@@ -106,6 +113,7 @@ const privateKeyDetector: Detector = {
   kind: "private_key",
   priority: 100,
   find(text, _options, out) {
+    if (!text.includes("PRIVATE KEY")) return;
     const header = /-----BEGIN ((?:[A-Z0-9]+ ){0,4})PRIVATE KEY( BLOCK)?-----/g;
     let from = 0;
     for (;;) {
@@ -125,33 +133,40 @@ const privateKeyDetector: Detector = {
 const GENERIC_KEYS =
   "password|passwd|pwd|passphrase|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|access[_-]?token|auth[_-]?token|refresh[_-]?token|token|client[_-]?secret|private[_-]?key|credentials?";
 
+const GENERIC_HINT = /pass|pwd|secret|key|token|credential/i;
+
 const DETECTORS: readonly Detector[] = [
   privateKeyDetector,
-  regexDetector("aws_access_key_id", 80, /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}\b/g),
+  regexDetector("aws_access_key_id", 80, /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}\b/g, { hint: (t) => /A[KSBCGINRP][A-Z]A/.test(t) }),
   regexDetector(
     "aws_secret_access_key",
     60,
     /\baws_?secret_?(?:access_?)?key["']?\s*(?:[:=]|:=|=>)\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi,
-    { group: 1 },
+    { group: 1, hint: (t) => /aws/i.test(t) },
   ),
-  regexDetector("github_token", 80, /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g),
-  regexDetector("gitlab_token", 80, /\b(?:glpat|gldt|glrt|glptt|glcbt|glft|glimt|gloas)-[A-Za-z0-9_-]{20,}/g),
-  regexDetector("slack_webhook", 80, /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{16,}/g),
-  regexDetector("slack_token", 80, /\bxox[abposer]-[A-Za-z0-9-]{10,}/g, { accept: hasDigitAndLetter }),
-  regexDetector("stripe_key", 80, /\b(?:sk|rk)_live_[A-Za-z0-9]{16,}\b/g),
-  regexDetector("google_api_key", 80, /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g),
-  regexDetector("anthropic_api_key", 85, /\bsk-ant-[A-Za-z0-9_-]{20,}/g, { accept: hasDigitAndLetter }),
+  regexDetector("github_token", 80, /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g, {
+    hint: (t) => t.includes("_"),
+  }),
+  regexDetector("gitlab_token", 80, /\b(?:glpat|gldt|glrt|glptt|glcbt|glft|glimt|gloas)-[A-Za-z0-9_-]{20,}/g, { hint: (t) => t.includes("gl") }),
+  regexDetector("slack_webhook", 80, /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{16,}/g, { hint: (t) => t.includes("hooks.slack.com") }),
+  regexDetector("slack_token", 80, /\bxox[abposer]-[A-Za-z0-9-]{10,}/g, { accept: hasDigitAndLetter, hint: (t) => t.includes("xox") }),
+  regexDetector("stripe_key", 80, /\b(?:sk|rk)_live_[A-Za-z0-9]{16,}\b/g, { hint: (t) => t.includes("_live_") }),
+  regexDetector("google_api_key", 80, /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, { hint: (t) => t.includes("AIza") }),
+  regexDetector("anthropic_api_key", 85, /\bsk-ant-[A-Za-z0-9_-]{20,}/g, { accept: hasDigitAndLetter, hint: (t) => t.includes("sk-ant-") }),
   regexDetector("openai_api_key", 80, /\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, {
     accept: (s) => hasDigitAndLetter(s) && /[A-Z]/.test(s) && /[a-z]/.test(s),
+    hint: (t) => t.includes("sk-"),
   }),
-  regexDetector("jwt", 70, /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g),
+  regexDetector("jwt", 70, /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, { hint: (t) => t.includes("eyJ") }),
   regexDetector("url_credentials", 50, /\b[a-z][a-z0-9+.-]{0,20}:\/\/[^\s:/?#@"'<>]{1,256}:([^\s/?#@"'<>]{3,256})@/gi, {
     group: 1,
     accept: (s) => !PLACEHOLDER.test(s) && !/^(?:pass(?:word)?|secret|pwd|x+)$/i.test(s),
+    hint: (t) => t.includes("://") && t.includes("@"),
   }),
   regexDetector("bearer_token", 40, /\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)/gi, {
     group: 1,
     accept: (s, minEntropy) => looksRandom(s, minEntropy),
+    hint: (t) => /bearer/i.test(t),
   }),
   regexDetector(
     "generic_secret",
@@ -160,7 +175,7 @@ const DETECTORS: readonly Detector[] = [
       `(?<![A-Za-z0-9_.-])["']?[A-Za-z0-9_.-]*?(?:${GENERIC_KEYS})["']?\\s*(?:=>|:=|[:=])\\s*(?:"([^"\\r\\n]{8,256})"|'([^'\\r\\n]{8,256})'|([^\\s"'\`,;&|<>(){}\\[\\]]{8,256}))`,
       "gi",
     ),
-    { group: [1, 2, 3], accept: (s, minEntropy) => looksRandom(s, minEntropy) },
+    { group: [1, 2, 3], accept: (s, minEntropy) => looksRandom(s, minEntropy), hint: (t) => /[:=]/.test(t) && GENERIC_HINT.test(t) },
   ),
 ];
 

@@ -133,6 +133,8 @@ function skipBraces(src: string, open: number): number {
 const ANSI: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
 
 const REDIRECT_OPS = ["<<<", "<<-", "<<", "<>", "<&", "<", ">>", ">|", ">&", ">"];
+/** Characters that end a word or start quoting, escaping or substitution. */
+const PLAIN = /[^\s|&;()<>\\'"$`]+/y;
 
 function lex(src: string): Tok[] {
   const toks: Tok[] = [];
@@ -162,6 +164,13 @@ function lex(src: string): Tok[] {
     let text = "";
     const subs: string[] = [];
     while (i < n) {
+      // Fast path: a run of characters with no special meaning.
+      PLAIN.lastIndex = i;
+      if (PLAIN.test(src)) {
+        text += src.slice(i, PLAIN.lastIndex);
+        i = PLAIN.lastIndex;
+        if (i >= n) break;
+      }
       const c = src[i]!;
       if (isBlank(c) || isMeta(c)) break;
       if (c === "<" || c === ">") {

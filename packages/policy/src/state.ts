@@ -84,7 +84,16 @@ export class LruStore<V> {
   }
 
   /** Gets (or creates) the entry and marks it as most recently used. */
+  #lastKey: string | undefined;
+  #last: Entry<V> | undefined;
+
   get(key: string, now: number): V {
+    // Fast path: the same key as the previous call is already the most recent entry.
+    const last = this.#last;
+    if (key === this.#lastKey && last !== undefined && now - last.lastSeen <= this.ttlMs && this.#map.get(key) === last) {
+      last.lastSeen = Math.max(last.lastSeen, now);
+      return last.value;
+    }
     let entry = this.#map.get(key);
     if (entry !== undefined) {
       this.#map.delete(key);
@@ -94,6 +103,8 @@ export class LruStore<V> {
     entry.lastSeen = Math.max(entry.lastSeen, now);
     this.#map.set(key, entry);
     this.#evict(now);
+    this.#lastKey = key;
+    this.#last = entry;
     return entry.value;
   }
 
@@ -110,6 +121,8 @@ export class LruStore<V> {
 
   clear(): void {
     this.#map.clear();
+    this.#lastKey = undefined;
+    this.#last = undefined;
   }
 
   #evict(now: number): void {
