@@ -48,7 +48,7 @@ export function preToolUse(fields: Record<string, unknown> = {}): AartsEvent {
     artifacts: [{ type: "command", value: "ls", source_field: "tool_input.command" }],
     ...PROV,
     ...fields,
-  } as AartsEvent;
+  } as unknown as AartsEvent;
 }
 
 /** Records every message the agent side sends. */

@@ -159,8 +159,7 @@ describe("runHookCommand: claude-code", () => {
     expect(stateFiles().length).toBe(1);
     const end = await run(["claude-code", "--connect", connect], fixture("claude-code", "session-end"));
     expect(end.json).toEqual({});
-    const endEvent = harness.events.at(-1)!;
-    expect(endEvent.event_type).toBe("session_end");
+    const endEvent = await harness.waitFor((e) => e.event_type === "session_end");
     expect((endEvent.payload as { summary: unknown }).summary).toMatchObject({ tool_calls: 2, verdicts: { deny: 3 } });
     expect(stateFiles()).toEqual([]);
   });

@@ -11,6 +11,8 @@ export interface UnixHarness {
   readonly server: AhpServer;
   /** Every event the harness received (requests and notifications), in arrival order. */
   readonly events: AhpEvent[];
+  /** Resolves with the first event (already received or arriving later) that matches. */
+  waitFor(predicate: (event: AhpEvent) => boolean): Promise<AhpEvent>;
   close(): Promise<void>;
 }
 
@@ -21,13 +23,23 @@ export async function startUnixHarness(
   const dir = mkdtempSync(join(tmpdir(), "aarts-"));
   const path = join(dir, "h.sock");
   const events: AhpEvent[] = [];
+  const waiters: { predicate: (event: AhpEvent) => boolean; resolve: (event: AhpEvent) => void }[] = [];
+  const record = (event: AhpEvent) => {
+    events.push(event);
+    for (const w of [...waiters]) {
+      if (w.predicate(event)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(event);
+      }
+    }
+  };
   const handlers: AhpServerHandlers = {
     onEvent: (event) => {
-      events.push(event);
+      record(event);
       return onEvent(event);
     },
     onNotification: (event) => {
-      events.push(event);
+      record(event);
     },
   };
   const server = new AhpServer({
@@ -52,6 +64,10 @@ export async function startUnixHarness(
     dir,
     server,
     events,
+    waitFor: (predicate) => {
+      const found = events.find(predicate);
+      return found !== undefined ? Promise.resolve(found) : new Promise((resolve) => waiters.push({ predicate, resolve }));
+    },
     close: async () => {
       await server.close();
       for (const s of sockets) s.destroy();

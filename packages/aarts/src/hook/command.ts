@@ -9,8 +9,7 @@
  * fail-closed every failure (harness down, timeout, crash, bad input, bad configuration)
  * renders a deny, never an exit code the host would treat as a non-blocking error.
  */
-import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
-import { readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { AARTS_PACKAGE_VERSION, HOOK_CATALOG, type HookPoint } from "../catalog.js";
@@ -20,6 +19,7 @@ import { EngineFailure } from "../errors.js";
 import { AartsHost, MemorySubAgentRegistry, type AuditRecord, type HookRegistration } from "../host/host.js";
 import { failureVerdict, type FailurePolicy, type MergePolicy } from "../host/policy.js";
 import { defaultStateDir, FileStateStore } from "../host/state.js";
+import { mkdirp, readText, writeText } from "../host/fs-async.js";
 import { decodeHookInput, type AdapterOptions, type HookRuntime, type NativeResponse } from "../hosts/common.js";
 import { SUBPROCESS_HOSTS } from "../hosts/registry.js";
 import { openTransport, parseConnect, type ConnectSpec } from "./connect.js";
@@ -272,6 +272,9 @@ export async function runHookCommand(argv: readonly string[], io: HookCommandIo)
 
 async function runHook(hostId: string, args: ParsedArgs, io: HookCommandIo, env: Readonly<Record<string, string | undefined>>): Promise<number> {
   const host = SUBPROCESS_HOSTS[hostId]!;
+  const t0 = performance.now();
+  const timings: Record<string, number> = {};
+  const mark = (name: string, since: number) => (timings[name] = (timings[name] ?? 0) + (performance.now() - since));
   const { settings, errors } = resolveSettings(args, env);
   const now = io.now ?? (() => new Date());
   const pendingWrites: Promise<unknown>[] = [];
@@ -291,7 +294,9 @@ async function runHook(hostId: string, args: ParsedArgs, io: HookCommandIo, env:
 
   let bytes: Uint8Array;
   try {
+    const tRead = performance.now();
     bytes = await readAll(io.stdin);
+    mark("stdin", tRead);
   } catch (error) {
     const code = fail(new EngineFailure("internal", `cannot read stdin: ${(error as Error).message}`));
     await Promise.allSettled(pendingWrites);
@@ -355,9 +360,22 @@ async function runHook(hostId: string, args: ParsedArgs, io: HookCommandIo, env:
     now,
   });
   const runtime: HookRuntime = {
-    evaluate: (event, options) =>
-      aartsHost.evaluate(event, options?.subAgents === undefined ? {} : { subAgents: new MemorySubAgentRegistry(options.subAgents) }),
-    notify: (event) => aartsHost.notify(event),
+    evaluate: async (event, options) => {
+      const tEval = performance.now();
+      try {
+        return await aartsHost.evaluate(event, options?.subAgents === undefined ? {} : { subAgents: new MemorySubAgentRegistry(options.subAgents) });
+      } finally {
+        mark("engine", tEval);
+      }
+    },
+    notify: async (event) => {
+      const tNotify = performance.now();
+      try {
+        await aartsHost.notify(event);
+      } finally {
+        mark("engine", tNotify);
+      }
+    },
     state: new FileStateStore(settings.stateDir),
     now,
     options: settings.adapter,
@@ -368,6 +386,7 @@ async function runHook(hostId: string, args: ParsedArgs, io: HookCommandIo, env:
   const budget = versionTimeout + (settings.timeoutMs ?? longest) + 2_000;
   let watchdog: ReturnType<typeof setTimeout> | undefined;
   let code: number;
+  const tRun = performance.now();
   try {
     const response = await Promise.race([
       host.run(input, runtime, settings.event),
@@ -380,15 +399,26 @@ async function runHook(hostId: string, args: ParsedArgs, io: HookCommandIo, env:
     code = fail(EngineFailure.isInstance(error) ? error : new EngineFailure("internal", `adapter failed: ${(error as Error)?.message ?? String(error)}`, { cause: error }));
   } finally {
     clearTimeout(watchdog);
+    mark("adapter", tRun);
   }
+  const tClose = performance.now();
   await Promise.allSettled([aartsHost.close(), ...pendingWrites]);
   await Promise.allSettled(pendingWrites); // writes queued while closing
+  mark("close", tClose);
+  if (settings.verbose) {
+    const ms = (n: number | undefined) => `${(n ?? 0).toFixed(1)} ms`;
+    io.stderr.write(
+      `ahp-aarts-hook: timings: total ${ms(performance.now() - t0)} (stdin ${ms(timings.stdin)}, engine ${ms(timings.engine)} incl. connect and handshake, ` +
+        `adapter state and rendering ${ms((timings.adapter ?? 0) - (timings.engine ?? 0))}, close ${ms(timings.close)})\n`,
+    );
+  }
   return code;
 }
 
+/** Appends one JSON line (synchronously: tiny, and off the thread pool on the hook's critical path). */
 async function appendLine(file: string, record: unknown): Promise<void> {
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  await appendFile(file, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  appendFileSync(file, `${JSON.stringify(record)}\n`, { mode: 0o600 });
 }
 
 /** Quotes one argument for a POSIX shell command line inside a configuration file. */
@@ -446,14 +476,14 @@ async function runInstall(host: string | undefined, args: ParsedArgs, io: HookCo
   }
   try {
     if (plan.files !== undefined) {
-      await mkdir(target, { recursive: true });
-      for (const [name, content] of Object.entries(plan.files)) await writeFile(join(target, name), content, { mode: 0o755 });
+      await mkdirp(target);
+      for (const [name, content] of Object.entries(plan.files)) await writeText(join(target, name), content, 0o755);
       io.stderr.write(`wrote ${Object.keys(plan.files).length} hook scripts to ${target}\n`);
       return 0;
     }
     let existing: Record<string, unknown> | undefined;
     try {
-      const parsed = JSON.parse(await readFile(target, "utf8")) as unknown;
+      const parsed = JSON.parse(await readText(target)) as unknown;
       if (!isRecord(parsed)) throw new Error("not a JSON object");
       existing = parsed;
     } catch (error) {
@@ -462,8 +492,8 @@ async function runInstall(host: string | undefined, args: ParsedArgs, io: HookCo
         return 1;
       }
     }
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, `${JSON.stringify(plan.merge!(existing), null, 2)}\n`);
+    await mkdirp(dirname(target));
+    await writeText(target, `${JSON.stringify(plan.merge!(existing), null, 2)}\n`);
     io.stderr.write(`updated ${target}\n`);
     return 0;
   } catch (error) {

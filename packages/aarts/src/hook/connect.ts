@@ -4,7 +4,6 @@
  * cold start); `http(s)://` and `ws(s)://` load `@ahp/transport-http` / `@ahp/transport-ws`
  * with a dynamic import (optional peer dependencies: a hook user installs only what they use).
  */
-import { spawn } from "node:child_process";
 import { createConnection } from "node:net";
 import { isAbsolute, resolve } from "node:path";
 import { NdjsonStreamTransport, type Transport } from "@ahp/core";
@@ -92,13 +91,9 @@ function openUnix(path: string, timeoutMs: number): Promise<Transport> {
           readable: socket,
           writable: socket,
           info: { transport: "unix", remote: path },
-          onClose: () =>
-            new Promise<void>((done) => {
-              if (socket.destroyed) return done();
-              socket.once("close", () => done());
-              socket.end();
-              setTimeout(() => socket.destroy(), 200).unref();
-            }),
+          // Every send was awaited (written to the socket), so the socket can go at once; a
+          // half-close would cost the hook a round trip to the harness before it can exit.
+          onClose: () => void socket.destroy(),
         }),
       );
     });
@@ -111,9 +106,11 @@ export function commandArgv(command: string): string[] {
   return segment === undefined ? [] : [...segment.words];
 }
 
-function openStdio(command: string, options: OpenOptions): Promise<Transport> {
+async function openStdio(command: string, options: OpenOptions): Promise<Transport> {
   const argv = commandArgv(command);
-  if (argv.length === 0) return Promise.reject(new EngineFailure("transport", `stdio: empty command ${JSON.stringify(command)}`));
+  if (argv.length === 0) throw new EngineFailure("transport", `stdio: empty command ${JSON.stringify(command)}`);
+  // Loaded on demand: most hook users connect to a socket, and child_process costs start-up time.
+  const { spawn } = await import("node:child_process");
   return new Promise((resolveTransport, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), {
       cwd: options.cwd,

@@ -5,7 +5,7 @@
  * (temporary file + rename) under an exclusive lock file for read-modify-write.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -43,11 +43,15 @@ export interface FileStateStoreOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** One JSON file per key in a directory created with mode 0700. */
+/**
+ * One JSON file per key in a directory created with mode 0700. File operations are synchronous
+ * (the files are small; a hook process spawned per tool call would otherwise pay thread-pool
+ * round trips on its critical path); only waiting for a contended lock yields.
+ */
 export class FileStateStore implements StateStore {
   readonly dir: string;
   readonly #options: FileStateStoreOptions;
-  #ready?: Promise<void>;
+  #ready = false;
 
   constructor(dir: string, options: FileStateStoreOptions = {}) {
     this.dir = dir;
@@ -59,52 +63,66 @@ export class FileStateStore implements StateStore {
     return join(this.dir, `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`);
   }
 
-  #ensureDir(): Promise<void> {
-    this.#ready ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() => undefined);
-    return this.#ready;
+  #ensureDir(): void {
+    if (this.#ready) return;
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    this.#ready = true;
   }
 
   async read<T>(key: string): Promise<T | undefined> {
+    return this.#readNow<T>(key);
+  }
+
+  #readNow<T>(key: string): T | undefined {
     try {
-      return JSON.parse(await readFile(this.fileOf(key), "utf8")) as T;
+      return JSON.parse(readFileSync(this.fileOf(key), "utf8")) as T;
     } catch {
       return undefined;
     }
   }
 
   async update<T>(key: string, fn: (current: T | undefined) => T | undefined): Promise<T | undefined> {
-    await this.#ensureDir();
+    this.#ensureDir();
     const file = this.fileOf(key);
     const release = await this.#lock(`${file}.lock`);
     try {
-      const next = fn(await this.read<T>(key));
+      const next = fn(this.#readNow<T>(key));
       if (next === undefined) {
-        await rm(file, { force: true });
+        rmSync(file, { force: true });
       } else {
         const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-        await writeFile(tmp, JSON.stringify(next), { mode: 0o600 });
-        await rename(tmp, file);
+        writeFileSync(tmp, JSON.stringify(next), { mode: 0o600 });
+        renameSync(tmp, file);
       }
       return next;
     } finally {
-      await release();
+      release();
     }
   }
 
-  async #lock(path: string): Promise<() => Promise<void>> {
+  async #lock(path: string): Promise<() => void> {
     const deadline = Date.now() + (this.#options.lockTimeoutMs ?? 2_000);
     const stale = this.#options.staleLockMs ?? 10_000;
     for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
       try {
-        const handle = await open(path, "wx", 0o600);
-        await handle.close();
-        return () => unlink(path).catch(() => undefined);
+        closeSync(openSync(path, "wx", 0o600));
+        return () => {
+          try {
+            unlinkSync(path);
+          } catch {
+            // already gone
+          }
+        };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
         try {
-          const info = await stat(path);
+          const info = statSync(path);
           if (Date.now() - info.mtimeMs > stale) {
-            await unlink(path).catch(() => undefined);
+            try {
+              unlinkSync(path);
+            } catch {
+              // removed by someone else
+            }
             continue;
           }
         } catch {

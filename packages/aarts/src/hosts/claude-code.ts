@@ -4,7 +4,7 @@
  * answer on stdout and the exit code.
  */
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readText } from "../host/fs-async.js";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative } from "node:path";
 import type { HookPoint } from "../catalog.js";
@@ -249,7 +249,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 async function readTranscript(path: string | undefined): Promise<unknown[] | undefined> {
   if (path === undefined) return undefined;
   try {
-    const text = await readFile(path, "utf8");
+    const text = await readText(path);
     const lines: unknown[] = [];
     for (const line of text.split("\n")) {
       if (line.trim() === "") continue;
@@ -489,7 +489,7 @@ export async function claudeSkillLoad(input: Record<string, unknown>, ctx: Claud
   for (const candidate of candidates) {
     let text: string;
     try {
-      text = await readFile(candidate.path, "utf8");
+      text = await readText(candidate.path);
     } catch {
       continue;
     }
