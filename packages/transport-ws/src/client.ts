@@ -89,6 +89,14 @@ interface Tracked {
   reject: (error: Error) => void;
 }
 
+/** Header values may not carry CR, LF or NUL and must be Latin-1. The value is never echoed (it may be a credential). */
+function checkHeaderValue(name: string, value: string): void {
+  // eslint-disable-next-line no-control-regex
+  if (/[\r\n\0]/.test(value) || /[^\u0000-\u00ff]/.test(value)) {
+    throw new AhpLocalError("INVALID_ARGUMENT", `header ${name} has a value that cannot be sent in HTTP`);
+  }
+}
+
 const isResponseLike = (value: unknown): value is { id: string | number } => {
   if (value === null || typeof value !== "object") return false;
   const id = (value as { id?: unknown }).id;
@@ -139,8 +147,12 @@ export class WebSocketClientTransport implements Transport {
     this.#pingIntervalMs = options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
     this.#pongTimeoutMs = options.pongTimeoutMs ?? DEFAULT_PONG_TIMEOUT_MS;
     this.#maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
-    const headers: Record<string, string> = { ...options.headers };
-    if (authMode === "header") Object.assign(headers, authHeaders(options.auth));
+    const headers: Record<string, string> = {};
+    const extra = authMode === "header" ? authHeaders(options.auth) : {};
+    for (const [name, value] of [...Object.entries(options.headers ?? {}), ...Object.entries(extra)]) {
+      checkHeaderValue(name, value);
+      headers[name.toLowerCase()] = value;
+    }
     this.#wsOptions = {
       headers,
       maxPayload: this.#maxPayload,
@@ -172,13 +184,28 @@ export class WebSocketClientTransport implements Transport {
     } catch (error) {
       this.#state = "closed";
       this.#finished = true;
+      this.#rejectWaiters(toError(error));
       throw error;
     }
     if (this.#state !== "connecting") {
       // close() was called while connecting.
       throw new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
     }
+    this.#opened();
+  }
+
+  /** The socket is open: release the sends that waited for it. */
+  #opened(): void {
     this.#state = "open";
+    const waiters = this.#openWaiters;
+    this.#openWaiters = [];
+    for (const waiter of waiters) waiter.resolve();
+  }
+
+  #rejectWaiters(error: Error): void {
+    const waiters = this.#openWaiters;
+    this.#openWaiters = [];
+    for (const waiter of waiters) waiter.reject(error);
   }
 
   /** Opens one socket and wires it once it is open. */
@@ -347,10 +374,7 @@ export class WebSocketClientTransport implements Transport {
         this.#ws?.terminate();
         return;
       }
-      this.#state = "open";
-      const waiters = this.#openWaiters;
-      this.#openWaiters = [];
-      for (const waiter of waiters) waiter.resolve();
+      this.#opened();
       try {
         this.#onreconnect?.(attempt);
       } catch (error) {
@@ -384,9 +408,7 @@ export class WebSocketClientTransport implements Transport {
     const failure = cause ?? new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
     this.#sender?.fail(failure);
     this.#failTracked(failure);
-    const waiters = this.#openWaiters;
-    this.#openWaiters = [];
-    for (const waiter of waiters) waiter.reject(failure);
+    this.#rejectWaiters(failure);
     this.onclose?.(cause);
   }
 

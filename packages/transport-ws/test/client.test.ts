@@ -315,3 +315,45 @@ describe("load", () => {
     expect(results.map((d) => (d as unknown as { metadata: { n: number } }).metadata.n)).toEqual(Array.from({ length: 1000 }, (_, n) => n));
   });
 });
+
+describe("transport details", () => {
+  it("a send made while the first connection opens waits for it", async () => {
+    const r = await raw();
+    const transport = new WebSocketClientTransport(r.url);
+    cleanups.push(() => transport.close());
+    const received: unknown[] = [];
+    transport.onmessage = (m) => received.push(m);
+    const starting = transport.start();
+    const sending = transport.send({ jsonrpc: "2.0", id: "early", method: "ahp/handshake", params: {} });
+    await starting;
+    await sending;
+    await until(() => received.length === 1);
+    expect(received[0]).toMatchObject({ id: "early" });
+  });
+
+  it("refuses header values that cannot be sent, without echoing them", () => {
+    const attempt = () => new WebSocketClientTransport("ws://127.0.0.1:1/ahp", { auth: { type: "api_key", key: "secret\r\nx: y" }, authMode: "header" });
+    expect(attempt).toThrow(/header x-api-key has a value that cannot be sent/);
+    expect(attempt).not.toThrow(/secret/);
+  });
+
+  it("query credentials never appear in connection errors", async () => {
+    const r = await raw();
+    const url = r.url;
+    await r.close();
+    const client = new AhpClient();
+    const e = await rejection(client.connect(new WebSocketClientTransport(url, { auth: { type: "api_key", key: "sekrit-key" } })));
+    expect(e.message).not.toContain("sekrit");
+    expect(String(e.cause)).not.toContain("sekrit");
+    await client.close();
+  });
+
+  it("send before start() is NOT_CONNECTED; start() twice is refused", async () => {
+    const r = await raw();
+    const transport = new WebSocketClientTransport(r.url);
+    cleanups.push(() => transport.close());
+    expect((await rejection(transport.send({ jsonrpc: "2.0", method: "ahp/event", params: {} }))).code).toBe("NOT_CONNECTED");
+    await transport.start();
+    expect((await rejection(transport.start())).code).toBe("INVALID_ARGUMENT");
+  });
+});
