@@ -168,6 +168,13 @@ function mapDecision(result: unknown, ctx: FromAhpDecisionContext, source: strin
   let kind: FromAhpDecisionResult["kind"] = tag;
   const metadata = isRecord(result.metadata) ? result.metadata : undefined;
   const aarts = metadata !== undefined && isRecord(metadata.aarts) ? metadata.aarts : undefined;
+  // Q3: a `block` that only reports a handler failure (AHP batches fail closed) is a failure, so
+  // that the host's own failure policy decides; any other `block` is an explicit deny.
+  if (tag === "block" && metadata?.handler_error === true) {
+    throw new EngineFailure("engine_error", `harness handler failed: ${typeof result.reason === "string" ? result.reason : "no reason"}`, {
+      engineId: source,
+    });
+  }
   const warnings: string[] = [];
   const bridgeReasons: string[] = [];
   let reason: string | undefined;

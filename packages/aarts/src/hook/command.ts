@@ -51,7 +51,7 @@ Options:
   --fail-open             engine failures allow (AARTS default)
   --fail-closed           engine failures deny
   --timeout-ms N          verdict timeout for every hook (default per hook: 5000 / 10000)
-  --merge POLICY          permissive | strict | majority (several --connect)
+  --merge POLICY          permissive (AARTS default) | strict (recommended for security) | majority
   --modify-unsupported M  deny | ask | allow: harness modification this host cannot apply
   --modify-as M           ask | allow: how Claude Code shows an applied modification (default ask)
   --remote-consent        allow sending events to an HTTP/WebSocket harness

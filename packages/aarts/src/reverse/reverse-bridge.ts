@@ -213,7 +213,11 @@ export class AartsReverseBridge {
     this.#log({ level: "error", message: `AARTS engine failure on ${aarts.hook_point}: ${failure.message}`, hookPoint: aarts.hook_point });
     const description = `${failure.failureCause}: ${failure.message}`;
     // The stricter of the AARTS policy and AHP's (fail-closed inside batches), §5.9.
-    if (ctx.batch !== undefined || (this.#options.failurePolicy ?? "fail-open") === "fail-closed") {
+    if (ctx.batch !== undefined) {
+      // AHP fails closed inside batches; the marker lets an AARTS-aware agent apply its own policy (Q3).
+      return { decision: "block", reason: `AARTS engine failure (${description})`, metadata: { handler_error: true, aarts: { failure: description } } };
+    }
+    if ((this.#options.failurePolicy ?? "fail-open") === "fail-closed") {
       return { decision: "block", reason: `AARTS engine failure (${description})`, metadata: { aarts: { failure: description } } };
     }
     return { decision: "allow", metadata: { aarts: { failure: description } } };
