@@ -118,6 +118,10 @@ export interface AhpServerOptions {
   validateResults?: boolean;
   /** Non-fatal problems (send failures, handler crashes in notifications). Library code never logs. */
   onerror?: (error: Error) => void;
+  /** A stream connection (connect()) opened. */
+  onconnection?: (connection: AhpServerConnection) => void;
+  /** A stream connection closed; `error` is the transport's cause when it did not close cleanly. */
+  ondisconnect?: (connection: AhpServerConnection, error?: Error) => void;
 }
 
 /** One agent connection as the server sees it. */
@@ -175,6 +179,10 @@ export class AhpServer {
   readonly #handlerTimeoutMs: number;
   readonly #connections = new Set<Connection>();
   readonly #notificationChains = new Map<string, Promise<void>>();
+  readonly #inflight = new Set<Promise<unknown>>();
+  #idleWaiters: Array<(idle: boolean) => void> = [];
+  /** Open stream connections (connect()), not the per-request connections of HTTP. */
+  #streams = 0;
   #nextConnectionId = 1;
   #closed = false;
 
@@ -219,10 +227,23 @@ export class AhpServer {
       this.#send(connection, errorResponse(context?.id ?? null, error));
     };
     transport.onerror = (error) => this.#options.onerror?.(error);
-    transport.onclose = () => {
+    transport.onclose = (error) => {
       connection.controller.abort(new AhpError(AhpErrorCode.ServerClosing, "Connection closed"));
-      this.#connections.delete(connection);
+      if (!this.#connections.delete(connection)) return;
+      this.#streams--;
+      try {
+        this.#options.ondisconnect?.(connection, error);
+      } catch (e) {
+        this.#options.onerror?.(toError(e));
+      }
+      this.#checkIdle();
     };
+    this.#streams++;
+    try {
+      this.#options.onconnection?.(connection);
+    } catch (e) {
+      this.#options.onerror?.(toError(e));
+    }
     await transport.start();
     return connection;
   }
@@ -241,22 +262,92 @@ export class AhpServer {
 
   /** Processes one decoded message on a connection and returns what to answer. */
   process(connection: AhpServerConnection, message: unknown): Promise<AhpProcessResult> {
-    return this.#process(connection as Connection, message);
+    return this.#track(this.#process(connection as Connection, message));
+  }
+
+  /** Messages received and not yet completely handled (requests answered, notifications delivered). */
+  get pendingWork(): number {
+    return this.#inflight.size;
   }
 
   /** Closes every connection; in-flight handlers see their signal abort. */
-  async close(): Promise<void> {
+  /**
+   * Closes every connection. Messages already received are first given up to `graceMs`
+   * (default 2000) to finish: their handlers complete, notifications reach their handler, answers
+   * are written. After that, in-flight handlers see their signal abort.
+   */
+  async close(options: { graceMs?: number } = {}): Promise<void> {
     this.#closed = true;
-    const closing: Promise<void>[] = [];
-    for (const connection of this.#connections) {
-      connection.controller.abort(new AhpError(AhpErrorCode.ServerClosing, "Server closing"));
-      if (connection.transport !== undefined) closing.push(connection.transport.close());
+    const graceMs = options.graceMs ?? 2000;
+    if (this.#inflight.size > 0 && graceMs > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        (async () => {
+          // New work may be chained behind the current one (notifications of a session): wait until quiet.
+          while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
+        })(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
     }
-    this.#connections.clear();
+    const closing: Promise<void>[] = [];
+    for (const connection of [...this.#connections]) {
+      connection.controller.abort(new AhpError(AhpErrorCode.ServerClosing, "Server closing"));
+      // Stream connections leave the set through their transport's onclose.
+      if (connection.transport !== undefined) closing.push(connection.transport.close());
+      else this.#connections.delete(connection);
+    }
     await Promise.allSettled(closing);
+    for (const connection of [...this.#connections]) connection.transport?.onclose?.();
+    this.#connections.clear();
   }
 
-  async #serve(connection: Connection, message: unknown): Promise<void> {
+
+  #serve(connection: Connection, message: unknown): Promise<void> {
+    return this.#track(this.#serveNow(connection, message));
+  }
+
+  /** Remembers work in progress so that close() can let it finish. */
+  #track<T>(work: Promise<T>): Promise<T> {
+    this.#inflight.add(work);
+    const done = () => {
+      this.#inflight.delete(work);
+      this.#checkIdle();
+    };
+    void work.then(done, done);
+    return work;
+  }
+
+  #checkIdle(): void {
+    if (this.#idleWaiters.length === 0 || this.#streams > 0 || this.#inflight.size > 0) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const resolve of waiters) resolve(true);
+  }
+
+  /**
+   * Resolves `true` once no stream connection is open and no received message is still being
+   * handled (e.g. after the agents disconnected and their last notifications were delivered),
+   * or `false` after `timeoutMs`.
+   */
+  whenIdle(timeoutMs = 5000): Promise<boolean> {
+    if (this.#streams === 0 && this.#inflight.size === 0) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#idleWaiters = this.#idleWaiters.filter((w) => w !== settle);
+        resolve(false);
+      }, timeoutMs);
+      const settle = (value: boolean) => {
+        clearTimeout(timer);
+        resolve(value);
+      };
+      this.#idleWaiters.push(settle);
+    });
+  }
+
+  async #serveNow(connection: Connection, message: unknown): Promise<void> {
     const result = await this.#process(connection, message);
     if (result.kind === "response") this.#send(connection, result.response);
     else if (result.kind === "notification" && result.error !== undefined) {
@@ -600,30 +691,26 @@ export class AhpServer {
       ...(batch === undefined ? {} : { batch }),
     };
     let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort: (() => void) | undefined;
     try {
       const result = fn(ctx);
       if (!isPromiseLike(result)) return result;
       const timeoutMs = this.#handlerTimeoutMs;
+      if (timeoutMs <= 0 || !Number.isFinite(timeoutMs)) return await result;
+      // A closed connection aborts ctx.signal but does not cut the call short: received
+      // notifications still reach their handler, and close()/whenIdle() wait for the handler
+      // (close() only up to its grace period).
       return await Promise.race([
         result,
         new Promise<never>((_, reject) => {
-          if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-            timer = setTimeout(() => {
-              const error = new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`);
-              controller?.abort(error);
-              reject(error);
-            }, timeoutMs);
-          }
-          // Settle when the connection goes away: the handler may never return.
-          onAbort = () => reject(connection.signal.reason);
-          if (connection.signal.aborted) onAbort();
-          else connection.signal.addEventListener("abort", onAbort, { once: true });
+          timer = setTimeout(() => {
+            const error = new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`);
+            controller?.abort(error);
+            reject(error);
+          }, timeoutMs);
         }),
       ]);
     } finally {
       if (timer !== undefined) clearTimeout(timer);
-      if (onAbort !== undefined) connection.signal.removeEventListener("abort", onAbort);
       if (controller !== undefined) connection.signal.removeEventListener("abort", onConnectionAbort);
     }
   }

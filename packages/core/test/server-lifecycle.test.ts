@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { AhpClient, AhpServer, createLinkedPair, type AhpEvent } from "../src/index.js";
+
+const post = (n: number): AhpEvent => ({
+  event_type: "post_action",
+  session_id: "s",
+  agent_id: "a",
+  timestamp: "2026-01-01T00:00:00Z",
+  depth: 0,
+  payload: { n },
+});
+
+async function pair(server: AhpServer) {
+  const [agentSide, harnessSide] = createLinkedPair();
+  await server.connect(harnessSide);
+  const client = new AhpClient();
+  await client.connect(agentSide);
+  return client;
+}
+
+describe("AhpServer lifecycle", () => {
+  it("close() lets received notifications reach their handler before closing", async () => {
+    const seen: number[] = [];
+    const server = new AhpServer({
+      handlers: {
+        onNotification: async (event) => {
+          await new Promise((r) => setTimeout(r, 20));
+          seen.push((event.payload as { n: number }).n);
+        },
+      },
+    });
+    const client = await pair(server);
+    for (let n = 1; n <= 5; n++) await client.notify(post(n));
+    await client.close();
+    await server.close();
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("close() aborts handlers still running after the grace period", async () => {
+    let aborted: unknown;
+    const server = new AhpServer({
+      handlerTimeoutMs: 0,
+      handlers: {
+        onEvent: (_e, ctx) =>
+          new Promise((_, reject) => {
+            ctx.signal.addEventListener("abort", () => {
+              aborted = ctx.signal.reason;
+              reject(ctx.signal.reason);
+            });
+          }),
+      },
+    });
+    const client = await pair(server);
+    const pending = client.send("pre_action", {}).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 10));
+    const started = Date.now();
+    await server.close({ graceMs: 30 });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(aborted).toBeInstanceOf(Error);
+    expect(String((await pending) as Error)).toMatch(/Connection closed/);
+  });
+
+  it("reports stream connections opening and closing, with the cause", async () => {
+    const events: string[] = [];
+    const server = new AhpServer({
+      onconnection: (c) => events.push(`open ${c.id}`),
+      ondisconnect: (c, error) => events.push(`close ${c.id} ${error?.message ?? "clean"}`),
+      handlers: { onEvent: () => ({ decision: "allow" }) },
+    });
+    const [a1, h1] = createLinkedPair();
+    const [a2, h2] = createLinkedPair();
+    const c1 = await server.connect(h1);
+    const c2 = await server.connect(h2);
+    await a1.start();
+    await a2.start();
+    await a1.close();
+    a2.fail(new Error("peer vanished"));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(events).toEqual([`open ${c1.id}`, `open ${c2.id}`, `close ${c1.id} clean`, `close ${c2.id} peer vanished`]);
+    await server.close();
+    expect(events).toHaveLength(4);
+  });
+
+  it("whenIdle() waits for agents to leave and their work to finish", async () => {
+    let delivered = false;
+    const server = new AhpServer({
+      handlers: {
+        onNotification: async () => {
+          await new Promise((r) => setTimeout(r, 20));
+          delivered = true;
+        },
+      },
+    });
+    expect(await server.whenIdle(10)).toBe(true);
+    const client = await pair(server);
+    expect(await server.whenIdle(20)).toBe(false);
+    await client.notify(post(1));
+    const idle = server.whenIdle(2000);
+    await client.close();
+    expect(await idle).toBe(true);
+    expect(delivered).toBe(true);
+    expect(server.pendingWork).toBe(0);
+    await server.close();
+  });
+});
