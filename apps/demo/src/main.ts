@@ -1,8 +1,65 @@
 /**
- * Demo: an agent and a harness talking AHP 2.4 through the in-memory transport. The harness
- * runs embedded in this process; nothing has to be started by hand.
+ * `pnpm demo [--transport memory|stdio|http|ws|unix] [--color|--no-color] [--keep]`:
+ * a coding-agent session against the default policy, on an embedded harness (or the real
+ * `ahp serve --stdio` as a child process with --transport stdio).
  */
-import { runDemo } from "./session.js";
+import { parseArgs } from "node:util";
+import { runDemo } from "./demo.js";
+import { TRANSPORTS, type TransportKind } from "./harness.js";
 
-const code = await runDemo({ out: process.stdout });
-process.exitCode = code;
+const usage = `Usage: ahp-demo [--transport ${TRANSPORTS.join("|")}] [--color|--no-color] [--keep]
+
+Plays a coding-agent session against the built-in default policy and prints the timeline,
+a summary, and the verification of the audit log the harness wrote.
+
+  --transport T   memory (default: embedded harness), stdio (harness as a child process),
+                  http, ws, unix (embedded harness behind a loopback listener)
+  --keep          keep the temporary directory with the audit log
+  --color, --no-color   force colours on or off (default: on for terminals)
+`;
+
+async function main(): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        transport: { type: "string", default: "memory" },
+        color: { type: "boolean" },
+        "no-color": { type: "boolean" },
+        keep: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${usage}`);
+    return 64;
+  }
+  if (values.help) {
+    process.stdout.write(usage);
+    return 0;
+  }
+  if (!(TRANSPORTS as readonly string[]).includes(values.transport)) {
+    process.stderr.write(`unknown transport ${JSON.stringify(values.transport)}\n\n${usage}`);
+    return 64;
+  }
+  const color = values["no-color"] ? false : values.color ? true : undefined;
+  const result = await runDemo({
+    transport: values.transport as TransportKind,
+    out: process.stdout,
+    err: process.stderr,
+    env: process.env,
+    ...(color === undefined ? {} : { color }),
+    ...(values.keep ? { keep: true } : {}),
+  });
+  return result.audit.ok ? 0 : 1;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`demo failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);
