@@ -28,3 +28,5 @@ export * from "./hosts/windsurf.js";
 export * from "./hosts/registry.js";
 export * from "./hook/index.js";
 export * from "./host/level.js";
+export * from "./inprocess/openai-agents.js";
+export * from "./inprocess/langchain.js";
