@@ -102,9 +102,13 @@ export class StdioClientTransport implements Transport {
     if (typeof options?.command !== "string" || options.command.length === 0) {
       throw new AhpLocalError("INVALID_ARGUMENT", "StdioClientTransport: `command` must be a non-empty string");
     }
+    const stderr = options.stderr;
+    if (stderr !== undefined && typeof stderr !== "function" && !["inherit", "pipe", "ignore"].includes(stderr)) {
+      throw new AhpLocalError("INVALID_ARGUMENT", 'StdioClientTransport: `stderr` must be "inherit", "pipe", "ignore" or a function');
+    }
     this.#options = options;
-    this.#graceMs = Math.max(0, options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
-    this.#tail = new ByteTail(options.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES);
+    this.#graceMs = nonNegative("closeGraceMs", options.closeGraceMs, DEFAULT_CLOSE_GRACE_MS);
+    this.#tail = new ByteTail(nonNegative("stderrTailBytes", options.stderrTailBytes, DEFAULT_STDERR_TAIL_BYTES));
     if (options.stderr === "pipe") this.#stderrPipe = new PassThrough();
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
   }
@@ -407,6 +411,14 @@ function lastLine(text: string): string {
     if (line !== "") return line.length > 200 ? `${line.slice(0, 200)}…` : line;
   }
   return "";
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new AhpLocalError("INVALID_ARGUMENT", `StdioClientTransport: \`${name}\` must be a finite number >= 0`);
+  }
+  return value;
 }
 
 function noop(): void {}

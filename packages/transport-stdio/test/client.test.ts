@@ -141,6 +141,9 @@ describe("StdioClientTransport: the harness goes away", () => {
 
   it("rejects bad options and a second start()", async () => {
     expect(() => new StdioClientTransport({ command: "" })).toThrow(/command/);
+    expect(() => new StdioClientTransport({ command: "x", closeGraceMs: -1 })).toThrow(/closeGraceMs/);
+    expect(() => new StdioClientTransport({ command: "x", stderrTailBytes: Number.NaN })).toThrow(/stderrTailBytes/);
+    expect(() => new StdioClientTransport({ command: "x", stderr: "loud" as never })).toThrow(/stderr/);
     const { transport } = await connect(nodeFixture("harness.mjs"));
     await expect(transport.start()).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
   });

@@ -59,6 +59,10 @@ export class UnixSocketServer {
     if (!Number.isInteger(mode) || mode < 0 || mode > 0o777) {
       throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketServer: `mode` must be a file mode between 0 and 0o777");
     }
+    const limit = options.maxConnections;
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
+      throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketServer: `maxConnections` must be an integer >= 1");
+    }
     this.path = options.path;
     this.#server = server;
     this.#options = options;

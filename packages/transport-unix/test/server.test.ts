@@ -181,6 +181,7 @@ describe("UnixSocketServer: the socket file", () => {
     expect(() => new UnixSocketServer(server, { path: "\0abstract" })).toThrow(/abstract/);
     expect(() => new UnixSocketServer(server, { path: `/tmp/${"p".repeat(MAX_SOCKET_PATH_BYTES)}` })).toThrow(/limit/);
     expect(() => new UnixSocketServer(server, { path: "/tmp/x.sock", mode: 0o1777 })).toThrow(/mode/);
+    expect(() => new UnixSocketServer(server, { path: "/tmp/x.sock", maxConnections: 0 })).toThrow(/maxConnections/);
     const listener = await listen(temp().path());
     await expect(listener.listen()).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
   });
