@@ -13,7 +13,7 @@ const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const jsonIndex = args.indexOf("--json");
 const jsonFile = jsonIndex >= 0 ? args[jsonIndex + 1] : undefined;
-const wanted = args.filter((a, i) => !a.startsWith("--") && i !== jsonIndex + 1);
+const wanted = args.filter((a, i) => !a.startsWith("--") && (jsonIndex === -1 || i !== jsonIndex + 1));
 
 const files = readdirSync(join(here, "suites"))
   .filter((f) => /\.(ts|mts)$/.test(f))
