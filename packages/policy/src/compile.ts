@@ -516,12 +516,24 @@ export function resolveWorkspacePath(file: string, root: string | undefined): Re
     return { path: rel, inside: escapes ? false : undefined };
   }
   // Never resolve against the process's working directory: a relative root is taken from the filesystem root.
-  const base = lib.isAbsolute(root) ? lib.resolve(root) : lib.resolve(windows ? "C:\\" : "/", root);
-  const resolved = lib.resolve(base, p);
+  const base = rootBase(root, windows);
+  let resolved = windows ? lib.resolve(base, p) : p.startsWith("/") ? lib.normalize(p) : lib.normalize(`${base}/${p}`);
+  if (!windows && resolved.length > 1 && resolved.endsWith("/")) resolved = resolved.slice(0, -1);
   const cmp = (s: string) => (windows ? s.toLowerCase() : s);
   const b = cmp(base.endsWith(lib.sep) ? base : base + lib.sep);
   const inside = cmp(resolved) === cmp(base) || cmp(resolved).startsWith(b);
   return { path: resolved, inside };
+}
+
+let lastRoot: { root: string; windows: boolean; base: string } | undefined;
+
+/** The absolute, normalized root (the last one is remembered: consecutive events share a workspace). */
+function rootBase(root: string, windows: boolean): string {
+  if (lastRoot !== undefined && lastRoot.root === root && lastRoot.windows === windows) return lastRoot.base;
+  const lib = windows ? path.win32 : path.posix;
+  const base = lib.isAbsolute(root) ? lib.resolve(root) : lib.resolve(windows ? "C:\\" : "/", root);
+  lastRoot = { root, windows, base };
+  return base;
 }
 
 function decodeURIComponentSafe(s: string): string {

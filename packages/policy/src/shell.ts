@@ -369,7 +369,7 @@ interface WrapperSpec {
 
 const spec = (values: string[], extra: Omit<WrapperSpec, "values"> = {}): WrapperSpec => ({ values: new Set(values), ...extra });
 
-const WRAPPERS: Record<string, WrapperSpec> = {
+const WRAPPERS = new Map<string, WrapperSpec>(Object.entries({
   sudo: spec(["u", "g", "h", "p", "C", "D", "r", "t", "T", "U", "user", "group", "host", "prompt", "close-from", "chdir", "role", "type", "command-timeout", "other-user"], { assignments: true }),
   doas: spec(["u", "C"]),
   env: spec(["u", "C", "unset", "chdir", "S", "split-string"], { assignments: true }),
@@ -394,7 +394,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   proxychains: spec(["f"]),
   proxychains4: spec(["f"]),
   torsocks: spec([]),
-};
+}));
 
 /** A command word that is itself a substitution (`$(curl …)`) runs whatever it prints: reported as `eval`. */
 const programName = (word: string) => (/\$\(|`|[<>]\(/.test(word) ? "eval" : basename(word));
@@ -441,7 +441,7 @@ export function normalizeShellPath(word: string): string {
  * (`pip install --index-url URL pkg` has the positional arguments `install pkg`). For other
  * programs the word after an option is both a candidate value and a positional argument.
  */
-const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = (() => {
+const VALUE_OPTIONS: ReadonlyMap<string, ReadonlySet<string>> = (() => {
   const pip = ["index-url", "extra-index-url", "i", "r", "requirement", "c", "constraint", "f", "find-links", "trusted-host", "t", "target", "prefix", "root", "src", "upgrade-strategy", "python-version", "platform", "abi", "implementation", "cache-dir", "log", "proxy", "retries", "timeout", "exists-action", "cert", "client-cert", "only-binary", "no-binary", "progress-bar", "report", "index", "default-index", "python", "p"];
   const npm = ["registry", "prefix", "C", "dir", "filter", "F", "cache", "userconfig", "workspace", "w", "tag", "otp", "scope", "loglevel"];
   const table: Record<string, string[]> = {
@@ -455,11 +455,11 @@ const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = (() => {
     yarn: npm,
     bun: npm,
   };
-  return Object.fromEntries(Object.entries(table).map(([k, v]) => [k, new Set(v)]));
+  return new Map(Object.entries(table).map(([k, v]) => [k, new Set(v)]));
 })();
 
 function splitOptions(argv: readonly string[], program = ""): { args: string[]; flags: Set<string>; options: Map<string, string[]> } {
-  const takesValue = VALUE_OPTIONS[program] ?? (/^pip3\.\d+$/.test(program) ? VALUE_OPTIONS.pip : undefined);
+  const takesValue = VALUE_OPTIONS.get(program) ?? (/^pip3\.\d+$/.test(program) ? VALUE_OPTIONS.get("pip") : undefined);
   const args: string[] = [];
   const flags = new Set<string>();
   const options = new Map<string, string[]>();
@@ -547,6 +547,13 @@ interface Stage {
   redirects: Redirect[];
 }
 
+interface Prepared {
+  allWords: string[];
+  program: string;
+  argv: string[];
+  wrappers: string[];
+}
+
 class Builder {
   readonly commands: SimpleCommand[] = [];
   constructor(readonly maxDepth: number) {}
@@ -562,8 +569,13 @@ class Builder {
     };
     const endPipeline = () => {
       endStage();
-      const programs = pipeline.map((s) => this.#programOf(s));
-      pipeline.forEach((s, k) => this.#stage(s, depth, [...programs.slice(k + 1).filter((p) => p !== ""), ...outerConsumers]));
+      const prepared = pipeline.map((s) => this.#prepare(s));
+      for (let k = 0; k < prepared.length; k++) {
+        const consumers: string[] = [];
+        for (let j = k + 1; j < prepared.length; j++) if (prepared[j]!.program !== "") consumers.push(prepared[j]!.program);
+        for (const c of outerConsumers) consumers.push(c);
+        this.#stage(pipeline[k]!, prepared[k]!, depth, consumers);
+      }
       pipeline = [];
     };
     for (const tok of toks) {
@@ -575,11 +587,12 @@ class Builder {
     endPipeline();
   }
 
-  /** Program of a stage, for the consumers of earlier stages (cheap: no nested parsing). */
-  #programOf(stage: Stage): string {
-    const words = this.#commandWords(stage.words.map((w) => w.text));
-    if (words === undefined) return "";
-    return this.#unwrap(words).program;
+  /** Words, program and unwrapped argv of a stage (no nested parsing yet). */
+  #prepare(stage: Stage): Prepared {
+    const allWords = stage.words.map((w) => w.text);
+    const commandWords = this.#commandWords(allWords);
+    if (commandWords === undefined) return { allWords, program: "", argv: [], wrappers: [] };
+    return { allWords, ...this.#unwrap(commandWords) };
   }
 
   /** Drops reserved words and assignments in front; undefined when the segment is not a command (for/case). */
@@ -606,7 +619,7 @@ class Builder {
     const wrappers: string[] = [];
     for (let guard = 0; guard < 16 && argv.length > 0; guard++) {
       const name = basename(argv[0]!);
-      const wrapper = WRAPPERS[name];
+      const wrapper = WRAPPERS.get(name);
       if (wrapper !== undefined) {
         const at = skipWrapperOptions(argv, 1, wrapper);
         wrappers.push(name);
@@ -615,7 +628,7 @@ class Builder {
         continue;
       }
       // `python -m pip install …` runs the module as the program.
-      if (/^python[0-9.]*$/.test(name)) {
+      if (name.startsWith("python") && /^python[0-9.]*$/.test(name)) {
         const m = argv.indexOf("-m");
         if (m > 0 && m + 1 < argv.length && argv.slice(1, m).every((w) => w.startsWith("-"))) {
           wrappers.push(name);
@@ -628,10 +641,8 @@ class Builder {
     return { program: argv.length > 0 ? programName(argv[0]!) : "", argv, wrappers };
   }
 
-  #stage(stage: Stage, depth: number, consumers: readonly string[]): void {
-    const allWords = stage.words.map((w) => w.text);
-    const commandWords = this.#commandWords(allWords);
-    const { program, argv, wrappers } = commandWords === undefined ? { program: "", argv: [], wrappers: [] } : this.#unwrap(commandWords);
+  #stage(stage: Stage, prepared: Prepared, depth: number, consumers: string[]): void {
+    const { allWords, program, argv, wrappers } = prepared;
     const { args, flags, options } = splitOptions(argv, program);
     const command: SimpleCommand = {
       program,
@@ -640,8 +651,8 @@ class Builder {
       flags,
       options,
       redirects: stage.redirects,
-      words: [...allWords, ...stage.redirects.map((r) => r.target)],
-      consumers: [...consumers],
+      words: stage.redirects.length === 0 ? allWords : [...allWords, ...stage.redirects.map((r) => r.target)],
+      consumers,
       wrappers,
       depth,
     };
@@ -685,7 +696,8 @@ class Builder {
           while (end < argv.length && argv[end] !== ";" && argv[end] !== "+") end++;
           const inner = argv.slice(k + 1, end);
           if (inner.length > 0 && depth + 1 <= this.maxDepth) {
-            this.#stage({ words: inner.map((text) => ({ kind: "word", text, subs: [] })), redirects: [] }, depth + 1, consumers);
+            const innerStage: Stage = { words: inner.map((text) => ({ kind: "word", text, subs: [] })), redirects: [] };
+            this.#stage(innerStage, this.#prepare(innerStage), depth + 1, [...consumers]);
           }
           k = end;
         }

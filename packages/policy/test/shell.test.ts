@@ -13,6 +13,12 @@ describe("shell words", () => {
     expect(shellWords("a&&b||c;d|e 2>/dev/null >>log")).toEqual(["a", "&&", "b", "||", "c", ";", "d", "|", "e", ">", "/dev/null", ">>", "log"]);
   });
 
+  it("does not trip over programs named like Object members", () => {
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"]) {
+      expect(parseShell(`${name} --registry x -C y`)[0]?.program).toBe(name.toLowerCase());
+    }
+  });
+
   it("does not throw on unterminated quotes or substitutions", () => {
     expect(() => parseShell(`echo "unterminated $(rm -rf / `)).not.toThrow();
     expect(() => parseShell("echo 'x")).not.toThrow();

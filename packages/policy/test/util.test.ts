@@ -73,5 +73,8 @@ describe("resolveWorkspacePath", () => {
     expect(resolveWorkspacePath("x", "relative-root")).toEqual({ path: "/relative-root/x", inside: true });
     expect(resolveWorkspacePath("file:///w/a%20b", "/w")).toEqual({ path: "/w/a b", inside: true });
     expect(resolveWorkspacePath("x", "/")).toEqual({ path: "/x", inside: true });
+    expect(resolveWorkspacePath("/w/sub/", "/w/")).toEqual({ path: "/w/sub", inside: true });
+    expect(resolveWorkspacePath("../w2/", "/w")).toEqual({ path: "/w2", inside: false });
+    expect(resolveWorkspacePath("/w", "/w")).toEqual({ path: "/w", inside: true });
   });
 });
