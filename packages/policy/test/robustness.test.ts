@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_POLICY, PolicyEngine, findSecrets, parseShell, redactSecrets } from "@ahp/policy";
+import { bash, ev } from "./helpers.js";
+
+/** Deterministic pseudo-random numbers (mulberry32). */
+function rng(seed: number) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ALPHABET = ["rm", " ", "-rf", "/", "~", "'", '"', "\\", "$(", ")", "`", "|", "&", ";", "\n", "<", ">", "<<", "EOF", "(", "{", "}", "sh -c ", "sudo ", "=", "*", "#", "$'", "${", "x", "curl", "\t", "2>&1", "<(", "eval ", "find ", "-exec", "\\;"];
+
+describe("bad input never crashes", () => {
+  it("the tokenizer survives random shell-like text", () => {
+    const next = rng(42);
+    for (let i = 0; i < 3000; i++) {
+      let text = "";
+      const len = Math.floor(next() * 30);
+      for (let k = 0; k < len; k++) text += ALPHABET[Math.floor(next() * ALPHABET.length)];
+      expect(() => parseShell(text)).not.toThrow();
+    }
+  });
+
+  it("the engine answers every event shape with a valid decision", () => {
+    const engine = new PolicyEngine(DEFAULT_POLICY);
+    const payloads: unknown[] = [null, 0, "rm -rf /", [], [1, "x"], {}, { tool_name: 5 }, { arguments: null }, { arguments: { command: 42 } }, { arguments: { command: ["rm", "-rf", "/"] } }, { tool: "write", arguments: { path: 7 } }, { prompt: { nested: ["AKIA" + "IOSFODNN7EXAMPLE"] } }];
+    for (const payload of payloads) {
+      for (const type of ["pre_action", "pre_prompt", "post_action", "idle"] as const) {
+        const r = engine.evaluate(ev(type, payload));
+        if (type !== "idle") expect(r.decision).toBeDefined();
+      }
+    }
+  });
+
+  it("large inputs stay fast (linear tokenizer and detectors)", () => {
+    const engine = new PolicyEngine(DEFAULT_POLICY);
+    const big = `${"echo a && ".repeat(20_000)}rm -rf /`;
+    const start = performance.now();
+    expect(engine.evaluate(bash(big)).ruleId).toBe("block-recursive-delete-root");
+    const prompt = `${"lorem ipsum dolor sit amet: key=value; ".repeat(20_000)}`;
+    expect(engine.evaluate(ev("pre_prompt", { prompt })).decision).toEqual({ decision: "allow" });
+    expect(performance.now() - start).toBeLessThan(5000);
+  });
+
+  it("findSecrets and redactSecrets accept any JSON", () => {
+    const next = rng(7);
+    for (let i = 0; i < 500; i++) {
+      const s = Array.from({ length: 40 }, () => String.fromCharCode(32 + Math.floor(next() * 95))).join("");
+      expect(() => findSecrets(s)).not.toThrow();
+    }
+    expect(redactSecrets(null)).toBeNull();
+    expect(redactSecrets(5)).toBe(5);
+    expect(redactSecrets([["a"]])).toEqual([["a"]]);
+  });
+});
