@@ -84,6 +84,7 @@ const errorJson = (message: string) => JSON.stringify({ error: message });
 const rpcError = (error: AhpError, id: string | null = null) => JSON.stringify({ jsonrpc: "2.0", id, error: error.toJSON() });
 
 function isJsonContentType(value: string | undefined): boolean {
+  if (value === JSON_TYPE) return true;
   if (value === undefined) return false;
   const semicolon = value.indexOf(";");
   const type = (semicolon === -1 ? value : value.slice(0, semicolon)).trim().toLowerCase();
@@ -241,7 +242,7 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
       sendJson(res, 405, errorJson("method not allowed"), { allow: "POST" });
       return;
     }
-    const principal = await authenticate(req);
+    const principal = verifier === undefined && authorize === undefined ? null : await authenticate(req);
     if (principal === false) {
       // Says nothing about which part failed; never echoes what was presented.
       sendJson(res, 401, UNAUTHORIZED, challenge);

@@ -161,6 +161,35 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
     expect(n.code).toBe("TIMEOUT");
   });
 
+  it("each exchange times out at its own deadline; answered ones are unaffected", async () => {
+    const c = await capture();
+    let n = 0;
+    scripted(c, (id, res) => {
+      // The second request is answered at once, the others never.
+      if (++n === 2) res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, result: { decision: "allow" } }));
+    });
+    const transport = new HttpClientTransport(c.url, { client: stack, timeoutMs: 200 });
+    cleanups.push(() => transport.close());
+    transport.onmessage = () => undefined;
+    const started = performance.now();
+    const at = (p: Promise<unknown>) =>
+      p.then(
+        () => ({ ok: true, ms: performance.now() - started }),
+        (e: AhpLocalError) => ({ ok: false, code: e.code, ms: performance.now() - started }),
+      );
+    const first = at(transport.send({ jsonrpc: "2.0", id: "a", method: "ahp/event", params: {} }));
+    const second = at(transport.send({ jsonrpc: "2.0", id: "b", method: "ahp/event", params: {} }));
+    await new Promise((r) => setTimeout(r, 120));
+    const third = at(transport.send({ jsonrpc: "2.0", id: "c", method: "ahp/event", params: {} }));
+    const [a, b, d] = await Promise.all([first, second, third]);
+    expect(b.ok).toBe(true);
+    expect(a).toMatchObject({ ok: false, code: "TIMEOUT" });
+    expect(d).toMatchObject({ ok: false, code: "TIMEOUT" });
+    expect(a.ms).toBeGreaterThanOrEqual(195);
+    expect(a.ms).toBeLessThan(d.ms);
+    expect(d.ms).toBeGreaterThanOrEqual(315);
+  });
+
   it("an AbortSignal aborts the exchange → ABORTED", async () => {
     const c = await capture();
     const arrived = deferred();
