@@ -97,17 +97,17 @@ export class RpcChannel {
           signal?.removeEventListener("abort", onAbort);
         },
       };
+      if (signal?.aborted) {
+        const reason = signal.reason;
+        reject(EngineFailure.isInstance(reason) ? reason : this.#failure("timeout", "request aborted", reason));
+        return;
+      }
       if (timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs)) {
         pending.timer = setTimeout(() => {
           this.#pending.delete(id);
           pending.cleanup();
           reject(this.#failure("timeout", `no response within ${timeoutMs} ms`));
         }, timeoutMs);
-      }
-      if (signal?.aborted) {
-        pending.cleanup();
-        onAbort();
-        return;
       }
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#pending.set(id, pending);

@@ -101,7 +101,8 @@ export const INSTALL_FORMS: Readonly<Record<string, InstallForm>> = {
   snap: { registry: "snap", install: w("install"), valueFlags: flags("--channel"), level: "SHOULD" },
   flatpak: { registry: "flatpak", install: w("install"), valueFlags: NONE, level: "SHOULD" },
   choco: { registry: "chocolatey", install: w("install"), valueFlags: flags("--version", "-s", "--source"), level: "SHOULD" },
-  winget: { registry: "winget", install: w("install"), valueFlags: flags("--version", "-v", "-s", "--source", "--id"), level: "SHOULD" },
+  // `--id X` names the package itself, so it is not a value-taking flag here.
+  winget: { registry: "winget", install: w("install"), valueFlags: flags("--version", "-v", "-s", "--source"), level: "SHOULD" },
   scoop: { registry: "scoop", install: w("install"), valueFlags: NONE, level: "SHOULD" },
   // `-iA` (install by attribute) is accepted alongside the spec's `-i` / `--install`.
   "nix-env": { registry: "nix", flagSubcommand: /^(-i[A-Za-z]*|--install)$/, valueFlags: flags("-f", "--file", "-p", "--profile"), level: "SHOULD" },

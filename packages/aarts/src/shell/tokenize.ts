@@ -43,7 +43,7 @@ export interface TokenizedShell {
 /** A word that is a redirection (spec §3.4 rule 3), after quote removal. */
 const REDIRECTION = /^[0-9]*(>>?|<<?|>&|<&|&>>?)([0-9-]*|.+)$/s;
 /** Operators in the order of longest match first. */
-const REDIRECT_OPS = ["&>>", "&>", ">>", ">&", "<<", "<&", ">", "<"];
+const REDIRECT_OPS = ["&>>", "&>", ">>", ">&", ">|", "<<", "<&", ">", "<"];
 
 interface RedirectionInfo {
   /** True when the operator word has no target of its own (the next word is the target). */
