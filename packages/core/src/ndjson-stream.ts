@@ -51,6 +51,8 @@ export class NdjsonStreamTransport implements Transport {
   #inFlight?: QueuedLine[];
   /** The writable asked for a drain: nothing more is written until it comes. */
   #awaitingDrain = false;
+  /** A flush is due at the next tick. */
+  #flushScheduled = false;
   #closeCause?: Error;
 
   constructor(options: NdjsonStreamTransportOptions) {
@@ -143,18 +145,29 @@ export class NdjsonStreamTransport implements Transport {
         signal.addEventListener("abort", entry.onAbort, { once: true });
       }
       this.#queue.push(entry);
-      if (this.#inFlight === undefined && !this.#awaitingDrain) this.#flush();
+      if (!this.#flushScheduled && this.#inFlight === undefined && !this.#awaitingDrain) {
+        // Write once the current job and its microtasks are done, so that every line produced
+        // meanwhile (answers to all requests of one chunk, a burst of sends) goes out in one write.
+        this.#flushScheduled = true;
+        process.nextTick(this.#scheduledFlush);
+      }
     });
   }
 
+  readonly #scheduledFlush = (): void => {
+    this.#flushScheduled = false;
+    if (this.#inFlight === undefined && !this.#awaitingDrain) this.#flush();
+  };
+
   /**
    * Hands the queued lines to the writable in one write: at least one line, more while they fit
-   * in the writable's high-water mark (so the writable never holds much more than that).
+   * in the writable's high-water mark (so the writable never holds much more than that; UTF-16
+   * units are counted, which equals bytes for ASCII).
    */
   #flush(): void {
     const queue = this.#queue;
     if (queue.length === 0 || this.#closed) return;
-    const budget = Math.max(this.#writable.writableHighWaterMark, MIN_BATCH_BYTES);
+    const budget = this.#writable.writableHighWaterMark;
     let text = queue[0]!.line;
     let count = 1;
     while (count < queue.length && text.length + queue[count]!.line.length <= budget) text += queue[count++]!.line;
@@ -228,9 +241,6 @@ export class NdjsonStreamTransport implements Transport {
     return this.#closing;
   }
 }
-
-/** Lines are batched up to the writable's high-water mark, or this many UTF-16 units at least. */
-const MIN_BATCH_BYTES = 16 * 1024;
 
 /** One line waiting to be written, or written and waiting for confirmation. */
 interface QueuedLine {
