@@ -223,6 +223,12 @@ export class NdjsonStreamTransport implements Transport {
 
   #shutdown(cause?: Error): Promise<void> {
     this.#closing ??= (async () => {
+      // Lines sent before close() whose write was due at the next tick are handed over now, as if
+      // they had been written at once (the writable may still deliver them, e.g. socket.end()).
+      const writable = this.#writable;
+      if (this.#flushScheduled && this.#inFlight === undefined && !this.#awaitingDrain && !writable.writableEnded && !writable.destroyed) {
+        this.#flush();
+      }
       this.#closed = true;
       // Sends still waiting for the writable (drain, write callback) fail now with the close cause.
       this.#failWrites(cause ?? this.#closedError());

@@ -67,4 +67,15 @@ describe("NdjsonStreamTransport write batching", () => {
     expect(writable.writes.length).toBeGreaterThan(3);
     await transport.close();
   });
+
+  it("hands lines sent just before close() to the writable", async () => {
+    const writable = new PassThrough();
+    const chunks: string[] = [];
+    writable.on("data", (c: Buffer) => chunks.push(c.toString()));
+    const transport = await transportOver(writable);
+    const sent = transport.send(note(1)).catch(() => "failed");
+    await transport.close();
+    await sent;
+    expect(chunks.join("")).toBe(`${JSON.stringify(note(1))}\n`);
+  });
 });
