@@ -11,7 +11,6 @@ import {
   PolicyEngine,
   composeHandlers,
   loadPolicyFile,
-  redactText,
   watchPolicyFile,
   type PolicyEvaluation,
   type PolicyFileInput,
@@ -84,8 +83,6 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     audit = await openAuditLog({
       path: options.audit.file,
       key: options.audit.key,
-      // The policy's detector knows more formats than the built-in one; both run.
-      redactor: (text) => redactText(text),
     });
     log.info("audit log open", { file: options.audit.file, key_id: options.audit.key.id });
   }

@@ -152,7 +152,7 @@ describe("withAudit through AhpServer", () => {
     await log.flush();
     const records = await fileRecords();
     const failure = records.find((r) => r.kind === "failure")!;
-    expect(failure).toMatchObject({ event_type: "pre_prompt", form: "request", error: "upstream said password=[REDACTED:assignment]" });
+    expect(failure).toMatchObject({ event_type: "pre_prompt", form: "request", error: "upstream said password=[REDACTED:generic_secret]" });
     expect(JSON.stringify(records)).not.toContain(SAMPLES.password);
   });
 

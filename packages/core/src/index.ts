@@ -26,4 +26,5 @@ export * from "./client.js";
 export { fromV1Request, toV1Result, type V1Action, type V1Outcome } from "./v1.js";
 export * from "./middleware.js";
 export * from "./annotations.js";
+export * from "./secrets.js";
 export * from "./redact.js";

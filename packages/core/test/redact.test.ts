@@ -12,13 +12,13 @@ describe("redactSecrets", () => {
     ["slack", `slack ${SAMPLES.slack}`, "slack_token"],
     ["stripe", `stripe ${SAMPLES.stripe}`, "stripe_key"],
     ["google", `g ${SAMPLES.google}`, "google_api_key"],
-    ["openai", `OPENAI ${SAMPLES.openai}`, "openai_key"],
-    ["anthropic", `ANTHROPIC ${SAMPLES.anthropic}`, "anthropic_key"],
+    ["openai", `OPENAI ${SAMPLES.openai}`, "openai_api_key"],
+    ["anthropic", `ANTHROPIC ${SAMPLES.anthropic}`, "anthropic_api_key"],
     ["jwt", `Cookie: session=${SAMPLES.jwt}`, "jwt"],
     ["pem", `key:\n${SAMPLES.pem}\nrest`, "private_key"],
-    ["password assignment", `mysql -u root password=${SAMPLES.password}`, "assignment"],
-    ["json password", `{"user":"bob","password":"${SAMPLES.password}"}`, "assignment"],
-    ["bearer", `Authorization: Bearer abcdef0123456789xyz`, "bearer_token"],
+    ["password assignment", `mysql -u root password=${SAMPLES.password}`, "generic_secret"],
+    ["json password", `{"user":"bob","password":"${SAMPLES.password}"}`, "generic_secret"],
+    ["bearer", `Authorization: Bearer abcdef0123456789xyzQRSTUVW42`, "bearer_token"],
     ["url credentials", `git clone https://bob:${SAMPLES.password}@example.com/repo.git`, "url_credentials"],
   ];
   for (const [name, text, kind] of cases) {

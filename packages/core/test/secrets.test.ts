@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { containsSecret, findSecrets, redactSecrets, redactText, scanSecrets, shannonEntropy, type SecretKind } from "@ahp/policy";
+import { containsSecret, findSecrets, redactSecretsIn, redactText, scanSecrets, shannonEntropy, type SecretKind } from "../src/index.js";
 
 // Test credentials are assembled at run time so that secret scanners do not flag this file.
 const j = (...parts: string[]) => parts.join("");
@@ -104,7 +104,7 @@ describe("redaction", () => {
   it("redacts a copy of a JSON value, at any depth, and leaves the input alone", () => {
     const payload = { prompt: `key ${GH}`, nested: [{ env: "AKIAIOSFODNN7EXAMPLE" }, 42, null, true], keep: "plain" };
     const before = JSON.stringify(payload);
-    const out = redactSecrets(payload);
+    const out = redactSecretsIn(payload);
     expect(out).toEqual({
       prompt: "key [REDACTED:github_token]",
       nested: [{ env: "[REDACTED:aws_access_key_id]" }, 42, null, true],
@@ -116,7 +116,7 @@ describe("redaction", () => {
 
   it("keeps a member named __proto__ as data", () => {
     const input = JSON.parse(`{"__proto__": {"k": "${GH}"}}`) as Record<string, unknown>;
-    const out = redactSecrets(input) as Record<string, unknown>;
+    const out = redactSecretsIn(input) as Record<string, unknown>;
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(out, "__proto__")?.value).toEqual({ k: "[REDACTED:github_token]" });
   });

@@ -54,8 +54,8 @@ describe("createLogger", () => {
     for (const secret of [STRIPE, GH, "bound-secret-value", "abc.def.ghi", "hunter2-Secret!"]) expect(text).not.toContain(secret);
     const record = out.records()[0]!;
     expect(record).toMatchObject({ level: "error", field_level: "fake", token: "[REDACTED:token]", headers: { authorization: "[REDACTED:authorization]", accept: "json" } });
-    expect(record.error).toMatchObject({ name: "Error", message: "failed with password=[REDACTED:assignment]" });
-    expect(String((record.error as { stack: string }).stack)).toContain("[REDACTED:assignment]");
+    expect(record.error).toMatchObject({ name: "Error", message: "failed with password=[REDACTED:generic_secret]" });
+    expect(String((record.error as { stack: string }).stack)).toContain("[REDACTED:generic_secret]");
   });
 
   it("takes a pluggable redactor; a throwing stream goes to onerror, never to the caller", () => {

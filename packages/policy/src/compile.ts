@@ -25,7 +25,7 @@ import type {
   SessionMatch,
   ShellMatch,
 } from "./schema.js";
-import { redactSecrets, valueContainsSecret, type SecretKind } from "./secrets.js";
+import { redactSecretsIn, valueContainsSecret, type SecretKind } from "@ahp/core";
 import { normalizeShellPath, parseShell, type SimpleCommand } from "./shell.js";
 import type { SessionState } from "./state.js";
 
@@ -743,7 +743,7 @@ function compileDecision(
     if (computesRetry) out.retry_after_ms = retryAfterMs ?? 0;
     if (computesPayload) {
       let payload: unknown = ctx.event.payload;
-      if (redact !== undefined && redact !== false) payload = redactSecrets(payload, redactOptions);
+      if (redact !== undefined && redact !== false) payload = redactSecretsIn(payload, redactOptions);
       if (mergePatch !== undefined) payload = applyMergePatch(payload, mergePatch);
       out.modified_payload = payload;
     }

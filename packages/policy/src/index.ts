@@ -51,20 +51,6 @@ export {
 export { createPolicyHandler, composeHandlers, type PolicyHandlers } from "./handlers.js";
 export { watchPolicyFile, type PolicyWatcher, type WatchPolicyOptions } from "./watch.js";
 export { DEFAULT_POLICY } from "./default-policy.js";
-export {
-  SECRET_KINDS,
-  findSecrets,
-  containsSecret,
-  redactText,
-  redactSecrets,
-  scanSecrets,
-  valueContainsSecret,
-  shannonEntropy,
-  type SecretKind,
-  type SecretFinding,
-  type SecretLocation,
-  type SecretScanOptions,
-} from "./secrets.js";
 export { parseShell, shellWords, normalizeShellPath, type SimpleCommand, type Redirect, type ParseShellOptions } from "./shell.js";
 export { compileGlobs, globSource } from "./glob.js";
 export { applyMergePatch } from "./json.js";

@@ -14,6 +14,7 @@
  * generator can load it from source.
  */
 import { z } from "zod";
+import { SECRET_KINDS } from "@ahp/core";
 
 /** The 22 AHP event types (spec §5.1), in spec order. Kept equal to `EVENT_TYPES` of `@ahp/core` (tested). */
 export const POLICY_EVENT_TYPES = [
@@ -56,25 +57,7 @@ export const POLICY_DECISION_TAGS = [
   "reject",
 ] as const;
 
-/** Kinds reported by the secret detector (see `findSecrets`). */
-export const SECRET_KINDS = [
-  "aws_access_key_id",
-  "aws_secret_access_key",
-  "github_token",
-  "gitlab_token",
-  "slack_token",
-  "slack_webhook",
-  "stripe_key",
-  "google_api_key",
-  "anthropic_api_key",
-  "openai_api_key",
-  "jwt",
-  "private_key",
-  "url_credentials",
-  "bearer_token",
-  "generic_secret",
-] as const;
-export type SecretKind = (typeof SECRET_KINDS)[number];
+
 
 const nonNegInt = () => z.int().min(0);
 const posInt = () => z.int().min(1);

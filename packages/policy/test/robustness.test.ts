@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_POLICY, PolicyEngine, findSecrets, parseShell, redactSecrets } from "@ahp/policy";
+import { findSecrets, redactSecretsIn } from "@ahp/core";
+import { DEFAULT_POLICY, PolicyEngine, parseShell } from "@ahp/policy";
 import { bash, ev } from "./helpers.js";
 
 /** Deterministic pseudo-random numbers (mulberry32). */
@@ -47,14 +48,14 @@ describe("bad input never crashes", () => {
     expect(performance.now() - start).toBeLessThan(5000);
   });
 
-  it("findSecrets and redactSecrets accept any JSON", () => {
+  it("findSecrets and redactSecretsIn accept any JSON", () => {
     const next = rng(7);
     for (let i = 0; i < 500; i++) {
       const s = Array.from({ length: 40 }, () => String.fromCharCode(32 + Math.floor(next() * 95))).join("");
       expect(() => findSecrets(s)).not.toThrow();
     }
-    expect(redactSecrets(null)).toBeNull();
-    expect(redactSecrets(5)).toBe(5);
-    expect(redactSecrets([["a"]])).toEqual([["a"]]);
+    expect(redactSecretsIn(null)).toBeNull();
+    expect(redactSecretsIn(5)).toBe(5);
+    expect(redactSecretsIn([["a"]])).toEqual([["a"]]);
   });
 });
