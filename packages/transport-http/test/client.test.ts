@@ -246,6 +246,18 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
     expect(c.requests.length).toBe(before);
   });
 
+  it("a message over the harness's body limit → TRANSPORT_ERROR with status 413", async () => {
+    const h = await startHarness({}, { maxBodyBytes: 64 * 1024 });
+    cleanups.push(() => h.close());
+    const { client } = await connect(h.url, { client: stack });
+    const e = await rejection(client.send("pre_action", preAction("x".repeat(3 * 1024 * 1024))));
+    expect(e.code).toBe("TRANSPORT_ERROR");
+    expect(e.message).toMatch(/^HTTP error: 413 - .*Message too large/);
+    expect(e.details).toEqual({ status: 413 });
+    // The next call works (a fresh connection).
+    await expect(client.send("pre_action", preAction())).resolves.toEqual({ decision: "allow" });
+  });
+
   it("keeps connections alive and reuses them", async () => {
     const h = await startHarness();
     cleanups.push(() => h.close());

@@ -148,6 +148,11 @@ describe("HTTP server status codes (spec §13.2, checklist 86–88)", () => {
     expect((await rawRequest(`${origin()}/healthz`, { method: "POST", body: "{}" })).status).toBe(405);
   });
 
+  it("listenHttp binds the loopback interface by default", () => {
+    expect(h.listener.httpServer.address()).toMatchObject({ address: "127.0.0.1" });
+    expect(h.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/ahp$/);
+  });
+
   it("integer ids are answered with the id echoed", async () => {
     const r = await rawRequest(h.url, { body: request(7, "ahp/event", event("pre_action", preAction())) });
     expect(JSON.parse(r.text)).toEqual({ jsonrpc: "2.0", id: 7, result: { decision: "allow" } });

@@ -260,6 +260,8 @@ describe("mounting", () => {
   it("listenWebSocket answers plain HTTP: /healthz 200, the AHP path 426, others 404", async () => {
     const h = await startHarness();
     cleanups.push(() => h.close());
+    expect(h.listener.httpServer.address()).toMatchObject({ address: "127.0.0.1" });
+    expect(h.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/ahp$/);
     const base = h.url.replace(/^ws/, "http").replace(/\/ahp$/, "");
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
