@@ -5,7 +5,8 @@ import { defineConfig, type Options } from "tsup";
  * Three outputs:
  * - `index` (ESM + CJS + d.ts): the library; `@ahp/core` and zod stay external.
  * - `hook` (ESM + CJS + d.ts): the hook command for CLIs (`@ahp/aarts/hook`).
- * - `bin` (ESM, one file): the `ahp-aarts-hook` executable.
+ * - `bin` (CommonJS, one file): the `ahp-aarts-hook` executable. CommonJS because Node's ESM loader
+ *   costs about 8 ms of CPU per start-up that a hook spawned for every tool call would pay.
  * `hook` and `bin` bundle the few `@ahp/core` modules they use from source, so that starting the
  * hook never loads zod or the wire schemas (cold start; measured by `pnpm bench`).
  */
@@ -33,7 +34,7 @@ export default defineConfig([
   },
   {
     entry: { bin: "src/bin.ts" },
-    format: ["esm"],
+    format: ["cjs"],
     sourcemap: false,
     target: "node20",
     noExternal: ["@ahp/core"],

@@ -1,11 +1,11 @@
 /**
- * Cold start of the AARTS hook command (`@ahp/aarts`, `dist/bin.js`): time from spawn to
+ * Cold start of the AARTS hook command (`@ahp/aarts`, `dist/bin.cjs`): time from spawn to
  * answer, as an agent host experiences it for every tool call. A Claude Code PreToolUse payload
  * is piped in; the hook connects to a local harness (AhpServer on a Unix socket in this
  * process), handshakes, evaluates, prints `{}` and exits.
  *
  * Floor (same run): `node -e` that reads stdin and prints `{}` — the cost of starting Node at all.
- * Middle row: `dist/bin.js --version`, the hook's own start-up without any I/O.
+ * Middle row: `dist/bin.cjs --version`, the hook's own start-up without any I/O.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -17,7 +17,7 @@ import { AhpServer, NdjsonStreamTransport } from "@ahp/core";
 import { percentile, type Measurement, type Row, type Suite } from "../harness.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
-const bin = join(repo, "packages", "aarts", "dist", "bin.js");
+const bin = join(repo, "packages", "aarts", "dist", "bin.cjs");
 
 const payload = JSON.stringify({
   session_id: "8f0d6c2e-3b1a-4c55-9d7e-2a6b1f4e9c01",
@@ -66,7 +66,7 @@ export const suite: Suite = {
   async run({ quick }) {
     if (!existsSync(bin)) {
       const built = spawnSync("pnpm", ["--filter", "@ahp/aarts", "build"], { cwd: repo, stdio: "ignore" });
-      if (built.status !== 0 || !existsSync(bin)) throw new Error("packages/aarts/dist/bin.js is missing and could not be built");
+      if (built.status !== 0 || !existsSync(bin)) throw new Error("packages/aarts/dist/bin.cjs is missing and could not be built");
     }
     const dir = mkdtempSync(join(tmpdir(), "aarts-bench-"));
     const socketPath = join(dir, "h.sock");

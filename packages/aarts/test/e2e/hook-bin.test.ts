@@ -1,10 +1,10 @@
 /**
- * End to end: the real built hook command (`node dist/bin.js <host> --connect unix:…`) is
+ * End to end: the real built hook command (`node dist/bin.cjs <host> --connect unix:…`) is
  * spawned with real Claude Code and Cursor hook payloads against a real AhpServer on a Unix
  * socket; stdout and the exit code are checked for allow, deny, ask, modify, harness down
  * (fail-open and fail-closed) and timeout.
  *
- * When `dist/bin.js` is missing or older than the sources it is rebuilt first (bin only).
+ * When `dist/bin.cjs` is missing or older than the sources it is rebuilt first (bin only).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUnixHarness, testPolicy, type UnixHarness } from "../unix-harness.js";
 
 const pkg = fileURLToPath(new URL("../../", import.meta.url));
-const bin = join(pkg, "dist", "bin.js");
+const bin = join(pkg, "dist", "bin.cjs");
 
 function newestSource(dir: string): number {
   let newest = 0;
