@@ -114,6 +114,9 @@ describe("runHookCommand: claude-code", () => {
     expect(garbage.stderr).toContain("fail-closed applied");
     const garbageOpen = await run(["claude-code", "--connect", `unix:${harness.path}`], "{");
     expect(garbageOpen).toMatchObject({ code: 0, json: {} });
+    const tooBig = await run(["claude-code", "--connect", `unix:${harness.path}`, "--fail-closed", "--max-input-bytes", "64"], fixture("claude-code", "pre-tool-use-bash"));
+    expect(tooBig.code).toBe(2);
+    expect(tooBig.stderr).toContain("hook input exceeds 64 bytes");
     const badSpec = await run(["claude-code", "--connect", "tcp://x", "--fail-closed"], fixture("claude-code", "pre-tool-use-bash"));
     expect(badSpec.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
   });

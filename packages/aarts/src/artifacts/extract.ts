@@ -32,6 +32,28 @@ export function maskCredential(value: string): string {
   return `${value.slice(0, 4)}****`;
 }
 
+/** Well-known secret shapes, masked in audit records (spec §2.7: logs never hold unredacted secrets). */
+const SECRET_PATTERNS: readonly RegExp[] = [
+  /\b(AKIA|ASIA)[0-9A-Z]{16}\b/g,
+  /\bgh[pousr]_[A-Za-z0-9]{20,}\b/g,
+  /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
+  /\bsk-[A-Za-z0-9_-]{16,}\b/g,
+  /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g,
+  /\bglpat-[A-Za-z0-9_-]{16,}\b/g,
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+];
+const SECRET_ASSIGNMENT = /\b([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth)[A-Za-z0-9_.-]*)(\s*[=:]\s*|\s+)(["']?)([^\s"'&;|]{4,})\3/gi;
+const BEARER = /\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{8,})/g;
+
+/** Masks credentials inside free text (`ghp_abcd…` → `ghp_****`; `TOKEN=abc123` → `TOKEN=abc1****`). */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const re of SECRET_PATTERNS) out = out.replace(re, (m) => maskCredential(m));
+  out = out.replace(BEARER, (_m, scheme: string, value: string) => `${scheme} ${maskCredential(value)}`);
+  out = out.replace(SECRET_ASSIGNMENT, (_m, key: string, sep: string, quote: string, value: string) => `${key}${sep}${quote}${maskCredential(value)}${quote}`);
+  return out;
+}
+
 export const capContent = (text: string): string => (text.length > CONTENT_CAP ? text.slice(0, CONTENT_CAP) : text);
 
 /** Shell artifacts (spec §3.5 row `shell`): the command verbatim, then its URLs. */

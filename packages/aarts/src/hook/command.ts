@@ -59,6 +59,7 @@ Options:
   --state-dir DIR         per-session state (default $AHP_HOOK_STATE_DIR, ~/.local/state/ahp/aarts)
   --audit-log FILE|none   decision log (default <state-dir>/audit.jsonl)
   --event NAME            native event name (Copilot CLI inputs do not carry it)
+  --max-input-bytes N     largest hook input accepted (default 32 MiB)
   --verbose               diagnostics on stderr
 Install options:
   --write                 write the configuration (user scope) instead of printing it
@@ -73,6 +74,7 @@ which wins over the configuration file.
 
 interface HookSettings {
   connect: string[];
+  maxInputBytes: number;
   failurePolicy: FailurePolicy;
   timeoutMs?: number;
   mergePolicy: MergePolicy;
@@ -97,7 +99,7 @@ interface ParsedArgs {
 
 const VALUE_FLAGS = new Set([
   "--connect", "--timeout-ms", "--merge", "--config", "--state-dir", "--audit-log", "--event", "--modify-unsupported",
-  "--modify-as", "--command", "--events", "--host-version", "--settings",
+  "--modify-as", "--command", "--events", "--host-version", "--settings", "--max-input-bytes",
 ]);
 const SWITCHES = new Set([
   "--fail-open", "--fail-closed", "--remote-consent", "--verbose", "--write", "--project", "--help", "-h", "--version",
@@ -196,10 +198,18 @@ function resolveSettings(args: ParsedArgs, env: Readonly<Record<string, string |
   const toolMap = isRecord(file.toolMap) ? (Object.fromEntries(Object.entries(file.toolMap).filter(([, v]) => typeof v === "string")) as Record<string, string>) : undefined;
   const mcpTools = Array.isArray(file.mcpTools) ? file.mcpTools.filter((t): t is string => typeof t === "string") : undefined;
   const event = last(args, "--event");
+  let maxInputBytes = MAX_HOOK_INPUT_BYTES;
+  const maxText = last(args, "--max-input-bytes") ?? (typeof file.maxInputBytes === "number" ? String(file.maxInputBytes) : undefined);
+  if (maxText !== undefined) {
+    const n = Number(maxText);
+    if (!Number.isInteger(n) || n < 2) errors.push(`--max-input-bytes ${JSON.stringify(maxText)}: expected an integer >= 2`);
+    else maxInputBytes = n;
+  }
 
   return {
     settings: {
       connect,
+      maxInputBytes,
       failurePolicy,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       mergePolicy: (["permissive", "strict", "majority"].includes(merge) ? merge : "strict") as MergePolicy,
@@ -225,15 +235,19 @@ function resolveSettings(args: ParsedArgs, env: Readonly<Record<string, string |
   };
 }
 
-async function readAll(stdin: HookCommandIo["stdin"]): Promise<Uint8Array> {
-  if (typeof stdin === "string") return Buffer.from(stdin, "utf8");
-  if (stdin instanceof Uint8Array) return stdin;
+async function readAll(stdin: HookCommandIo["stdin"], limit: number): Promise<Uint8Array> {
+  const tooLarge = () => new Error(`hook input exceeds ${limit} bytes`);
+  if (typeof stdin === "string" || stdin instanceof Uint8Array) {
+    const bytes = typeof stdin === "string" ? Buffer.from(stdin, "utf8") : stdin;
+    if (bytes.byteLength > limit) throw tooLarge();
+    return bytes;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stdin) {
     const b = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk);
     size += b.length;
-    if (size > MAX_HOOK_INPUT_BYTES) throw new Error(`hook input exceeds ${MAX_HOOK_INPUT_BYTES} bytes`);
+    if (size > limit) throw tooLarge();
     chunks.push(b);
   }
   return Buffer.concat(chunks);
@@ -295,7 +309,7 @@ async function runHook(hostId: string, args: ParsedArgs, io: HookCommandIo, env:
   let bytes: Uint8Array;
   try {
     const tRead = performance.now();
-    bytes = await readAll(io.stdin);
+    bytes = await readAll(io.stdin, settings.maxInputBytes);
     mark("stdin", tRead);
   } catch (error) {
     const code = fail(new EngineFailure("internal", `cannot read stdin: ${(error as Error).message}`));

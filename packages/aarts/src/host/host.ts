@@ -12,7 +12,7 @@ import {
   type Resolution,
   type VerdictDecision,
 } from "../catalog.js";
-import { maskCredential } from "../artifacts/extract.js";
+import { maskCredential, redactSecrets } from "../artifacts/extract.js";
 import { EngineFailure } from "../errors.js";
 import type { AartsEvent, PostAskResolutionEvent, Verdict, VersionCheckResponse } from "../types.js";
 import { validateVerdict, validateVersionCheckResponse } from "../validate/index.js";
@@ -299,7 +299,7 @@ export class AartsHost {
     }
     const artifacts = ((d.event as { artifacts?: { type: string; value: string }[] }).artifacts ?? [])
       .slice(0, 5)
-      .map((a) => (a.type === "credential" ? maskCredential(a.value) : a.value));
+      .map((a) => (a.type === "credential" ? maskCredential(a.value) : redactSecrets(a.value.length > 500 ? `${a.value.slice(0, 499)}…` : a.value)));
     onaudit({
       ts: (this.#options.now?.() ?? new Date()).toISOString(),
       session_id: d.event.session_id,
