@@ -17,6 +17,9 @@ import { measurePipelined, measureSequential, throughputRatio, type Measurement,
 
 const payload = { action_type: "tool_call", tool_name: "bash", arguments: { command: "npm test", cwd: "/workspace" } };
 
+/** What the bare server answers a handshake with (so that AhpClient can talk to it). */
+const HANDSHAKE_RESULT = { protocol_version: "2.4", harness_info: { name: "bare", version: "0", capabilities: [] }, config: {} };
+
 function requestBody(id: number): string {
   return JSON.stringify({
     jsonrpc: "2.0",
@@ -40,13 +43,18 @@ async function bareServer(): Promise<{ url: string; close(): Promise<void> }> {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const m = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id?: string; params: { payload: { arguments?: { command?: string } } } };
+      const m = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id?: string; method: string; params: { payload?: { arguments?: { command?: string } } } };
       if (m.id === undefined) {
         res.writeHead(204).end();
         return;
       }
-      const decision = String(m.params.payload.arguments?.command).includes("rm -rf") ? { decision: "block", reason: "no" } : { decision: "allow" };
-      const text = JSON.stringify({ jsonrpc: "2.0", id: m.id, result: decision });
+      const result =
+        m.method === "ahp/handshake"
+          ? HANDSHAKE_RESULT
+          : String(m.params.payload?.arguments?.command).includes("rm -rf")
+            ? { decision: "block", reason: "no" }
+            : { decision: "allow" };
+      const text = JSON.stringify({ jsonrpc: "2.0", id: m.id, result });
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
     });
   });
@@ -163,6 +171,12 @@ export const suite: Suite = {
     const listener = await listenHttp(server);
     const ours = new AhpClient();
     await ours.connect(new HttpClientTransport(listener.url));
+    // The split: our client against the bare server, the bare client against our server.
+    const clientOnly = new AhpClient();
+    await clientOnly.connect(new HttpClientTransport(bare.url));
+    const serverOnlyClient = undiciPost(listener.url);
+    const serverOnlyCall = rawCall(serverOnlyClient.post);
+    const clientOnlyCall = () => clientOnly.send("pre_action", payload);
     const oursNode = new AhpClient();
     await oursNode.connect(new HttpClientTransport(listener.url, { client: "node" }));
     const floorCall = rawCall(clients.undici.post);
@@ -172,7 +186,7 @@ export const suite: Suite = {
     const oursNodeCall = () => oursNode.send("pre_action", payload);
 
     // Warm every path once (JIT, sockets) before the timed rounds.
-    for (const op of [floorCall, nodeCall, fetchCall, oursCall, oursNodeCall]) for (let i = 0; i < (quick ? 50 : 1000); i++) await op();
+    for (const op of [floorCall, nodeCall, fetchCall, oursCall, oursNodeCall, serverOnlyCall, clientOnlyCall]) for (let i = 0; i < (quick ? 50 : 1000); i++) await op();
 
     const sequential = await interleaved(
       {
@@ -181,6 +195,8 @@ export const suite: Suite = {
         oursNode: () => measureSequential(oursNodeCall, seq),
         node: () => measureSequential(nodeCall, seq),
         fetch: () => measureSequential(fetchCall, { ...seq, iterations: Math.ceil(seq.iterations / 4) }),
+        serverOnly: () => measureSequential(serverOnlyCall, seq),
+        clientOnly: () => measureSequential(clientOnlyCall, seq),
       },
       rounds,
     );
@@ -199,6 +215,8 @@ export const suite: Suite = {
 
     await ours.close();
     await oursNode.close();
+    await clientOnly.close();
+    await serverOnlyClient.close();
     await listener.close();
     await server.close();
     for (const c of Object.values(clients)) await c.close();
@@ -221,6 +239,22 @@ export const suite: Suite = {
         note: "ratio = p50 / floor p50",
       },
       { suite: name, case: "same, pipelined 64", measurement: p.ours, floor: p.floor, ratio: throughputRatio(p.ours, p.floor), target: ">= 0.7x floor" },
+      {
+        suite: name,
+        case: "split: bare undici -> listenHttp+AhpServer, sequential",
+        measurement: s.serverOnly,
+        floor: s.floor,
+        ratio: latencyRatio(s.serverOnly, s.floor),
+        note: "harness side alone; ratio = p50 / floor p50",
+      },
+      {
+        suite: name,
+        case: "split: AhpClient+HttpClientTransport -> bare server, sequential",
+        measurement: s.clientOnly,
+        floor: s.floor,
+        ratio: latencyRatio(s.clientOnly, s.floor),
+        note: "agent side alone; ratio = p50 / floor p50",
+      },
       {
         suite: name,
         case: "same, notifications (post_action), pipelined 64",

@@ -15,6 +15,9 @@ const payload = { action_type: "tool_call", tool_name: "bash", arguments: { comm
 
 const event = (type: string, p: unknown) => ({ event_type: type, session_id: "s", agent_id: "a", timestamp: new Date().toISOString(), depth: 0, payload: p });
 
+/** What the bare server answers a handshake with (so that AhpClient can talk to it). */
+const HANDSHAKE_RESULT = { protocol_version: "2.4", harness_info: { name: "bare", version: "0", capabilities: [] }, config: {} };
+
 /** The floor harness: parse, decide, answer requests; count notifications. */
 async function bareServer(): Promise<{ url: string; notifications: () => number; close(): Promise<void> }> {
   let notifications = 0;
@@ -23,13 +26,18 @@ async function bareServer(): Promise<{ url: string; notifications: () => number;
   });
   wss.on("connection", (ws) => {
     ws.on("message", (data) => {
-      const m = JSON.parse(data.toString()) as { id?: string; params: { payload: { arguments?: { command?: string } } } };
+      const m = JSON.parse(data.toString()) as { id?: string; method: string; params: { payload?: { arguments?: { command?: string } } } };
       if (m.id === undefined) {
         notifications++;
         return;
       }
-      const decision = String(m.params.payload.arguments?.command).includes("rm -rf") ? { decision: "block", reason: "no" } : { decision: "allow" };
-      ws.send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: decision }));
+      const result =
+        m.method === "ahp/handshake"
+          ? HANDSHAKE_RESULT
+          : String(m.params.payload?.arguments?.command).includes("rm -rf")
+            ? { decision: "block", reason: "no" }
+            : { decision: "allow" };
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }));
     });
   });
   const port = (wss.address() as { port: number }).port;
@@ -141,11 +149,21 @@ export const suite: Suite = {
     const ours = new AhpClient();
     await ours.connect(new WebSocketClientTransport(listener.url));
     const oursCall = () => ours.send("pre_action", payload);
+    // The split: our client against the bare server, the bare client against our server.
+    const clientOnly = new AhpClient();
+    await clientOnly.connect(new WebSocketClientTransport(bare.url));
+    const clientOnlyCall = () => clientOnly.send("pre_action", payload);
+    const serverOnly = await bareClient(listener.url);
 
-    for (const op of [floorClient.call, oursCall]) for (let i = 0; i < (quick ? 50 : 2000); i++) await op();
+    for (const op of [floorClient.call, oursCall, clientOnlyCall, serverOnly.call]) for (let i = 0; i < (quick ? 50 : 2000); i++) await op();
 
     const sequential = await interleaved(
-      { floor: () => measureSequential(floorClient.call, seq), ours: () => measureSequential(oursCall, seq) },
+      {
+        floor: () => measureSequential(floorClient.call, seq),
+        ours: () => measureSequential(oursCall, seq),
+        serverOnly: () => measureSequential(serverOnly.call, seq),
+        clientOnly: () => measureSequential(clientOnlyCall, seq),
+      },
       rounds,
     );
     const pipelined = await interleaved(
@@ -159,6 +177,8 @@ export const suite: Suite = {
     );
 
     await ours.close();
+    await clientOnly.close();
+    await serverOnly.close();
     await listener.close();
     await server.close();
     await floorClient.close();
@@ -181,6 +201,22 @@ export const suite: Suite = {
         note: "ratio = p50 / floor p50",
       },
       { suite: name, case: "same, pipelined 64", measurement: p.ours, floor: p.floor, ratio: throughputRatio(p.ours, p.floor), target: ">= 0.7x floor" },
+      {
+        suite: name,
+        case: "split: bare ws client -> listenWebSocket+AhpServer, sequential",
+        measurement: s.serverOnly,
+        floor: s.floor,
+        ratio: latencyRatio(s.serverOnly, s.floor),
+        note: "harness side alone; ratio = p50 / floor p50",
+      },
+      {
+        suite: name,
+        case: "split: AhpClient+WebSocketClientTransport -> bare ws server, sequential",
+        measurement: s.clientOnly,
+        floor: s.floor,
+        ratio: latencyRatio(s.clientOnly, s.floor),
+        note: "agent side alone; ratio = p50 / floor p50",
+      },
       {
         suite: name,
         case: "same, notifications (post_action) until handled",
