@@ -87,6 +87,32 @@ describe("AhpBridge details", () => {
     expect(parseHandshake({ protocol_version: "02.4", harness_info: { name: "x" } })).toMatch(/not 2\.x/);
   });
 
+  it("a repeated version check closes the previous connection and handshakes on a new one", async () => {
+    const { AhpServer } = await import("@ahp/core");
+    const server = new AhpServer({ harnessInfo: { name: "h", capabilities: ["pre_action"] }, handlers: { onEvent: () => ({ decision: "allow" }) } });
+    const opened: { closed: boolean }[] = [];
+    const bridge = new AhpBridge({
+      transport: () => {
+        const [a, b] = createLinkedPair();
+        void server.connect(b);
+        const record = { closed: false };
+        opened.push(record);
+        const close = a.close.bind(a);
+        a.close = async () => {
+          record.closed = true;
+          await close();
+        };
+        return a;
+      },
+    });
+    expect((await bridge.versionCheck({ aarts_version: "0" })).compatible).toBe(true);
+    expect((await bridge.versionCheck({ aarts_version: "0" })).compatible).toBe(true);
+    expect(opened.map((o) => o.closed)).toEqual([true, false]);
+    expect((await bridge.evaluate(preToolUse())).decision).toBe("allow");
+    await bridge.close();
+    await server.close();
+  });
+
   it("remote harness without consent: incompatible and no traffic; with consent: compatible", async () => {
     const refused = harness(undefined, { bridge: { remote: true } });
     expect((await refused.bridge.versionCheck({ aarts_version: "0" })).compatible).toBe(false);

@@ -135,6 +135,11 @@ export class AhpBridge implements AartsEngine {
       this.#log({ level: "error", message: "remote harness refused: remoteTransmissionConsent is not set (AARTS §10 privacy rule)" });
       return this.#incompatible();
     }
+    // A repeated version check starts over on a fresh connection.
+    const previous = this.#rpc;
+    this.#rpc = undefined;
+    this.#handshake = undefined;
+    await previous?.close();
     try {
       const transport = typeof this.#options.transport === "function" ? await this.#options.transport() : this.#options.transport;
       const rpc = new RpcChannel(transport, {
