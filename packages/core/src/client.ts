@@ -24,6 +24,7 @@ import {
 } from "./schema/methods.js";
 import type { Transport } from "./transport.js";
 import { decode } from "./validation.js";
+import { Deadlines, type DeadlineNode } from "./deadlines.js";
 import type { z } from "zod";
 
 export const AHP_CLIENT_FRAMEWORK = "@ahp/core";
@@ -79,6 +80,8 @@ export class AhpClient {
   readonly agentId: string;
   readonly #options: AhpClientOptions;
   readonly #pending = new Map<JsonRpcId, Pending>();
+  /** One timer per timeout value for all pending calls. */
+  readonly #deadlines = new Deadlines();
   readonly #controller = new AbortController();
   #transport?: Transport;
   #handshake?: HandshakeResponse;
@@ -342,22 +345,22 @@ export class AhpClient {
     const id = (this.#options.generateId ?? newId)();
     const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs ?? 10_000;
     return new Promise<T>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let deadline: DeadlineNode | undefined;
       const onAbort = () => {
         this.#pending.delete(id);
         cleanup();
         reject(new AhpLocalError("ABORTED", `${op} aborted`, { cause: signal?.reason }));
       };
       const cleanup = () => {
-        if (timer !== undefined) clearTimeout(timer);
+        if (deadline !== undefined) this.#deadlines.cancel(deadline);
         signal?.removeEventListener("abort", onAbort);
       };
       if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-        timer = setTimeout(() => {
+        deadline = this.#deadlines.schedule(timeoutMs, () => {
           this.#pending.delete(id);
           cleanup();
           reject(new AhpLocalError("TIMEOUT", `Timeout after ${timeoutMs}ms`, { details: { operation: op, timeoutMs } }));
-        }, timeoutMs);
+        });
       }
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#pending.set(id, {
@@ -432,6 +435,7 @@ export class AhpClient {
       pending.reject(failure);
     }
     this.#pending.clear();
+    this.#deadlines.clear();
   }
 }
 
