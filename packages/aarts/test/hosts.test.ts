@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AhpServer } from "@ahp/core";
 import { listenHttp } from "@ahp/transport-http";
+import { listenWebSocket } from "@ahp/transport-ws";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   AartsHost,
@@ -214,6 +215,25 @@ describe("connections", () => {
     });
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: "stdio says no" } });
+  });
+
+  it("ws: with --remote-consent the optional @ahp/transport-ws is loaded and used", async () => {
+    tmp();
+    const server = new AhpServer({ harnessInfo: { name: "ws-h", capabilities: ["pre_action"] }, handlers: { onEvent: () => ({ decision: "escalate", reason: "ws asks" }) } });
+    const listener = await listenWebSocket(server);
+    try {
+      let stdout = "";
+      await runHookCommand(["claude-code", "--connect", listener.url, "--remote-consent"], {
+        stdin: JSON.stringify({ session_id: "s", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } }),
+        stdout: { write: (c: string) => (stdout += c) },
+        stderr: { write: () => undefined },
+        env: { HOME: dir, AHP_HOOK_STATE_DIR: join(dir, "state") },
+      });
+      expect(JSON.parse(stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "ws asks" } });
+    } finally {
+      await listener.close();
+      await server.close();
+    }
   });
 
   it("http: needs --remote-consent; with it, the optional @ahp/transport-http is loaded and used", async () => {
