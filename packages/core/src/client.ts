@@ -24,7 +24,6 @@ import {
 } from "./schema/methods.js";
 import type { Transport } from "./transport.js";
 import { decode } from "./validation.js";
-import { Deadlines, type DeadlineNode } from "./deadlines.js";
 import type { z } from "zod";
 
 export const AHP_CLIENT_FRAMEWORK = "@ahp/core";
@@ -80,8 +79,6 @@ export class AhpClient {
   readonly agentId: string;
   readonly #options: AhpClientOptions;
   readonly #pending = new Map<JsonRpcId, Pending>();
-  /** One timer per timeout value for all pending calls. */
-  readonly #deadlines = new Deadlines();
   readonly #controller = new AbortController();
   #transport?: Transport;
   #handshake?: HandshakeResponse;
@@ -345,22 +342,22 @@ export class AhpClient {
     const id = (this.#options.generateId ?? newId)();
     const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs ?? 10_000;
     return new Promise<T>((resolve, reject) => {
-      let deadline: DeadlineNode | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const onAbort = () => {
         this.#pending.delete(id);
         cleanup();
         reject(new AhpLocalError("ABORTED", `${op} aborted`, { cause: signal?.reason }));
       };
       const cleanup = () => {
-        if (deadline !== undefined) this.#deadlines.cancel(deadline);
+        if (timer !== undefined) clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
       };
       if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-        deadline = this.#deadlines.schedule(timeoutMs, () => {
+        timer = setTimeout(() => {
           this.#pending.delete(id);
           cleanup();
           reject(new AhpLocalError("TIMEOUT", `Timeout after ${timeoutMs}ms`, { details: { operation: op, timeoutMs } }));
-        });
+        }, timeoutMs);
       }
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#pending.set(id, {
@@ -435,7 +432,6 @@ export class AhpClient {
       pending.reject(failure);
     }
     this.#pending.clear();
-    this.#deadlines.clear();
   }
 }
 
