@@ -28,3 +28,4 @@ export * from "./middleware.js";
 export * from "./annotations.js";
 export * from "./secrets.js";
 export * from "./redact.js";
+export * from "./credentials.js";

@@ -22,7 +22,7 @@ import {
   type TransportSendOptions,
 } from "@ahp/core";
 import { Pool, type Dispatcher } from "undici";
-import { authHeaders, type ClientAuth } from "./client-auth.js";
+import { authHeaders, type ClientAuth } from "@ahp/core";
 
 /** TLS settings for `https:` URLs (passed to undici's connector or to `https.Agent`). */
 export interface HttpClientTlsOptions {

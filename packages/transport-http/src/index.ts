@@ -1,4 +1,3 @@
-export { authHeaders, type ClientAuth } from "./client-auth.js";
 export {
   HttpClientTransport,
   DEFAULT_HTTP_MAX_CONNECTIONS,
@@ -6,14 +5,6 @@ export {
   type HttpClientTlsOptions,
   type HttpClientTransportOptions,
 } from "./client.js";
-export {
-  CredentialVerifier,
-  credentialsFromHeaders,
-  type AuthorizeRequest,
-  type CredentialOptions,
-  type PresentedCredentials,
-  type ServerAuthOption,
-} from "./credentials.js";
 export {
   createHttpHandler,
   listenHttp,

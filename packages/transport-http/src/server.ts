@@ -32,7 +32,7 @@ import {
   type AhpServerConnection,
   type TransportInfo,
 } from "@ahp/core";
-import { CredentialVerifier, credentialsFromHeaders, type AuthorizeRequest, type ServerAuthOption } from "./credentials.js";
+import { CredentialVerifier, credentialsFromHeaders, type AuthorizeRequest, type ServerAuthOption } from "@ahp/core";
 
 export const DEFAULT_HTTP_PATH = "/ahp";
 export const DEFAULT_HEALTH_PATH = "/healthz";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AhpClient, AhpLocalError, AhpServer } from "@ahp/core";
-import { CredentialVerifier, HttpClientTransport, credentialsFromHeaders, listenHttp, type HttpListener } from "@ahp/transport-http";
+import { CredentialVerifier, credentialsFromHeaders } from "@ahp/core";
+import { HttpClientTransport, listenHttp, type HttpListener } from "@ahp/transport-http";
 import { captureServer, event, preAction, rawRequest, request } from "./helpers.js";
 
 const API_KEY = "key-1 with space&amp";

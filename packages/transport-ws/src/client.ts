@@ -16,7 +16,7 @@ import {
   type TransportSendOptions,
 } from "@ahp/core";
 import { WebSocket, type ClientOptions, type RawData } from "ws";
-import { authHeaders, type ClientAuth } from "./client-auth.js";
+import { authHeaders, type ClientAuth } from "@ahp/core";
 import { closeCause, errorCause } from "./close-cause.js";
 import { FrameSender } from "./sender.js";
 import { buildWebSocketUrl, publicUrl } from "./url.js";

@@ -1,4 +1,3 @@
-export { authHeaders, type ClientAuth } from "./client-auth.js";
 export { buildWebSocketUrl, formEncode } from "./url.js";
 export {
   WebSocketClientTransport,
@@ -10,15 +9,7 @@ export {
   type WebSocketReconnectOptions,
   type WebSocketTlsOptions,
 } from "./client.js";
-export {
-  CredentialVerifier,
-  credentialsFromHeaders,
-  credentialsFromUpgrade,
-  type AuthorizeRequest,
-  type CredentialOptions,
-  type PresentedCredentials,
-  type ServerAuthOption,
-} from "./credentials.js";
+export { credentialsFromUpgrade } from "./credentials.js";
 export {
   attachWebSocketServer,
   createVerifyClient,

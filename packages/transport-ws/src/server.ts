@@ -25,7 +25,8 @@ import {
 } from "@ahp/core";
 import { WebSocketServer as WsServer, type RawData, type WebSocket, type WebSocketServer } from "ws";
 import { closeCause, errorCause } from "./close-cause.js";
-import { CredentialVerifier, credentialsFromUpgrade, type AuthorizeRequest, type ServerAuthOption } from "./credentials.js";
+import { CredentialVerifier, type AuthorizeRequest, type ServerAuthOption } from "@ahp/core";
+import { credentialsFromUpgrade } from "./credentials.js";
 import { FrameSender } from "./sender.js";
 
 export const DEFAULT_WS_PATH = "/ahp";

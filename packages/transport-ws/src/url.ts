@@ -1,6 +1,6 @@
 /** Building the connection URL exactly as the reference client does (spec §13.3, checklist item 91). */
 import { AhpLocalError } from "@ahp/core";
-import type { ClientAuth } from "./client-auth.js";
+import type { ClientAuth } from "@ahp/core";
 
 const UNRESERVED = /[*\-.0-9A-Z_a-z]/;
 

@@ -1,12 +1,16 @@
 /**
+ * Credentials (spec §10): what an agent sends, and the server-side verification shared by the
+ * HTTP and WebSocket transports.
+ *
  * Server-side credential verification. The reference harness checks no credentials (spec §14
- * item 13); this one does when configured. Secrets are kept only as SHA-256 digests and
+ * item 13); the HTTP and WebSocket servers of this project do when configured. Secrets are kept only as SHA-256 digests and
  * compared with `timingSafeEqual` over the equal-length digests, against every configured
  * secret (no early exit), so timing reveals neither the secret nor which one matched.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import { AhpLocalError } from "@ahp/core";
+import { AhpLocalError } from "./errors.js";
+import type { AuthConfigInput } from "./schema/auth.js";
 
 /** Accepted credentials: API keys (header `X-API-Key`) and bearer tokens (`Authorization: Bearer`). */
 export interface CredentialOptions {
@@ -87,4 +91,24 @@ export function credentialsFromHeaders(headers: IncomingHttpHeaders): PresentedC
     if (match !== null) bearerToken = match[1]!.trim();
   }
   return { apiKey, bearerToken };
+}
+
+/**
+ * Client credentials: the configuration objects of spec §10. `api_key` becomes the header
+ * `x-api-key: <key>`, `bearer` becomes `authorization: Bearer <token>`; `none`, `mutual_tls`
+ * and `o_auth` add nothing (as the reference; use a transport's `tls` option for client certificates).
+ */
+export type ClientAuth = AuthConfigInput;
+
+/** The headers one auth configuration adds (HTTP requests, WebSocket upgrades in header mode). Names are lower-case, as the reference sends them. */
+export function authHeaders(auth: ClientAuth | undefined): Record<string, string> {
+  if (auth === undefined) return {};
+  switch (auth.type) {
+    case "api_key":
+      return { "x-api-key": auth.key };
+    case "bearer":
+      return { authorization: `Bearer ${auth.token}` };
+    default:
+      return {};
+  }
 }
