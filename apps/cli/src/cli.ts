@@ -8,6 +8,7 @@ Commands:
   send      be an agent: send one or many events and print the decisions
   schema    print or write the JSON Schema set
   audit     verify, tail or summarise a tamper-evident audit log
+  hook      answer an agent host's hook (Claude Code, Cursor, Copilot, ...) through a harness (AARTS)
 
 Run 'ahp <command> --help' for the options of a command.
 `;
@@ -19,6 +20,7 @@ const commands: Record<string, () => Promise<Command>> = {
   send: () => import("./commands/send.js"),
   schema: () => import("./commands/schema.js"),
   audit: () => import("./commands/audit.js"),
+  hook: () => import("./commands/hook.js"),
 };
 
 export async function main(argv: string[], io: CliIo): Promise<number> {

@@ -292,4 +292,35 @@ describe("ahp", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/policy\.yaml:4/);
   });
+
+  it("ahp hook answers a Claude Code PreToolUse hook through an ahp harness running the default policy", async () => {
+    const path = join(dir, "hook.sock");
+    const h = await serve(["--unix", path], 1);
+    running.push(h.child);
+    const hook = (command: string) =>
+      ahp(
+        ["hook", "claude-code", "--connect", `unix:${path}`, "--fail-closed"],
+        JSON.stringify({
+          session_id: "8f0d6c2e-3b1a-4c55-9d7e-2a6b1f4e9c01",
+          transcript_path: join(dir, "t.jsonl"),
+          cwd: dir,
+          permission_mode: "default",
+          hook_event_name: "PreToolUse",
+          tool_name: "Bash",
+          tool_input: { command },
+          tool_use_id: "toolu_01",
+        }),
+        { AHP_HOOK_STATE_DIR: join(dir, "hook-state") },
+      );
+    const denied = await hook("rm -rf / --no-preserve-root");
+    expect(denied.code, denied.stderr).toBe(0);
+    expect(JSON.parse(denied.stdout)).toMatchObject({
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/Recursive delete/) },
+    });
+    const allowed = await hook("ls -la");
+    expect(allowed.code, allowed.stderr).toBe(0);
+    // Claude Code's "allow" is an empty object (never an explicit allow).
+    expect(JSON.parse(allowed.stdout)).toEqual({});
+    expect((await ahp(["hook", "install", "claude-code"])).stdout).toMatch(/PreToolUse/);
+  });
 });

@@ -1,9 +1,11 @@
 /** `ahp serve`: run the harness on one or several transports. */
 import { AUDIT_KEY_ENV, loadAuditKey } from "@ahp/audit";
-import type { HarnessConfig } from "@ahp/core";
-import { createLogger, listenMetrics, type LogLevel } from "@ahp/observability";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { AhpServer, HarnessConfig } from "@ahp/core";
+import { createLogger, listenMetrics, metricsHandler, type AhpMetrics, type LogLevel } from "@ahp/observability";
 import { DEFAULT_POLICY, type PolicyFileInput } from "@ahp/policy";
-import { listenHttp } from "@ahp/transport-http";
+import { createHttpHandler, type HttpHandlerOptions } from "@ahp/transport-http";
 import { serveStdio } from "@ahp/transport-stdio";
 import { listenUnix } from "@ahp/transport-unix";
 import { listenWebSocket } from "@ahp/transport-ws";
@@ -157,16 +159,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   try {
     for (const spec of listeners.http) {
       const { host, port } = hostPort("http", spec);
-      const l = await listenHttp(server, { host, port, ...(auth === undefined ? {} : { auth }), onerror: onerror("http") });
-      // /metrics next to /ahp on the same listener.
-      const { metricsHandler } = await import("@ahp/observability");
-      const serveMetrics = metricsHandler(metrics);
-      const listeners = l.httpServer.listeners("request");
-      l.httpServer.removeAllListeners("request");
-      l.httpServer.on("request", (req, res) => {
-        if (req.url?.split("?")[0] === "/metrics") serveMetrics(req, res);
-        else for (const listener of listeners) (listener as (a: typeof req, b: typeof res) => void)(req, res);
-      });
+      const l = await listenHttpWithMetrics(server, metrics, { host, port, ...(auth === undefined ? {} : { auth }), onerror: onerror("http") });
       closers.push(() => l.close());
       log.info("listening", { transport: "http", url: l.url });
     }
@@ -204,4 +197,41 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     log.info("stopped");
   }
   return EXIT_OK;
+}
+
+/** `POST /ahp` and `GET /healthz` (the HTTP transport's handler) plus `GET /metrics`, on one listener. */
+async function listenHttpWithMetrics(
+  server: AhpServer,
+  metrics: AhpMetrics,
+  options: HttpHandlerOptions & { host: string; port: number },
+): Promise<{ url: string; close(): Promise<void> }> {
+  const { host, port, ...handlerOptions } = options;
+  const ahp = createHttpHandler(server, handlerOptions);
+  const serveMetrics = metricsHandler(metrics);
+  const httpServer = createServer((req, res) =>
+    ahp(req, res, () => {
+      if ((req.url ?? "").split("?")[0] === "/metrics") serveMetrics(req, res);
+      else {
+        res.statusCode = 404;
+        res.end();
+      }
+    }),
+  );
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", reject);
+    httpServer.listen(port, host, () => {
+      httpServer.off("error", reject);
+      resolve();
+    });
+  });
+  const address = httpServer.address() as AddressInfo;
+  const hostPart = address.address.includes(":") ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${hostPart}:${address.port}${handlerOptions.path ?? "/ahp"}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      }),
+  };
 }
