@@ -14,33 +14,10 @@
  * generator can load it from source.
  */
 import { z } from "zod";
-import { SECRET_KINDS } from "@ahp/core";
+import { EVENT_TYPES, SECRET_KINDS } from "@ahp/core";
 
-/** The 22 AHP event types (spec §5.1), in spec order. Kept equal to `EVENT_TYPES` of `@ahp/core` (tested). */
-export const POLICY_EVENT_TYPES = [
-  "handshake",
-  "pre_action",
-  "post_action",
-  "pre_prompt",
-  "post_response",
-  "session_start",
-  "session_end",
-  "error",
-  "query",
-  "heartbeat",
-  "idle",
-  "context_perception",
-  "success",
-  "memory_recall",
-  "planning",
-  "reasoning",
-  "rate_limit",
-  "confirmation",
-  "intent_detection",
-  "run_lifecycle",
-  "task_list",
-  "verification",
-] as const;
+/** The 22 AHP event types (spec §5.1), in spec order: the event table of `@ahp/core`. */
+export const POLICY_EVENT_TYPES = EVENT_TYPES;
 
 /** Every `decision` tag of the generic Decision and of the typed decisions (spec §6, §7). */
 export const POLICY_DECISION_TAGS = [
