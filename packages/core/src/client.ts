@@ -5,7 +5,7 @@
  * transport closes (the reference lets them run into the timeout).
  */
 import { AhpError, AhpLocalError, toError } from "./errors.js";
-import { createEvent, newId, rfc3339Now, type TypedEvent } from "./builders.js";
+import { createEvent, newId, rfc3339Now, type EventFields, type TypedEvent } from "./builders.js";
 import { EVENT_TABLE, type DecisionFor, type PayloadInputFor } from "./event-table.js";
 import type { Decision } from "./schema/decision.js";
 import type { EventContextInput } from "./schema/context.js";
@@ -178,20 +178,21 @@ export class AhpClient {
    * the current time, and sends it in the form its type requires. A non-blocking event returns a
    * synthetic `{"decision":"allow"}` once written.
    */
-  async send<T extends EventType>(
+  send<T extends EventType>(
     type: T,
     payload: PayloadInputFor<T>,
     options: SimpleEventOptions = {},
   ): Promise<DecisionFor<T> extends undefined ? Decision : DecisionFor<T>> {
-    const event = createEvent(type, payload, {
-      sessionId: this.sessionId,
-      agentId: this.agentId,
-      timestamp: rfc3339Now(),
-      ...(options.depth === undefined ? {} : { depth: options.depth }),
-      ...(options.context === undefined ? {} : { context: options.context }),
-      ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
-    });
-    return this.event(event, options);
+    // Not async: a synchronous decision path should cost no extra promise (errors still reject).
+    try {
+      const fields: EventFields = { sessionId: this.sessionId, agentId: this.agentId, timestamp: rfc3339Now() };
+      if (options.depth !== undefined) fields.depth = options.depth;
+      if (options.context !== undefined) fields.context = options.context;
+      if (options.metadata !== undefined) fields.metadata = options.metadata;
+      return this.event(createEvent(type, payload, fields), options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -199,31 +200,32 @@ export class AhpClient {
    * return their typed decision; non-blocking types become a notification and return a
    * synthetic `{"decision":"allow"}`.
    */
-  async event<T extends EventType>(
+  event<T extends EventType>(
     event: TypedEvent<T> | (AhpEventInput & { event_type: T }),
     options: CallOptions = {},
   ): Promise<DecisionFor<T> extends undefined ? Decision : DecisionFor<T>> {
     type R = DecisionFor<T> extends undefined ? Decision : DecisionFor<T>;
     const info = EVENT_TABLE[event.event_type];
-    if (info === undefined) throw new AhpLocalError("INVALID_ARGUMENT", `unknown event type ${String(event.event_type)}`);
-    if (!info.blocking) {
-      await this.notify(event, options);
-      return SYNTHETIC_ALLOW as R;
-    }
-    return this.request(event, options) as Promise<R>;
+    if (info === undefined) return Promise.reject(new AhpLocalError("INVALID_ARGUMENT", `unknown event type ${String(event.event_type)}`));
+    if (!info.blocking) return this.notify(event, options).then(() => SYNTHETIC_ALLOW as R);
+    return this.request(event as AhpEventInput & { event_type: T }, options) as Promise<R>;
   }
 
   /** Sends a blocking event as a request and returns its typed decision. */
-  async request<T extends EventType>(event: AhpEventInput & { event_type: T }, options: CallOptions = {}): Promise<DecisionFor<T>> {
-    const info = EVENT_TABLE[event.event_type];
-    if (info === undefined || !info.blocking) {
-      throw new AhpLocalError(
-        "INVALID_ARGUMENT",
-        `Protocol error: Fire-and-forget event ${String(event.event_type)} must be sent as a notification`,
-      );
+  request<T extends EventType>(event: AhpEventInput & { event_type: T }, options: CallOptions = {}): Promise<DecisionFor<T>> {
+    try {
+      const info = EVENT_TABLE[event.event_type];
+      if (info === undefined || !info.blocking) {
+        throw new AhpLocalError(
+          "INVALID_ARGUMENT",
+          `Protocol error: Fire-and-forget event ${String(event.event_type)} must be sent as a notification`,
+        );
+      }
+      this.#checkOutgoing(event, "Event");
+      return this.#call("Event", AHP_METHODS.event, event, info.decisionSchema as z.ZodType<DecisionFor<T>>, options);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    this.#checkOutgoing(event, "Event");
-    return this.#call("Event", AHP_METHODS.event, event, info.decisionSchema as z.ZodType<DecisionFor<T>>, options);
   }
 
   /** Sends a non-blocking event as a notification. Resolves once the transport has written it. */

@@ -262,7 +262,13 @@ export class AhpServer {
 
   /** Processes one decoded message on a connection and returns what to answer. */
   process(connection: AhpServerConnection, message: unknown): Promise<AhpProcessResult> {
-    return this.#track(this.#process(connection as Connection, message));
+    let result: AhpProcessResult | Promise<AhpProcessResult>;
+    try {
+      result = this.#process(connection as Connection, message);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return isPromiseLike(result) ? this.#track(Promise.resolve(result)) : Promise.resolve(result);
   }
 
   /** Messages received and not yet completely handled (requests answered, notifications delivered). */
@@ -305,8 +311,18 @@ export class AhpServer {
   }
 
 
-  #serve(connection: Connection, message: unknown): Promise<void> {
-    return this.#track(this.#serveNow(connection, message));
+  #serve(connection: Connection, message: unknown): void {
+    let result: AhpProcessResult | Promise<AhpProcessResult>;
+    try {
+      result = this.#process(connection, message);
+    } catch (error) {
+      this.#options.onerror?.(toError(error));
+      return;
+    }
+    // A synchronous handler is answered without a single promise; anything async is tracked so
+    // that close() and whenIdle() can wait for it.
+    if (isPromiseLike(result)) void this.#track(Promise.resolve(result).then((r) => this.#deliver(connection, r)));
+    else this.#deliver(connection, result);
   }
 
   /** Remembers work in progress so that close() can let it finish. */
@@ -347,8 +363,7 @@ export class AhpServer {
     });
   }
 
-  async #serveNow(connection: Connection, message: unknown): Promise<void> {
-    const result = await this.#process(connection, message);
+  #deliver(connection: Connection, result: AhpProcessResult): void {
     if (result.kind === "response") this.#send(connection, result.response);
     else if (result.kind === "notification" && result.error !== undefined) {
       this.#options.onerror?.(result.error);
@@ -369,7 +384,7 @@ export class AhpServer {
     });
   }
 
-  async #process(connection: Connection, message: unknown): Promise<AhpProcessResult> {
+  #process(connection: Connection, message: unknown): AhpProcessResult | Promise<AhpProcessResult> {
     const kind = this.#classify(message);
     if (kind === "invalid") {
       if (this.#options.replyToInvalidMessages === false) return { kind: "ignored" };
@@ -382,21 +397,28 @@ export class AhpServer {
     if (kind === "notification") {
       if (msg.method === AHP_METHODS.event) return this.#notification(connection, msg.params);
       if (msg.method === "harness/event" && this.#options.compat?.v1) {
-        await this.#v1(connection, msg.params, undefined);
-        return { kind: "notification" };
+        return this.#v1(connection, msg.params, undefined).then((): AhpProcessResult => ({ kind: "notification" }));
       }
       return { kind: "ignored" };
     }
     const id = msg.id as JsonRpcId;
-    try {
-      const result = await this.#request(connection, id, msg.method, msg.params);
-      return { kind: "response", response: { jsonrpc: "2.0", id, result: result as JsonRpcSuccessResponse["result"] } };
-    } catch (error) {
+    const respond = (result: unknown): AhpProcessResult => ({
+      kind: "response",
+      response: { jsonrpc: "2.0", id, result: result as JsonRpcSuccessResponse["result"] },
+    });
+    const fail = (error: unknown): AhpProcessResult => {
       const wire = AhpError.isInstance(error)
         ? error
         : new AhpError(AhpErrorCode.InternalError, `Internal error: ${toError(error).message}`);
       return { kind: "response", response: errorResponse(id, wire) };
+    };
+    let result: unknown;
+    try {
+      result = this.#request(connection, id, msg.method, msg.params);
+    } catch (error) {
+      return fail(error);
     }
+    return isPromiseLike(result) ? Promise.resolve(result).then(respond, fail) : respond(result);
   }
 
   #classify(message: unknown): "request" | "notification" | "response" | "invalid" {
@@ -413,7 +435,8 @@ export class AhpServer {
     return "notification";
   }
 
-  async #request(connection: Connection, id: JsonRpcId, method: string, params: unknown): Promise<unknown> {
+  /** Returns the result, or a promise of it; throws (or rejects with) the error to answer. */
+  #request(connection: Connection, id: JsonRpcId, method: string, params: unknown): unknown {
     switch (method) {
       case AHP_METHODS.handshake:
         return this.#handshake(connection, id, params);
@@ -487,7 +510,7 @@ export class AhpServer {
     return event;
   }
 
-  async #event(connection: Connection, id: JsonRpcId, params: unknown): Promise<unknown> {
+  #event(connection: Connection, id: JsonRpcId, params: unknown): unknown {
     const event = this.#validateEvent(params, false);
     const info = EVENT_TABLE[event.event_type];
     if (!info.blocking) {
@@ -496,23 +519,29 @@ export class AhpServer {
         `Fire-and-forget event ${event.event_type} must be sent as a notification`,
       );
     }
-    try {
-      if (info.specialized) return await this.#typed(connection, id, event);
-      return await this.#generic(connection, id, event);
-    } catch (error) {
+    const onFailure = (error: unknown): unknown => {
       if (!(error instanceof HandlerFailure)) throw error;
       if (this.#options.handlerFailure === "decision" && info.failClosed !== undefined) {
         return info.failClosed(`Handler error: ${error.text}`);
       }
       throw handlerError(error.text);
+    };
+    let result: unknown;
+    try {
+      result = info.specialized ? this.#typed(connection, id, event) : this.#generic(connection, id, event);
+    } catch (error) {
+      return onFailure(error);
     }
+    return isPromiseLike(result) ? Promise.resolve(result).catch(onFailure) : result;
   }
 
-  async #generic(connection: Connection, id: JsonRpcId | undefined, event: AhpEvent, batch?: AhpHandlerContext["batch"]): Promise<unknown> {
+  #generic(connection: Connection, id: JsonRpcId | undefined, event: AhpEvent, batch?: AhpHandlerContext["batch"]): unknown {
     const handler = this.#handlers.onEvent;
     if (handler === undefined) throw new HandlerFailure("Capability not supported: Event handler not configured");
-    const decision = await this.#callHandler((ctx) => handler(event, ctx), connection, id, batch);
-    return this.#checkResult(DecisionSchema, decision);
+    const decision = this.#callHandler((ctx) => handler(event, ctx), connection, id, batch);
+    return isPromiseLike(decision)
+      ? Promise.resolve(decision).then((d) => this.#checkResult(DecisionSchema, d))
+      : this.#checkResult(DecisionSchema, decision);
   }
 
   async #typed(connection: Connection, id: JsonRpcId, event: AhpEvent): Promise<unknown> {
@@ -635,9 +664,11 @@ export class AhpServer {
     if (!blocking || id === undefined) {
       const handler = this.#handlers.onNotification;
       if (handler !== undefined) {
-        await this.#callHandler((ctx) => handler(event, ctx), connection, undefined).catch((e: unknown) =>
-          this.#options.onerror?.(toError(e)),
-        );
+        try {
+          await this.#callHandler((ctx) => handler(event, ctx), connection, undefined);
+        } catch (e) {
+          this.#options.onerror?.(toError(e));
+        }
       }
       return id === undefined ? undefined : toV1Result({ decision: "allow" });
     }
@@ -654,29 +685,38 @@ export class AhpServer {
   }
 
   /** Runs a handler with a per-call signal and timeout; any failure becomes a HandlerFailure. */
-  async #callHandler<R>(
+  #callHandler<R>(
     fn: (ctx: AhpHandlerContext) => Awaitable<R>,
     connection: Connection,
     id: JsonRpcId | undefined,
     batch?: AhpHandlerContext["batch"],
-  ): Promise<R> {
-    try {
-      return await this.#call(fn, connection, id, batch);
-    } catch (error) {
+  ): Awaitable<R> {
+    const toFailure = (error: unknown): never => {
       throw new HandlerFailure(failureText(error));
+    };
+    let result: Awaitable<R>;
+    try {
+      result = this.#call(fn, connection, id, batch);
+    } catch (error) {
+      return toFailure(error);
     }
+    return isPromiseLike(result) ? Promise.resolve(result).catch(toFailure) : result;
   }
 
-  async #call<R>(
+  /** Calls a handler; a synchronous result comes back as is, an async one with the timeout applied. */
+  #call<R>(
     fn: (ctx: AhpHandlerContext) => Awaitable<R>,
     connection: Connection,
     id: JsonRpcId | undefined,
     batch?: AhpHandlerContext["batch"],
-  ): Promise<R> {
+  ): Awaitable<R> {
     // The per-call AbortController is created only when a handler reads `ctx.signal`:
     // most decisions are synchronous and never look at it.
     let controller: AbortController | undefined;
     const onConnectionAbort = () => controller?.abort(connection.signal.reason);
+    const release = () => {
+      if (controller !== undefined) connection.signal.removeEventListener("abort", onConnectionAbort);
+    };
     const ctx: AhpHandlerContext = {
       get signal() {
         if (controller === undefined) {
@@ -687,33 +727,41 @@ export class AhpServer {
         return controller.signal;
       },
       connection,
-      ...(id === undefined ? {} : { requestId: id }),
-      ...(batch === undefined ? {} : { batch }),
+      requestId: id,
+      batch,
     };
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let result: Awaitable<R>;
     try {
-      const result = fn(ctx);
-      if (!isPromiseLike(result)) return result;
-      const timeoutMs = this.#handlerTimeoutMs;
-      if (timeoutMs <= 0 || !Number.isFinite(timeoutMs)) return await result;
-      // A closed connection aborts ctx.signal but does not cut the call short: received
-      // notifications still reach their handler, and close()/whenIdle() wait for the handler
-      // (close() only up to its grace period).
-      return await Promise.race([
-        result,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            const error = new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`);
-            controller?.abort(error);
-            reject(error);
-          }, timeoutMs);
-        }),
-      ]);
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-      if (controller !== undefined) connection.signal.removeEventListener("abort", onConnectionAbort);
+      result = fn(ctx);
+    } catch (error) {
+      release();
+      throw error;
     }
+    if (!isPromiseLike(result)) {
+      release();
+      return result;
+    }
+    const timeoutMs = this.#handlerTimeoutMs;
+    if (timeoutMs <= 0 || !Number.isFinite(timeoutMs)) return Promise.resolve(result).finally(release);
+    // A closed connection aborts ctx.signal but does not cut the call short: received
+    // notifications still reach their handler, and close()/whenIdle() wait for the handler
+    // (close() only up to its grace period).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    return Promise.race([
+      result,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const error = new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`);
+          controller?.abort(error);
+          reject(error);
+        }, timeoutMs);
+      }),
+    ]).finally(() => {
+      clearTimeout(timer);
+      release();
+    });
   }
+
 }
 
 function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
