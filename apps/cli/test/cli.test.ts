@@ -286,6 +286,13 @@ describe("ahp", () => {
     expect(body).toMatch(/ahp_events_total\{[^}]*event_type="pre_action"[^}]*\} 1/);
     const sameListener = await (await fetch(httpUrl.replace(/\/ahp$/, "/metrics"))).text();
     expect(sameListener).toMatch(/ahp_decision_latency_seconds/);
+    const wsCfg = join(dir, "ws.config.yaml");
+    await writeFile(wsCfg, ["listen:", "  ws: ['127.0.0.1:0']", ""].join("\n"));
+    const w = await serve(["--config", wsCfg], 1);
+    running.push(w.child);
+    const wsBase = w.urls[0]!.replace(/^ws/, "http").replace(/\/ahp$/, "");
+    expect(await (await fetch(`${wsBase}/metrics`)).text()).toMatch(/ahp_events_total/);
+    expect((await fetch(`${wsBase}/nothing`)).status).toBe(404);
 
     await writeFile(policy, ["version: 1", "rules:", "  - id: broken", "    events: pre_actoin", ""].join("\n"));
     const bad = await ahp(["serve", "--stdio", "--policy", policy]);

@@ -333,6 +333,8 @@ function tooLarge(res: ServerResponse, bytes: number, limit: number): void {
 }
 
 export interface ListenHttpOptions extends HttpHandlerOptions {
+  /** Requests outside the AHP and health paths (instead of 404), e.g. `/metrics`. */
+  fallback?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Default `127.0.0.1` (loopback only). */
   host?: string;
   /** Default 0 (a free port). */
@@ -355,8 +357,10 @@ export interface HttpListener {
 
 /** Starts an HTTP(S) server on `host:port` (default `127.0.0.1`, a free port) serving `server`. */
 export async function listenHttp(server: AhpServer, options: ListenHttpOptions = {}): Promise<HttpListener> {
-  const { host = "127.0.0.1", port = 0, tls, ...handlerOptions } = options;
-  const handler = createHttpHandler(server, handlerOptions);
+  const { host = "127.0.0.1", port = 0, tls, fallback, ...handlerOptions } = options;
+  const ahp = createHttpHandler(server, handlerOptions);
+  const handler =
+    fallback === undefined ? ahp : (req: IncomingMessage, res: ServerResponse) => ahp(req, res, () => fallback(req, res));
   const httpServer: http.Server = tls === undefined ? http.createServer(handler) : https.createServer({ cert: tls.cert, key: tls.key }, handler);
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);

@@ -2,7 +2,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { AhpClient, AhpServer } from "@ahp/core";
-import { HttpClientTransport, createHttpHandler, type HttpHandler } from "@ahp/transport-http";
+import { HttpClientTransport, createHttpHandler, listenHttp, type HttpHandler } from "@ahp/transport-http";
 import { event, preAction, rawRequest, request } from "./helpers.js";
 
 const servers: http.Server[] = [];
@@ -106,5 +106,26 @@ describe("mounting the handler", () => {
     const body = request("x", "ahp/event", event("pre_action", preAction()));
     expect(JSON.parse((await rawRequest(`${base}/a`, { body })).text).result).toEqual({ decision: "allow" });
     expect(JSON.parse((await rawRequest(`${base}/b`, { body })).text).result).toEqual({ decision: "block", reason: "b" });
+  });
+
+  it("listenHttp hands requests outside /ahp and /healthz to `fallback`", async () => {
+    const listener = await listenHttp(harness(), {
+      fallback: (req, res) => {
+        res.writeHead(req.url === "/metrics" ? 200 : 418).end("fallback");
+      },
+    });
+    try {
+      const base = listener.url.replace(/\/ahp$/, "");
+      const metrics = await rawRequest(`${base}/metrics`, { method: "GET" });
+      expect(metrics.status).toBe(200);
+      expect((await rawRequest(`${base}/nope`, { method: "GET" })).status).toBe(418);
+      expect((await rawRequest(`${base}/healthz`, { method: "GET" })).status).toBe(200);
+      const client = new AhpClient();
+      await client.connect(new HttpClientTransport(listener.url));
+      expect(await client.send("pre_action", preAction())).toEqual({ decision: "allow" });
+      await client.close();
+    } finally {
+      await listener.close();
+    }
   });
 });

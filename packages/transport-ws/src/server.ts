@@ -434,6 +434,8 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
 }
 
 export interface ListenWebSocketOptions extends Omit<AttachWebSocketOptions, "wss" | "httpServer"> {
+  /** Plain HTTP requests this listener does not serve itself (instead of 404), e.g. `/metrics`. */
+  fallback?: (req: IncomingMessage, res: http.ServerResponse) => void;
   /** Default `127.0.0.1` (loopback only). */
   host?: string;
   /** Default 0 (a free port). */
@@ -459,7 +461,7 @@ export interface WebSocketListener {
  * `{"status":"ok"}`, 426 on the AHP path and 404 elsewhere.
  */
 export async function listenWebSocket(server: AhpServer, options: ListenWebSocketOptions = {}): Promise<WebSocketListener> {
-  const { host = "127.0.0.1", port = 0, tls, path = DEFAULT_WS_PATH, ...attachOptions } = options;
+  const { host = "127.0.0.1", port = 0, tls, path = DEFAULT_WS_PATH, fallback, ...attachOptions } = options;
   const onRequest = (req: IncomingMessage, res: http.ServerResponse) => {
     const requestPath = pathOf(req.url);
     const send = (status: number, body: string, extra: Record<string, string> = {}) => {
@@ -468,6 +470,7 @@ export async function listenWebSocket(server: AhpServer, options: ListenWebSocke
     };
     if (requestPath === "/healthz" && (req.method === "GET" || req.method === "HEAD")) send(200, '{"status":"ok"}');
     else if (requestPath === path) send(426, JSON.stringify({ error: "WebSocket upgrade required" }), { upgrade: "websocket" });
+    else if (fallback !== undefined) fallback(req, res);
     else send(404, JSON.stringify({ error: "not found" }));
   };
   const httpServer: http.Server = tls === undefined ? http.createServer(onRequest) : https.createServer({ cert: tls.cert, key: tls.key }, onRequest);

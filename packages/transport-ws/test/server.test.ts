@@ -270,6 +270,24 @@ describe("mounting", () => {
     expect((await fetch(`${base}/x`)).status).toBe(404);
   });
 
+  it("listenWebSocket hands other plain HTTP requests to `fallback` (e.g. /metrics)", async () => {
+    const server = new AhpServer({ handlers: { onEvent: () => ({ decision: "allow" }) } });
+    const listener = await listenWebSocket(server, {
+      fallback: (req, res) => {
+        res.writeHead(req.url === "/metrics" ? 200 : 418).end("metrics here");
+      },
+    });
+    cleanups.push(() => listener.close());
+    const base = listener.url.replace(/^ws/, "http").replace(/\/ahp$/, "");
+    const metrics = await fetch(`${base}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toBe("metrics here");
+    expect((await fetch(`${base}/other`)).status).toBe(418);
+    // The listener's own routes still win.
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await fetch(`${base}/ahp`)).status).toBe(426);
+  });
+
   it("close() closes agents with 1001 and leaves the AhpServer usable", async () => {
     const h = await startHarness();
     cleanups.push(() => h.server.close());

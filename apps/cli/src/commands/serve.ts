@@ -1,11 +1,10 @@
 /** `ahp serve`: run the harness on one or several transports. */
 import { AUDIT_KEY_ENV, loadAuditKey } from "@ahp/audit";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { AhpServer, HarnessConfig } from "@ahp/core";
-import { createLogger, listenMetrics, metricsHandler, type AhpMetrics, type LogLevel } from "@ahp/observability";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { HarnessConfig } from "@ahp/core";
+import { createLogger, listenMetrics, metricsHandler, type LogLevel } from "@ahp/observability";
 import { DEFAULT_POLICY, type PolicyFileInput } from "@ahp/policy";
-import { createHttpHandler, type HttpHandlerOptions } from "@ahp/transport-http";
+import { listenHttp } from "@ahp/transport-http";
 import { serveStdio } from "@ahp/transport-stdio";
 import { listenUnix } from "@ahp/transport-unix";
 import { listenWebSocket } from "@ahp/transport-ws";
@@ -24,7 +23,7 @@ stderr; under --stdio, stdout carries only protocol messages.
 Transports:
   --stdio               serve on this process's stdin/stdout (ends when stdin ends)
   --http HOST:PORT      serve POST /ahp (and GET /healthz, GET /metrics); repeatable
-  --ws HOST:PORT        serve WebSocket agents on /ahp; repeatable
+  --ws HOST:PORT        serve WebSocket agents on /ahp (and GET /healthz, GET /metrics); repeatable
   --unix PATH           serve on a Unix domain socket (mode 0600); repeatable
   --api-key KEY         require this X-API-Key / ?api_key= (HTTP, WebSocket); repeatable; or env AHP_API_KEY
   --bearer TOKEN        require this bearer token / ?token=; repeatable; or env AHP_BEARER_TOKEN
@@ -156,16 +155,22 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   process.once("SIGTERM", onSignal);
   signal?.addEventListener("abort", onSignal, { once: true });
   const onerror = (transport: string) => (e: Error) => log.warn("transport", { transport, error: e.message });
+  // GET /metrics next to the protocol on the HTTP and WebSocket listeners.
+  const serveMetrics = metricsHandler(metrics);
+  const metricsRoute = (req: IncomingMessage, res: ServerResponse) => {
+    if ((req.url ?? "").split("?")[0] === "/metrics") serveMetrics(req, res);
+    else res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
+  };
   try {
     for (const spec of listeners.http) {
       const { host, port } = hostPort("http", spec);
-      const l = await listenHttpWithMetrics(server, metrics, { host, port, ...(auth === undefined ? {} : { auth }), onerror: onerror("http") });
+      const l = await listenHttp(server, { host, port, fallback: metricsRoute, ...(auth === undefined ? {} : { auth }), onerror: onerror("http") });
       closers.push(() => l.close());
       log.info("listening", { transport: "http", url: l.url });
     }
     for (const spec of listeners.ws) {
       const { host, port } = hostPort("ws", spec);
-      const l = await listenWebSocket(server, { host, port, ...(auth === undefined ? {} : { auth }), onerror: onerror("ws") });
+      const l = await listenWebSocket(server, { host, port, fallback: metricsRoute, ...(auth === undefined ? {} : { auth }), onerror: onerror("ws") });
       closers.push(() => l.close());
       log.info("listening", { transport: "ws", url: l.url });
     }
@@ -199,39 +204,3 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   return EXIT_OK;
 }
 
-/** `POST /ahp` and `GET /healthz` (the HTTP transport's handler) plus `GET /metrics`, on one listener. */
-async function listenHttpWithMetrics(
-  server: AhpServer,
-  metrics: AhpMetrics,
-  options: HttpHandlerOptions & { host: string; port: number },
-): Promise<{ url: string; close(): Promise<void> }> {
-  const { host, port, ...handlerOptions } = options;
-  const ahp = createHttpHandler(server, handlerOptions);
-  const serveMetrics = metricsHandler(metrics);
-  const httpServer = createServer((req, res) =>
-    ahp(req, res, () => {
-      if ((req.url ?? "").split("?")[0] === "/metrics") serveMetrics(req, res);
-      else {
-        res.statusCode = 404;
-        res.end();
-      }
-    }),
-  );
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once("error", reject);
-    httpServer.listen(port, host, () => {
-      httpServer.off("error", reject);
-      resolve();
-    });
-  });
-  const address = httpServer.address() as AddressInfo;
-  const hostPart = address.address.includes(":") ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${hostPart}:${address.port}${handlerOptions.path ?? "/ahp"}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        httpServer.close(() => resolve());
-        httpServer.closeAllConnections();
-      }),
-  };
-}
