@@ -19,6 +19,7 @@ export * from "./json-text.js";
 export * from "./ndjson.js";
 export * from "./ndjson-stream.js";
 export * from "./ndjson-server.js";
+export * from "./ndjson-client.js";
 export * from "./in-flight.js";
 export * from "./sniff-id.js";
 export * from "./linked-pair.js";

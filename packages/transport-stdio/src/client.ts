@@ -11,16 +11,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { PassThrough, type Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import {
-  AhpLocalError,
-  NdjsonStreamTransport,
-  toError,
-  type JsonRpcMessage,
-  type MessageLimits,
-  type Transport,
-  type TransportInfo,
-  type TransportSendOptions,
-} from "@ahp/core";
+import { AhpLocalError, NdjsonClientTransport, toError, type MessageLimits, type NdjsonStreams } from "@ahp/core";
 import { ByteTail } from "./stderr-tail.js";
 
 /**
@@ -69,34 +60,17 @@ export interface StdioExitDetails {
   terminatedBy?: "SIGTERM" | "SIGKILL";
 }
 
-type State = "new" | "starting" | "open" | "closed";
-
-export class StdioClientTransport implements Transport {
-  onmessage?: (message: unknown) => void;
-  onparseerror?: Transport["onparseerror"];
-  onerror?: (error: Error) => void;
-  onclose?: (error?: Error) => void;
-  /** Resolves once the transport is closed and the child is gone, with the cause when it did not close cleanly. */
-  readonly closed: Promise<Error | undefined>;
-
+export class StdioClientTransport extends NdjsonClientTransport {
   readonly #options: StdioClientTransportOptions;
   readonly #graceMs: number;
   readonly #tail: ByteTail;
   readonly #stderrPipe?: PassThrough;
-  #info: TransportInfo = { transport: "stdio" };
-  #state: State = "new";
-  #starting?: Promise<void>;
   #child?: ChildProcess;
-  #inner?: NdjsonStreamTransport;
-  #closeRequested = false;
   #terminatedBy?: "SIGTERM" | "SIGKILL";
   #exit?: { code: number | null; signal: NodeJS.Signals | null };
   #exitWaiters: Array<() => void> = [];
   #childClosed = false;
   #childCloseWaiters: Array<() => void> = [];
-  #closeError?: Error;
-  #finished = false;
-  #resolveClosed!: (error: Error | undefined) => void;
 
   constructor(options: StdioClientTransportOptions) {
     if (typeof options?.command !== "string" || options.command.length === 0) {
@@ -106,15 +80,13 @@ export class StdioClientTransport implements Transport {
     if (stderr !== undefined && typeof stderr !== "function" && !["inherit", "pipe", "ignore"].includes(stderr)) {
       throw new AhpLocalError("INVALID_ARGUMENT", 'StdioClientTransport: `stderr` must be "inherit", "pipe", "ignore" or a function');
     }
+    const graceMs = nonNegative("closeGraceMs", options.closeGraceMs, DEFAULT_CLOSE_GRACE_MS);
+    const tailBytes = nonNegative("stderrTailBytes", options.stderrTailBytes, DEFAULT_STDERR_TAIL_BYTES);
+    super("StdioClientTransport", { transport: "stdio" }, options);
     this.#options = options;
-    this.#graceMs = nonNegative("closeGraceMs", options.closeGraceMs, DEFAULT_CLOSE_GRACE_MS);
-    this.#tail = new ByteTail(nonNegative("stderrTailBytes", options.stderrTailBytes, DEFAULT_STDERR_TAIL_BYTES));
+    this.#graceMs = graceMs;
+    this.#tail = new ByteTail(tailBytes);
     if (options.stderr === "pipe") this.#stderrPipe = new PassThrough();
-    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
-  }
-
-  get info(): TransportInfo {
-    return this.#info;
   }
 
   /** The child's process id once spawned. */
@@ -142,16 +114,7 @@ export class StdioClientTransport implements Transport {
     return this.#tail.text();
   }
 
-  start(): Promise<void> {
-    if (this.#state !== "new") {
-      return Promise.reject(new AhpLocalError("INVALID_ARGUMENT", "StdioClientTransport: already started"));
-    }
-    this.#state = "starting";
-    this.#starting = this.#spawn();
-    return this.#starting;
-  }
-
-  async #spawn(): Promise<void> {
+  protected async openStreams(): Promise<NdjsonStreams> {
     const { command, args = [], env, cwd } = this.#options;
     let child: ChildProcess;
     try {
@@ -162,9 +125,7 @@ export class StdioClientTransport implements Transport {
         windowsHide: true,
       });
     } catch (error) {
-      const failure = spawnError(command, error);
-      this.#finish(failure);
-      throw failure;
+      throw spawnError(command, error);
     }
     this.#child = child;
     this.#watchChild(child);
@@ -181,32 +142,14 @@ export class StdioClientTransport implements Transport {
       child.once("spawn", onSpawn);
       child.once("error", onError);
     });
-    if (spawnFailure !== undefined) {
-      const failure = spawnError(command, spawnFailure);
-      this.#finish(failure);
-      throw failure;
-    }
+    if (spawnFailure !== undefined) throw spawnError(command, spawnFailure);
 
-    this.#info = { transport: "stdio", remote: `pid:${child.pid}` };
-    const inner = new NdjsonStreamTransport({
+    return {
       readable: child.stdout!,
       writable: child.stdin!,
-      ...(this.#options.maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#options.maxMessageBytes }),
-      ...(this.#options.maxJsonDepth === undefined ? {} : { maxJsonDepth: this.#options.maxJsonDepth }),
-      info: this.#info,
-      closeOnEnd: true,
-      onClose: () => this.#terminate(),
-    });
-    inner.onmessage = (message) => this.onmessage?.(message);
-    inner.onparseerror = (error, context) => {
-      if (this.onparseerror !== undefined) this.onparseerror(error, context);
-      else this.onerror?.(error);
+      info: { transport: "stdio", remote: `pid:${child.pid}` },
+      release: () => this.#terminate(),
     };
-    inner.onerror = (error) => this.onerror?.(error);
-    inner.onclose = (cause) => this.#finish(this.#closeRequested ? undefined : this.#exitError(cause));
-    this.#inner = inner;
-    this.#state = "open";
-    await inner.start();
   }
 
   #watchChild(child: ChildProcess): void {
@@ -216,7 +159,7 @@ export class StdioClientTransport implements Transport {
     child.stdout?.on("error", noop);
     child.stderr?.on("error", noop);
     child.on("error", (error) => {
-      if (this.#state === "open") this.onerror?.(error);
+      if (this.isOpen) this.onerror?.(error);
     });
     child.once("exit", (code, signal) => {
       this.#exit = { code, signal };
@@ -259,41 +202,6 @@ export class StdioClientTransport implements Transport {
     } catch (error) {
       this.onerror?.(toError(error));
     }
-  }
-
-  send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
-    const inner = this.#inner;
-    if (inner === undefined) {
-      return Promise.reject(
-        this.#closeError ??
-          (this.#state === "closed"
-            ? new AhpLocalError("CONNECTION_CLOSED", "Connection closed")
-            : new AhpLocalError("NOT_CONNECTED", "StdioClientTransport: not started")),
-      );
-    }
-    return inner.send(message, options).catch((error: unknown) => this.#sendFailed(inner, error));
-  }
-
-  /** A write that failed because the pipe broke reports why the harness went away, not just EPIPE. */
-  async #sendFailed(inner: NdjsonStreamTransport, error: unknown): Promise<never> {
-    if (AhpLocalError.isInstance(error) && (error.code === "SEND_FAILED" || error.code === "CONNECTION_CLOSED")) {
-      if (!inner.closed) void inner.close();
-      await this.closed;
-      throw this.#closeError ?? error;
-    }
-    throw error;
-  }
-
-  async close(): Promise<void> {
-    if (this.#state === "new") {
-      this.#finish(undefined);
-      return;
-    }
-    // A close() while the harness is already going away keeps the real cause.
-    if (this.#inner === undefined || !this.#inner.closed) this.#closeRequested = true;
-    if (this.#state === "starting") await this.#starting?.catch(noop);
-    await this.#inner?.close();
-    await this.closed;
   }
 
   /**
@@ -343,7 +251,7 @@ export class StdioClientTransport implements Transport {
     return waitFor(this.#childCloseWaiters, timeoutMs);
   }
 
-  #exitError(cause: Error | undefined): AhpLocalError {
+  protected peerClosed(cause: Error | undefined): AhpLocalError {
     const exit = this.#exit;
     const stderrTail = this.#tail.text();
     const details: StdioExitDetails = {
@@ -366,18 +274,10 @@ export class StdioClientTransport implements Transport {
     });
   }
 
-  #finish(error: Error | undefined): void {
-    if (this.#finished) return;
-    this.#finished = true;
-    this.#state = "closed";
-    this.#closeError = error;
+  protected override finished(): void {
     this.#stderrPipe?.end();
-    try {
-      this.onclose?.(error);
-    } finally {
-      this.#resolveClosed(error);
-    }
   }
+
 }
 
 function waitFor(waiters: Array<() => void>, timeoutMs: number): Promise<boolean> {

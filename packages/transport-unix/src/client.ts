@@ -3,18 +3,8 @@
  * NDJSON, exactly as stdio. Connect failures reject `start()`; a harness that goes away closes
  * the transport at once with the cause, so pending requests fail immediately (spec §14 item 9).
  */
-import { createConnection, type Socket } from "node:net";
-import {
-  AhpErrorCode,
-  AhpLocalError,
-  NdjsonStreamTransport,
-  toError,
-  type JsonRpcMessage,
-  type MessageLimits,
-  type Transport,
-  type TransportInfo,
-  type TransportSendOptions,
-} from "@ahp/core";
+import { createConnection } from "node:net";
+import { AhpErrorCode, AhpLocalError, NdjsonClientTransport, toError, type MessageLimits, type NdjsonStreams } from "@ahp/core";
 import { errnoCode, finishSocket, noop } from "./socket.js";
 
 export interface UnixSocketClientTransportOptions extends MessageLimits {
@@ -29,48 +19,20 @@ export interface UnixSocketClientTransportOptions extends MessageLimits {
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_SOCKET_CLOSE_GRACE_MS = 2000;
 
-type State = "new" | "connecting" | "open" | "closed";
-
-export class UnixSocketClientTransport implements Transport {
-  onmessage?: (message: unknown) => void;
-  onparseerror?: Transport["onparseerror"];
-  onerror?: (error: Error) => void;
-  onclose?: (error?: Error) => void;
-  readonly info: TransportInfo;
-  /** Resolves once the transport is closed, with the cause when it did not close cleanly. */
-  readonly closed: Promise<Error | undefined>;
-
+export class UnixSocketClientTransport extends NdjsonClientTransport {
   readonly #options: UnixSocketClientTransportOptions;
-  #state: State = "new";
-  #connecting?: Promise<void>;
-  #socket?: Socket;
-  #inner?: NdjsonStreamTransport;
-  #closeRequested = false;
   /** A -32003 notice the harness sent with id `null` (e.g. "too many connections") before it closed. */
   #peerNotice?: string;
-  #closeError?: Error;
-  #finished = false;
-  #resolveClosed!: (error: Error | undefined) => void;
 
   constructor(options: UnixSocketClientTransportOptions) {
     if (typeof options?.path !== "string" || options.path.length === 0) {
       throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketClientTransport: `path` must be a non-empty string");
     }
+    super("UnixSocketClientTransport", { transport: "unix", remote: options.path }, options);
     this.#options = options;
-    this.info = { transport: "unix", remote: options.path };
-    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
   }
 
-  start(): Promise<void> {
-    if (this.#state !== "new") {
-      return Promise.reject(new AhpLocalError("INVALID_ARGUMENT", "UnixSocketClientTransport: already started"));
-    }
-    this.#state = "connecting";
-    this.#connecting = this.#connect();
-    return this.#connecting;
-  }
-
-  async #connect(): Promise<void> {
+  protected async openStreams(): Promise<NdjsonStreams> {
     const path = this.#options.path;
     const timeoutMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const socket = createConnection({ path });
@@ -101,73 +63,20 @@ export class UnixSocketClientTransport implements Transport {
       socket.on("error", noop);
       socket.destroy();
       const code = errnoCode(failure);
-      const error = new AhpLocalError("TRANSPORT_ERROR", `cannot connect to harness at ${path}: ${failure.message}`, {
+      throw new AhpLocalError("TRANSPORT_ERROR", `cannot connect to harness at ${path}: ${failure.message}`, {
         cause: failure,
         details: { path, ...(code === undefined ? {} : { code }) },
       });
-      this.#finish(error);
-      throw error;
     }
-    this.#socket = socket;
     const graceMs = this.#options.closeGraceMs ?? DEFAULT_SOCKET_CLOSE_GRACE_MS;
-    const inner = new NdjsonStreamTransport({
-      readable: socket,
-      writable: socket,
-      ...(this.#options.maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#options.maxMessageBytes }),
-      ...(this.#options.maxJsonDepth === undefined ? {} : { maxJsonDepth: this.#options.maxJsonDepth }),
-      info: this.info,
-      closeOnEnd: true,
-      onClose: () => finishSocket(socket, graceMs),
-    });
-    inner.onmessage = (message) => {
-      if (isNullIdError(message)) this.#peerNotice = (message as { error: { message: string } }).error.message;
-      this.onmessage?.(message);
-    };
-    inner.onparseerror = (error, context) => {
-      if (this.onparseerror !== undefined) this.onparseerror(error, context);
-      else this.onerror?.(error);
-    };
-    inner.onerror = (error) => this.onerror?.(error);
-    inner.onclose = (cause) => this.#finish(this.#closeRequested ? undefined : this.#peerClosed(cause));
-    this.#inner = inner;
-    this.#state = "open";
-    await inner.start();
+    return { readable: socket, writable: socket, info: this.info, release: () => finishSocket(socket, graceMs) };
   }
 
-  send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
-    const inner = this.#inner;
-    if (inner === undefined) {
-      return Promise.reject(
-        this.#closeError ??
-          (this.#state === "closed"
-            ? new AhpLocalError("CONNECTION_CLOSED", "Connection closed")
-            : new AhpLocalError("NOT_CONNECTED", "UnixSocketClientTransport: not started")),
-      );
-    }
-    return inner.send(message, options).catch((error: unknown) => this.#sendFailed(inner, error));
+  protected override observe(message: unknown): void {
+    if (isNullIdError(message)) this.#peerNotice = (message as { error: { message: string } }).error.message;
   }
 
-  async #sendFailed(inner: NdjsonStreamTransport, error: unknown): Promise<never> {
-    if (AhpLocalError.isInstance(error) && (error.code === "SEND_FAILED" || error.code === "CONNECTION_CLOSED")) {
-      if (!inner.closed) void inner.close();
-      await this.closed;
-      throw this.#closeError ?? error;
-    }
-    throw error;
-  }
-
-  async close(): Promise<void> {
-    if (this.#state === "new") {
-      this.#finish(undefined);
-      return;
-    }
-    if (this.#inner === undefined || !this.#inner.closed) this.#closeRequested = true;
-    if (this.#state === "connecting") await this.#connecting?.catch(noop);
-    await this.#inner?.close();
-    await this.closed;
-  }
-
-  #peerClosed(cause: Error | undefined): AhpLocalError {
+  protected peerClosed(cause: Error | undefined): AhpLocalError {
     const path = this.#options.path;
     const root = cause === undefined ? undefined : ((cause as { cause?: unknown }).cause ?? cause);
     const code = errnoCode(root);
@@ -182,18 +91,6 @@ export class UnixSocketClientTransport implements Transport {
         ...(this.#peerNotice === undefined ? {} : { peerError: this.#peerNotice }),
       },
     });
-  }
-
-  #finish(error: Error | undefined): void {
-    if (this.#finished) return;
-    this.#finished = true;
-    this.#state = "closed";
-    this.#closeError = error;
-    try {
-      this.onclose?.(error);
-    } finally {
-      this.#resolveClosed(error);
-    }
   }
 }
 
