@@ -3,10 +3,10 @@
  * credentials in the query string as the reference sends them (or as headers), ping/pong
  * keep-alive with dead-peer detection, bounded send buffering, and optional reconnection.
  */
+import { deliverFrame } from "./frame.js";
 import {
   AhpLocalError,
   DEFAULT_MAX_MESSAGE_BYTES,
-  parseJsonText,
   stringifyMessage,
   toError,
   type JsonRpcMessage,
@@ -302,24 +302,7 @@ export class WebSocketClientTransport implements Transport {
   }
 
   readonly #onFrame = (data: RawData, isBinary: boolean): void => {
-    if (isBinary) {
-      this.onerror?.(new AhpLocalError("PROTOCOL_ERROR", "binary WebSocket frame ignored (AHP messages are text frames)"));
-      return;
-    }
-    const buffer = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
-    let value: unknown;
-    try {
-      value = parseJsonText(buffer.toString("utf8"), this.#limits, buffer.length);
-    } catch (error) {
-      if (this.onparseerror !== undefined) this.onparseerror(error as never);
-      else this.onerror?.(toError(error));
-      return;
-    }
-    try {
-      this.onmessage?.(value);
-    } catch (error) {
-      this.onerror?.(toError(error));
-    }
+    const value = deliverFrame(this, data, isBinary, this.#limits);
     const tracked = this.#tracked;
     if (tracked !== undefined && isResponseLike(value)) {
       const entry = tracked.get(value.id);

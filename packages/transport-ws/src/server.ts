@@ -5,6 +5,7 @@
  * peer that does not read for `drainTimeoutMs` is dropped), and silent peers are found with
  * pings.
  */
+import { deliverFrame } from "./frame.js";
 import * as http from "node:http";
 import * as https from "node:https";
 import type { IncomingMessage } from "node:http";
@@ -13,7 +14,6 @@ import type { Duplex } from "node:stream";
 import {
   AhpLocalError,
   DEFAULT_MAX_MESSAGE_BYTES,
-  parseJsonText,
   stringifyMessage,
   toError,
   type AhpServer,
@@ -219,25 +219,7 @@ export class WebSocketServerTransport implements Transport {
 
   readonly #onFrame = (data: RawData, isBinary: boolean): void => {
     if (this.#finished) return;
-    if (isBinary) {
-      // The reference ignores binary frames.
-      this.onerror?.(new AhpLocalError("PROTOCOL_ERROR", "binary WebSocket frame ignored (AHP messages are text frames)"));
-      return;
-    }
-    const buffer = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
-    let value: unknown;
-    try {
-      value = parseJsonText(buffer.toString("utf8"), this.#limits, buffer.length);
-    } catch (error) {
-      if (this.onparseerror !== undefined) this.onparseerror(error as never);
-      else this.onerror?.(toError(error));
-      return;
-    }
-    try {
-      this.onmessage?.(value);
-    } catch (error) {
-      this.onerror?.(toError(error));
-    }
+    deliverFrame(this, data, isBinary, this.#limits);
   };
 
   #ping(): void {
