@@ -3,6 +3,8 @@ import type { AddressInfo } from "node:net";
 import { AhpServer, type AhpServerOptions } from "@ahp/core";
 import { listenHttp, type HttpListener, type ListenHttpOptions } from "@ahp/transport-http";
 
+export { deferred } from "@ahp/conformance";
+
 export const preAction = (command = "npm test") => ({ action_type: "tool_call", tool_name: "bash", arguments: { command } });
 
 export function event(type: string, payload: unknown = {}, extra: Record<string, unknown> = {}) {
@@ -116,16 +118,6 @@ export async function captureServer(): Promise<Capture> {
   return capture;
 }
 
-/** A promise and its resolver. */
-export function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 /** Waits until `check()` is true, polling every 5 ms, up to `timeoutMs`. */
 export async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {

@@ -1,42 +1,17 @@
-import { spawn } from "node:child_process";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
+import { runNode, selfSignedCert } from "@ahp/conformance";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AhpClient, AhpLocalError } from "@ahp/core";
 import { HttpClientTransport } from "@ahp/transport-http";
 import { preAction, startHarness, type Harness } from "./helpers.js";
 
-function runNode(script: string, args: string[], deadlineMs: number): Promise<{ code: number | null; stdout: string; stderr: string; exitedInTime: boolean }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    let exitedInTime = true;
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      exitedInTime = false;
-      child.kill("SIGKILL");
-    }, deadlineMs);
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, exitedInTime });
-    });
-  });
-}
 
 describe("no leaked handles", () => {
   for (const stack of ["undici", "node"]) {
     it(`a process that opens and closes server and client (${stack}) exits by itself`, async () => {
       const script = fileURLToPath(new URL("./fixtures/open-close.mjs", import.meta.url));
-      const result = await runNode(script, [stack], 10_000);
+      const result = await runNode(script, [stack], { deadlineMs: 10_000 });
       expect(result.stderr).toBe("");
       expect(result.exitedInTime).toBe(true);
       expect(result.code).toBe(0);
@@ -45,21 +20,6 @@ describe("no leaked handles", () => {
   }
 });
 
-function selfSignedCert(): { dir: string; cert: string; key: string } | string {
-  let dir: string | undefined;
-  try {
-    dir = mkdtempSync(join(tmpdir(), "ahp-http-tls-"));
-    execFileSync(
-      "openssl",
-      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
-      { stdio: "ignore" },
-    );
-    return { dir, cert: readFileSync(join(dir, "cert.pem"), "utf8"), key: readFileSync(join(dir, "key.pem"), "utf8") };
-  } catch (error) {
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-    return `openssl could not create a self-signed certificate: ${(error as Error).message}`;
-  }
-}
 
 const tls = selfSignedCert();
 const tlsSkip = typeof tls === "string" ? tls : undefined;

@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+export { deferred, runNode, type RunResult } from "@ahp/conformance";
+
 export const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
 export const since = (start: number): number => performance.now() - start;
@@ -15,16 +17,6 @@ export function tempDir(): { dir: string; path: (name?: string) => string; remov
   return { dir, path: (name = "h.sock") => join(dir, name), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** `Promise.withResolvers()` for Node 20. */
-export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 /** Starts the harness fixture on `path` and resolves once it listens. */
 export async function startHarness(path: string, options: Record<string, unknown> = {}) {
@@ -55,34 +47,4 @@ export async function startHarness(path: string, options: Record<string, unknown
   };
 }
 
-export interface RunResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  exitedInTime: boolean;
-}
 
-/** Runs a Node script to completion, killing it when it outlives `deadlineMs`. */
-export function runNode(script: string, args: string[] = [], deadlineMs = 10_000): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { stdio: "pipe" });
-    let stdout = "";
-    let stderr = "";
-    let exitedInTime = true;
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      exitedInTime = false;
-      child.kill("SIGKILL");
-    }, deadlineMs);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, exitedInTime });
-    });
-  });
-}

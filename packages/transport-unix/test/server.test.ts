@@ -338,7 +338,7 @@ describe("UnixSocketServer: bytes on the wire (item 93)", () => {
 describe("UnixSocketServer in a real process", () => {
   it("lets the process exit on its own after close (no leaked handles) and removes the socket", async () => {
     const path = temp().path();
-    const result = await runNode(fixture("open-close.mjs"), [path], 5000);
+    const result = await runNode(fixture("open-close.mjs"), [path], { deadlineMs: 5000 });
     expect(result.exitedInTime).toBe(true);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("closed file-removed\n");

@@ -4,6 +4,8 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { AhpServer, type AhpServerOptions } from "@ahp/core";
 import { listenWebSocket, type ListenWebSocketOptions, type WebSocketListener } from "@ahp/transport-ws";
 
+export { deferred } from "@ahp/conformance";
+
 export const preAction = (command = "npm test") => ({ action_type: "tool_call", tool_name: "bash", arguments: { command } });
 
 export function event(type: string, payload: unknown = {}, extra: Record<string, unknown> = {}) {
@@ -91,15 +93,6 @@ export async function rawWsServer(
   return raw;
 }
 
-export function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 /** Settles with the rejection reason; fails the test when the promise resolves. */
 export async function rejection(p: Promise<unknown>): Promise<Error & { code?: unknown; details?: Record<string, unknown> }> {
