@@ -23,6 +23,8 @@ export interface NdjsonStreamTransportOptions extends MessageLimits {
   onClose?: () => Promise<void> | void;
   /** When true (default) the end of the readable stream closes the transport. */
   closeOnEnd?: boolean;
+  /** Lines queued in one job that are written at once instead of at the next tick (default 8). */
+  flushLines?: number;
 }
 
 export class NdjsonStreamTransport implements Transport {
@@ -42,17 +44,17 @@ export class NdjsonStreamTransport implements Transport {
   #closed = false;
   #closing?: Promise<void>;
   /**
-   * Sends waiting for their turn. Writes are serialized so concurrent sends never interleave:
-   * while one write is outstanding, later lines queue up and go out together in the next one
-   * (one write call, and usually one system call, for everything queued meanwhile).
+   * Lines waiting to be written. Lines sent during one job go out together (one write call, and
+   * usually one system call), at the next tick or as soon as `flushLines` of them are queued.
    */
   #queue: QueuedLine[] = [];
-  /** The lines handed to the writable and not yet confirmed; close() fails them instead of leaving them pending. */
-  #inFlight?: QueuedLine[];
+  /** Batches handed to the writable and not yet confirmed; close() fails them instead of leaving them pending. */
+  readonly #inFlight = new Set<QueuedLine[]>();
   /** The writable asked for a drain: nothing more is written until it comes. */
   #awaitingDrain = false;
   /** A flush is due at the next tick. */
   #flushScheduled = false;
+  readonly #flushLines: number;
   #closeCause?: Error;
 
   constructor(options: NdjsonStreamTransportOptions) {
@@ -63,6 +65,7 @@ export class NdjsonStreamTransport implements Transport {
     if (options.info !== undefined) this.info = options.info;
     if (options.onClose !== undefined) this.#onCloseHook = options.onClose;
     this.#closeOnEnd = options.closeOnEnd ?? true;
+    this.#flushLines = options.flushLines ?? 8;
   }
 
   get closed(): boolean {
@@ -145,7 +148,9 @@ export class NdjsonStreamTransport implements Transport {
         signal.addEventListener("abort", entry.onAbort, { once: true });
       }
       this.#queue.push(entry);
-      if (!this.#flushScheduled && this.#inFlight === undefined && !this.#awaitingDrain) {
+      if (this.#awaitingDrain) return;
+      if (this.#queue.length >= this.#flushLines) this.#flush();
+      else if (!this.#flushScheduled) {
         // Write once the current job and its microtasks are done, so that every line produced
         // meanwhile (answers to all requests of one chunk, a burst of sends) goes out in one write.
         this.#flushScheduled = true;
@@ -156,7 +161,7 @@ export class NdjsonStreamTransport implements Transport {
 
   readonly #scheduledFlush = (): void => {
     this.#flushScheduled = false;
-    if (this.#inFlight === undefined && !this.#awaitingDrain) this.#flush();
+    if (!this.#awaitingDrain) this.#flush();
   };
 
   /**
@@ -165,15 +170,18 @@ export class NdjsonStreamTransport implements Transport {
    * units are counted, which equals bytes for ASCII).
    */
   #flush(): void {
+    while (this.#queue.length > 0 && !this.#awaitingDrain && !this.#closed) this.#writeBatch();
+  }
+
+  #writeBatch(): void {
     const queue = this.#queue;
-    if (queue.length === 0 || this.#closed) return;
     const budget = this.#writable.writableHighWaterMark;
     let text = queue[0]!.line;
     let count = 1;
     while (count < queue.length && text.length + queue[count]!.line.length <= budget) text += queue[count++]!.line;
     const batch = count === queue.length ? queue : queue.slice(0, count);
     this.#queue = count === queue.length ? [] : queue.slice(count);
-    this.#inFlight = batch;
+    this.#inFlight.add(batch);
     let ok: boolean;
     try {
       ok = this.#writable.write(text, (error) => this.#written(batch, error ?? undefined));
@@ -189,19 +197,16 @@ export class NdjsonStreamTransport implements Transport {
   }
 
   #written(batch: QueuedLine[], error: Error | undefined): void {
-    if (this.#inFlight !== batch) return; // already failed by close
-    this.#inFlight = undefined;
+    if (!this.#inFlight.delete(batch)) return; // already failed by close
     const failure =
       error === undefined ? undefined : new AhpLocalError("SEND_FAILED", `write failed: ${error.message}`, { cause: error });
     for (const entry of batch) settleLine(entry, failure);
-    // After a failed write the stream is going down: queued lines fail with the close cause.
-    if (failure === undefined && !this.#awaitingDrain) this.#flush();
   }
 
   readonly #onDrain = (): void => {
     this.#writable.off("close", this.#onWritableClose);
     this.#awaitingDrain = false;
-    if (this.#inFlight === undefined) this.#flush();
+    this.#flush();
   };
 
   /** The writable closed while we waited for it: nothing queued or in flight will be confirmed. */
@@ -211,8 +216,8 @@ export class NdjsonStreamTransport implements Transport {
   };
 
   #failWrites(error: Error): void {
-    const pending = [...(this.#inFlight ?? []), ...this.#queue];
-    this.#inFlight = undefined;
+    const pending = [...[...this.#inFlight].flat(), ...this.#queue];
+    this.#inFlight.clear();
     this.#queue = [];
     for (const entry of pending) settleLine(entry, error);
   }
@@ -226,7 +231,7 @@ export class NdjsonStreamTransport implements Transport {
       // Lines sent before close() whose write was due at the next tick are handed over now, as if
       // they had been written at once (the writable may still deliver them, e.g. socket.end()).
       const writable = this.#writable;
-      if (this.#flushScheduled && this.#inFlight === undefined && !this.#awaitingDrain && !writable.writableEnded && !writable.destroyed) {
+      if (this.#queue.length > 0 && !this.#awaitingDrain && !writable.writableEnded && !writable.destroyed) {
         this.#flush();
       }
       this.#closed = true;

@@ -1,18 +1,33 @@
-/** NdjsonStreamTransport: lines queued behind an outstanding write go out together, within the high-water mark. */
+/** NdjsonStreamTransport: lines sent together go out together, in groups of flushLines, within the high-water mark. */
 import { PassThrough, Writable } from "node:stream";
 import { NdjsonStreamTransport, type JsonRpcMessage } from "@ahp/core";
 import { describe, expect, it } from "vitest";
 
 /** Records every write and holds its callback until released. */
 class RecordingWritable extends Writable {
+  /** What reached _write (one at a time: the stream buffers the rest until the callback). */
   readonly writes: string[] = [];
+  /** Every write() call, as the transport made it. */
+  readonly calls: string[] = [];
   readonly #held: Array<() => void> = [];
   constructor(highWaterMark: number) {
     super({ highWaterMark, decodeStrings: false });
+    const write = this.write.bind(this) as (chunk: unknown, callback?: (error?: Error | null) => void) => boolean;
+    this.write = ((chunk: unknown, callback?: (error?: Error | null) => void) => {
+      this.calls.push(String(chunk));
+      return write(chunk, callback);
+    }) as Writable["write"];
   }
   override _write(chunk: string | Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     this.writes.push(chunk.toString());
-    this.#held.push(() => callback());
+    if (this.#auto) callback();
+    else this.#held.push(() => callback());
+  }
+  #auto = false;
+  /** Confirms everything held and everything written from now on. */
+  releaseAll(): void {
+    this.#auto = true;
+    this.release();
   }
   release(): void {
     for (const done of this.#held.splice(0)) done();
@@ -21,31 +36,63 @@ class RecordingWritable extends Writable {
 
 const note = (n: number, pad = ""): JsonRpcMessage => ({ jsonrpc: "2.0", method: "ahp/event", params: { n, pad } });
 
-async function transportOver(writable: Writable) {
-  const transport = new NdjsonStreamTransport({ readable: new PassThrough(), writable });
+async function transportOver(writable: Writable, options: { flushLines?: number } = {}) {
+  const transport = new NdjsonStreamTransport({ readable: new PassThrough(), writable, ...options });
   await transport.start();
   return transport;
 }
 
 describe("NdjsonStreamTransport write batching", () => {
-  it("writes the lines sent in one go in one write, and those queued behind an outstanding write in the next", async () => {
+  it("writes the lines sent in one go in one write, without waiting for an earlier write's callback", async () => {
     const writable = new RecordingWritable(64 * 1024);
-    const transport = await transportOver(writable);
-    const first = Array.from({ length: 50 }, (_, i) => transport.send(note(i)));
+    const transport = await transportOver(writable, { flushLines: 1000 });
+    let firstDone = false;
+    const first = Promise.all(Array.from({ length: 50 }, (_, i) => transport.send(note(i)))).then(() => (firstDone = true));
     await new Promise((resolve) => setImmediate(resolve));
-    expect(writable.writes).toHaveLength(1); // all 50, together
+    expect(writable.calls).toHaveLength(1); // all 50, together
     const second = Array.from({ length: 30 }, (_, i) => transport.send(note(50 + i)));
     await new Promise((resolve) => setImmediate(resolve));
-    expect(writable.writes).toHaveLength(1); // the 30 wait for the first write's callback
-    writable.release();
-    await Promise.all(first);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(writable.writes).toHaveLength(2); // the 30, together
-    writable.release();
+    expect(writable.calls).toHaveLength(2); // the 30, together, while the first write is unconfirmed
+    expect(firstDone).toBe(false); // a send resolves once the writable confirmed its bytes
+    writable.releaseAll();
+    await first;
     await Promise.all(second);
-    const lines = writable.writes.join("").split("\n");
+    const lines = writable.calls.join("").split("\n");
     expect(lines.pop()).toBe("");
     expect(lines.map((l) => (JSON.parse(l) as { params: { n: number } }).params.n)).toEqual(Array.from({ length: 80 }, (_, i) => i));
+    await transport.close();
+  });
+
+  it("writes every flushLines lines at once, so the peer can start before the burst ends", async () => {
+    const writable = new RecordingWritable(64 * 1024);
+    const transport = await transportOver(writable, { flushLines: 8 });
+    const sends = Array.from({ length: 20 }, (_, i) => transport.send(note(i)));
+    // Before the tick ends, the two full groups of 8 are written; the 4 left wait for the tick.
+    expect(writable.calls.map((w) => w.split("\n").length - 1)).toEqual([8, 8]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writable.calls.map((w) => w.split("\n").length - 1)).toEqual([8, 8, 4]);
+    writable.releaseAll();
+    await Promise.all(sends);
+    await transport.close();
+  });
+
+  it("stops writing while the writable asks for a drain", async () => {
+    const writable = new RecordingWritable(1024);
+    const transport = await transportOver(writable, { flushLines: 1 });
+    const pad = "p".repeat(400);
+    const sends = Array.from({ length: 10 }, (_, i) => transport.send(note(i, pad)));
+    await new Promise((resolve) => setImmediate(resolve));
+    // ~440 bytes a line: the third write passes the 1024-byte mark and write() returns false.
+    expect(writable.calls).toHaveLength(3);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writable.calls).toHaveLength(3);
+    for (let round = 0; round < 20 && writable.calls.length < 10; round++) {
+      writable.release();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    writable.release();
+    await Promise.all(sends);
+    expect(writable.calls.join("").split("\n")).toHaveLength(11);
     await transport.close();
   });
 
