@@ -24,8 +24,12 @@ export class NdjsonDecoder {
   /** True while skipping the rest of an oversized line. */
   #discarding = false;
 
+  /** The size was checked already; only the nesting limit is left to the parser. */
+  readonly #parseLimits: MessageLimits;
+
   constructor(limits: MessageLimits = {}) {
     this.#limits = { ...limits, maxMessageBytes: limits.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES };
+    this.#parseLimits = { ...limits, maxMessageBytes: Number.MAX_SAFE_INTEGER };
   }
 
   /** Feeds bytes; returns the frames completed by them, in order. */
@@ -33,14 +37,32 @@ export class NdjsonDecoder {
     const buf = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
     const frames: NdjsonFrame[] = [];
     let start = 0;
-    for (;;) {
-      const nl = buf.indexOf(NEWLINE, start);
-      if (nl === -1) break;
-      this.#finishLine(buf.subarray(start, nl), frames);
-      start = nl + 1;
+    const last = buf.lastIndexOf(NEWLINE);
+    if (last !== -1) {
+      if (this.#pendingBytes > 0 || this.#discarding) {
+        // The first line continues bytes buffered from earlier chunks.
+        const nl = buf.indexOf(NEWLINE);
+        this.#finishLine(buf.subarray(0, nl), frames);
+        start = nl + 1;
+      }
+      // Every complete line left is decoded in one go: a newline byte never occurs inside a
+      // multi-byte UTF-8 sequence, so the text splits exactly where the bytes do.
+      if (start <= last) this.#decodeLines(buf.toString("utf8", start, last), frames);
+      start = last + 1;
     }
     if (start < buf.length) this.#append(buf.subarray(start), frames);
     return frames;
+  }
+
+  /** Decodes complete lines given as one text (without the final newline). */
+  #decodeLines(text: string, frames: NdjsonFrame[]): void {
+    let from = 0;
+    for (;;) {
+      const nl = text.indexOf("\n", from);
+      this.#decodeText(nl === -1 ? text.slice(from) : text.slice(from, nl), frames);
+      if (nl === -1) return;
+      from = nl + 1;
+    }
   }
 
   /** Flushes a final line that had no newline (end of stream). */
@@ -113,10 +135,20 @@ export class NdjsonDecoder {
       frames.push(limitFrame(tooLarge(this.#limits.maxMessageBytes), line.subarray(0, SNIFF_HEAD_BYTES).toString("utf8")));
       return;
     }
-    const text = line.toString("utf8").trim();
+    this.#decodeText(line.toString("utf8"), frames, line.length);
+  }
+
+  /** Decodes one line's text; `byteLength` when known (otherwise measured only when it could matter). */
+  #decodeText(line: string, frames: NdjsonFrame[], byteLength?: number): void {
+    const max = this.#limits.maxMessageBytes;
+    if (byteLength === undefined && line.length * 3 > max && Buffer.byteLength(line, "utf8") > max) {
+      frames.push(limitFrame(tooLarge(max), line.slice(0, SNIFF_HEAD_BYTES)));
+      return;
+    }
+    const text = line.trim();
     if (text.length === 0) return; // blank lines are skipped
     try {
-      frames.push({ ok: true, value: parseJsonText(text, { ...this.#limits, maxMessageBytes: Number.MAX_SAFE_INTEGER }) });
+      frames.push({ ok: true, value: parseJsonText(text, this.#parseLimits) });
     } catch (error) {
       const e = error as AhpError;
       // Too deep: the id can still be read. A parse error keeps id null (JSON-RPC 2.0).

@@ -107,6 +107,16 @@ describe("NdjsonDecoder", () => {
     ]);
   });
 
+  it("decodes many multi-byte lines of one chunk, with an oversized one in the middle, in order and with its id", () => {
+    const small = { jsonrpc: "2.0", id: "a", params: { s: "世界 🎉" } };
+    const big = { jsonrpc: "2.0", id: "big-1", params: { s: "€".repeat(40) } }; // < 200 characters, > 120 bytes
+    const decoder = new NdjsonDecoder({ maxMessageBytes: 120 });
+    const chunk = [small, big, { ...small, id: "b" }, small].map((m) => JSON.stringify(m)).join("\r\n") + "\n\n";
+    const frames = decoder.push(chunk);
+    expect(values(frames)).toEqual([small, { error: AhpErrorCode.MessageTooLarge }, { ...small, id: "b" }, small]);
+    expect(frames[1]).toMatchObject({ ok: false, id: "big-1" });
+  });
+
   it("counts the size in UTF-8 bytes, not characters", () => {
     const text = JSON.stringify({ s: "€".repeat(10) }); // 16 characters, 36 bytes
     const decoder = new NdjsonDecoder({ maxMessageBytes: 30 });
