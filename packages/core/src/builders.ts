@@ -27,8 +27,21 @@ export interface TypedEvent<T extends EventType> {
   metadata?: AhpEventInput["metadata"];
 }
 
-/** Current time as RFC 3339 UTC with millisecond precision. */
-export const rfc3339Now = (): string => new Date().toISOString();
+let lastMs = Number.NaN;
+let lastText = "";
+
+/**
+ * Current time as RFC 3339 UTC with millisecond precision. Formatting costs more than the event
+ * around it, so the text is reused while the millisecond is the same.
+ */
+export const rfc3339Now = (): string => {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastText = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastText;
+};
 
 /** A fresh random id (UUID v4), as the reference uses for sessions, agents and requests. */
 export const newId = (): string => randomUUID();

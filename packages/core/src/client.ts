@@ -65,11 +65,70 @@ export interface SimpleEventOptions extends CallOptions {
 
 type Operation = "Handshake" | "Event" | "Query" | "Batch";
 
-interface Pending {
-  op: Operation;
-  resolve: (result: unknown) => void;
-  reject: (error: Error) => void;
-  cleanup: () => void;
+/** A transport's send failure as the local error a caller sees. */
+function sendError(error: unknown): Error {
+  if (AhpLocalError.isInstance(error)) return error;
+  if (AhpError.isInstance(error)) return new AhpLocalError("MESSAGE_TOO_LARGE", error.message, { cause: error });
+  return new AhpLocalError("SEND_FAILED", `send failed: ${toError(error).message}`, { cause: error });
+}
+
+/** One request waiting for its response: its timer, its abort listener and how to settle it. */
+class PendingCall {
+  #timer?: ReturnType<typeof setTimeout>;
+  #signal?: AbortSignal;
+
+  constructor(
+    readonly table: Map<JsonRpcId, PendingCall>,
+    readonly id: JsonRpcId,
+    readonly op: Operation,
+    readonly schema: z.ZodType<unknown>,
+    readonly settleValue: (value: unknown) => void,
+    readonly reject: (error: Error) => void,
+  ) {}
+
+  startTimer(timeoutMs: number): void {
+    this.#timer = setTimeout(onCallTimeout, timeoutMs, this, timeoutMs);
+  }
+
+  watch(signal: AbortSignal): void {
+    this.#signal = signal;
+    signal.addEventListener("abort", this, { once: true });
+  }
+
+  /** The signal's abort (this object is its listener). */
+  handleEvent(): void {
+    this.table.delete(this.id);
+    this.cleanup();
+    this.reject(new AhpLocalError("ABORTED", `${this.op} aborted`, { cause: this.#signal?.reason }));
+  }
+
+  cleanup(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#signal?.removeEventListener("abort", this);
+  }
+
+  resolve(result: unknown): void {
+    const decoded = decode(this.schema, result);
+    if (decoded.ok) this.settleValue(decoded.value);
+    else this.reject(new AhpLocalError("INVALID_RESPONSE", `Serialization error: ${decoded.detail}`));
+  }
+
+  sendFailed(failure: unknown): void {
+    if (this.table.get(this.id) !== this) return;
+    this.table.delete(this.id);
+    this.cleanup();
+    const error = sendError(failure);
+    // A request/response transport (HTTP) reports protocol violations of the response here.
+    if (AhpLocalError.isInstance(error) && error.code === "PROTOCOL_ERROR") {
+      this.reject(new AhpLocalError("PROTOCOL_ERROR", `Protocol error: ${this.op} failed: ${error.message}`, { cause: error }));
+    } else this.reject(error);
+  }
+}
+
+function onCallTimeout(pending: PendingCall, timeoutMs: number): void {
+  pending.table.delete(pending.id);
+  pending.cleanup();
+  pending.reject(new AhpLocalError("TIMEOUT", `Timeout after ${timeoutMs}ms`, { details: { operation: pending.op, timeoutMs } }));
 }
 
 const SYNTHETIC_ALLOW = Object.freeze({ decision: "allow" }) as Decision;
@@ -78,7 +137,7 @@ export class AhpClient {
   readonly sessionId: string;
   readonly agentId: string;
   readonly #options: AhpClientOptions;
-  readonly #pending = new Map<JsonRpcId, Pending>();
+  readonly #pending = new Map<JsonRpcId, PendingCall>();
   readonly #controller = new AbortController();
   #transport?: Transport;
   #handshake?: HandshakeResponse;
@@ -331,9 +390,7 @@ export class AhpClient {
     try {
       await transport.send(message, signal === undefined ? undefined : { signal });
     } catch (error) {
-      if (AhpLocalError.isInstance(error)) throw error;
-      if (AhpError.isInstance(error)) throw new AhpLocalError("MESSAGE_TOO_LARGE", error.message, { cause: error });
-      throw new AhpLocalError("SEND_FAILED", `send failed: ${toError(error).message}`, { cause: error });
+      throw sendError(error);
     }
   }
 
@@ -344,44 +401,18 @@ export class AhpClient {
     const id = (this.#options.generateId ?? newId)();
     const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs ?? 10_000;
     return new Promise<T>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const onAbort = () => {
-        this.#pending.delete(id);
-        cleanup();
-        reject(new AhpLocalError("ABORTED", `${op} aborted`, { cause: signal?.reason }));
-      };
-      const cleanup = () => {
-        if (timer !== undefined) clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-      };
-      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-        timer = setTimeout(() => {
-          this.#pending.delete(id);
-          cleanup();
-          reject(new AhpLocalError("TIMEOUT", `Timeout after ${timeoutMs}ms`, { details: { operation: op, timeoutMs } }));
-        }, timeoutMs);
+      // One object per call and no closures: this is the per-request hot path.
+      const pending = new PendingCall(this.#pending, id, op, schema, resolve as (value: unknown) => void, reject);
+      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) pending.startTimer(timeoutMs);
+      if (signal !== undefined) pending.watch(signal);
+      this.#pending.set(id, pending);
+      let sent: Promise<void>;
+      try {
+        sent = transport.send({ jsonrpc: "2.0", id, method, params }, signal === undefined ? undefined : { signal });
+      } catch (error) {
+        sent = Promise.reject(error);
       }
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#pending.set(id, {
-        op,
-        cleanup,
-        reject,
-        resolve: (result) => {
-          const decoded = decode(schema, result);
-          if (decoded.ok) resolve(decoded.value);
-          else reject(new AhpLocalError("INVALID_RESPONSE", `Serialization error: ${decoded.detail}`));
-        },
-      });
-      this.#write(transport, { jsonrpc: "2.0", id, method, params }, signal).catch((error: Error) => {
-        const pending = this.#pending.get(id);
-        if (pending === undefined) return;
-        this.#pending.delete(id);
-        cleanup();
-        // A request/response transport (HTTP) reports protocol violations of the response here.
-        if (AhpLocalError.isInstance(error) && error.code === "PROTOCOL_ERROR") {
-          reject(new AhpLocalError("PROTOCOL_ERROR", `Protocol error: ${op} failed: ${error.message}`, { cause: error }));
-        } else reject(error);
-      });
+      sent.then(undefined, (error: unknown) => pending.sendFailed(error));
     });
   }
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AhpEventSchema, childEvent, createEvent, eventFactory, newId, rfc3339Now } from "../src/index.js";
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -79,5 +79,20 @@ describe("ids and time", () => {
 
   it("rfc3339Now is UTC", () => {
     expect(rfc3339Now()).toMatch(RFC3339_UTC);
+  });
+
+  it("rfc3339Now follows the clock to the millisecond (its cached text never goes stale)", () => {
+    vi.useFakeTimers();
+    try {
+      vi.setSystemTime(new Date("2026-06-01T10:15:00.123Z"));
+      expect(rfc3339Now()).toBe("2026-06-01T10:15:00.123Z");
+      expect(rfc3339Now()).toBe("2026-06-01T10:15:00.123Z");
+      vi.advanceTimersByTime(1);
+      expect(rfc3339Now()).toBe("2026-06-01T10:15:00.124Z");
+      vi.setSystemTime(new Date("2020-01-01T00:00:00.000Z")); // backwards too
+      expect(rfc3339Now()).toBe("2020-01-01T00:00:00.000Z");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
