@@ -109,18 +109,23 @@ async function withPeerCpu(pid: number | undefined, ops: number, run: () => Prom
 
 /** Runs the standard measurements against one contender. */
 export async function measureContender(c: Contender, quick: boolean): Promise<ContenderResult> {
-  const iterations = quick ? 300 : 5000;
-  const runs = quick ? 2 : 5;
-  const warmup = quick ? 200 : 2000;
+  // Warm-up first, unmeasured and pipelined (many calls fast): both processes' hot paths must
+  // be optimized, and the scheduler must have settled the two processes, before any figure
+  // means something. Every contender gets the same.
+  await measurePipelined(() => c.request(), { total: quick ? 500 : 20_000, concurrency: 64, runs: 1, warmup: 0 });
+  const iterations = quick ? 300 : 4000;
+  const runs = quick ? 2 : 3;
+  const warmup = quick ? 200 : 1000;
   const sequential = await withPeerCpu(c.peerPid, iterations * runs + warmup, () =>
     measureSequential(() => c.request(), { iterations, runs, warmup }),
   );
-  const total = quick ? 2000 : 30_000;
-  const pipeRuns = quick ? 2 : 3;
-  const pipelined = await withPeerCpu(c.peerPid, total * pipeRuns + 2000, () =>
-    measurePipelined(() => c.request(), { total, concurrency: 64, runs: pipeRuns, warmup: 2000 }),
+  const total = quick ? 2000 : 20_000;
+  const pipeRuns = 3;
+  const pipeWarmup = quick ? 500 : 2000;
+  const pipelined = await withPeerCpu(c.peerPid, total * pipeRuns + pipeWarmup, () =>
+    measurePipelined(() => c.request(), { total, concurrency: 64, runs: pipeRuns, warmup: pipeWarmup }),
   );
-  const notifications = await measureNotifications(c, quick ? 5000 : 50_000, pipeRuns);
+  const notifications = await measureNotifications(c, quick ? 5000 : 30_000, pipeRuns);
   return { sequential, pipelined, notifications };
 }
 
@@ -229,18 +234,46 @@ export function contenderRows(
   return rows;
 }
 
-/** The faster of two floor runs, per figure (a conservative comparison for us). */
-export function betterFloor(a: ContenderResult, b: ContenderResult): ContenderResult {
-  const lower = (x: number | undefined, y: number | undefined) => (x === undefined ? y : y === undefined ? x : Math.min(x, y));
-  const pick = (x: ContenderResult["sequential"], y: ContenderResult["sequential"]) => ({
-    opsPerSec: Math.max(x.opsPerSec, y.opsPerSec),
-    ...(lower(x.p50Us, y.p50Us) === undefined ? {} : { p50Us: lower(x.p50Us, y.p50Us)! }),
-    ...(lower(x.p99Us, y.p99Us) === undefined ? {} : { p99Us: lower(x.p99Us, y.p99Us)! }),
-    ...(lower(x.cpuUsPerOp, y.cpuUsPerOp) === undefined ? {} : { cpuUsPerOp: lower(x.cpuUsPerOp, y.cpuUsPerOp)! }),
-  });
-  return {
-    sequential: pick(a.sequential, b.sequential),
-    pipelined: pick(a.pipelined, b.pipelined),
-    notifications: pick(a.notifications, b.notifications),
-  };
+/**
+ * Runs every contender once per round, alternating (floor, ours, others, floor, ours, …), and
+ * keeps the median of each figure over the rounds: all contenders see the same machine load,
+ * so their ratios hold while absolute figures drift with it.
+ */
+export async function interleavedRounds<K extends string>(
+  contenders: Record<K, () => Promise<ContenderResult>>,
+  rounds: number,
+): Promise<Record<K, ContenderResult>> {
+  const samples = new Map<K, ContenderResult[]>();
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, run] of Object.entries(contenders) as Array<[K, () => Promise<ContenderResult>]>) {
+      const list = samples.get(name) ?? [];
+      list.push(await run());
+      samples.set(name, list);
+    }
+  }
+  const out = {} as Record<K, ContenderResult>;
+  for (const [name, list] of samples) {
+    out[name] = {
+      sequential: medianMeasurement(list.map((x) => x.sequential)),
+      pipelined: medianMeasurement(list.map((x) => x.pipelined)),
+      notifications: medianMeasurement(list.map((x) => x.notifications)),
+    };
+  }
+  return out;
+}
+
+function median(values: Array<number | undefined>): number | undefined {
+  const sorted = values.filter((v): v is number => v !== undefined && Number.isFinite(v)).sort((a, b) => a - b);
+  return sorted.length === 0 ? undefined : sorted[Math.floor(sorted.length / 2)];
+}
+
+function medianMeasurement(list: Measurement[]): Measurement {
+  const m: Measurement = { opsPerSec: median(list.map((x) => x.opsPerSec)) ?? Number.NaN };
+  const p50 = median(list.map((x) => x.p50Us));
+  const p99 = median(list.map((x) => x.p99Us));
+  const cpu = median(list.map((x) => x.cpuUsPerOp));
+  if (p50 !== undefined) m.p50Us = p50;
+  if (p99 !== undefined) m.p99Us = p99;
+  if (cpu !== undefined) m.cpuUsPerOp = cpu;
+  return m;
 }

@@ -10,7 +10,7 @@ import { AhpClient } from "@ahp/core";
 import { StdioClientTransport } from "@ahp/transport-stdio";
 import { StreamMessageReader, StreamMessageWriter, createMessageConnection } from "vscode-jsonrpc/node";
 import type { Suite } from "../harness.js";
-import { RawNdjsonClient, betterFloor, contenderRows, measureContender, payload, rawEvent, type ContenderResult } from "../ndjson-bench.js";
+import { RawNdjsonClient, contenderRows, interleavedRounds, measureContender, payload, rawEvent, type ContenderResult } from "../ndjson-bench.js";
 
 const peer = (name: string) => fileURLToPath(new URL(`../peers/${name}`, import.meta.url));
 
@@ -86,12 +86,10 @@ async function vscodeJsonrpc(quick: boolean): Promise<ContenderResult> {
 export const suite: Suite = {
   name: "stdio",
   async run({ quick }) {
-    // Interleave to spread machine noise: floor, ours, other, floor again; keep the better floor.
-    const floorA = await rawFloor(quick);
-    const mine = await ours(quick);
-    const other = await vscodeJsonrpc(quick);
-    const floorB = await rawFloor(quick);
-    const floor = betterFloor(floorA, floorB);
+    const { floor, mine, other } = await interleavedRounds(
+      { floor: () => rawFloor(quick), mine: () => ours(quick), other: () => vscodeJsonrpc(quick) },
+      quick ? 1 : 3,
+    );
     return contenderRows("stdio", floor, mine, "AhpClient->stdio child AhpServer", [{ label: "vscode-jsonrpc 10.0.0", result: other }]);
   },
 };

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { AhpClient } from "@ahp/core";
 import { UnixSocketClientTransport } from "@ahp/transport-unix";
 import type { Suite } from "../harness.js";
-import { RawNdjsonClient, betterFloor, contenderRows, measureContender, payload, rawEvent, type ContenderResult } from "../ndjson-bench.js";
+import { RawNdjsonClient, contenderRows, interleavedRounds, measureContender, payload, rawEvent, type ContenderResult } from "../ndjson-bench.js";
 
 const peer = (name: string) => fileURLToPath(new URL(`../peers/${name}`, import.meta.url));
 
@@ -89,9 +89,7 @@ async function ours(quick: boolean): Promise<ContenderResult> {
 export const suite: Suite = {
   name: "unix",
   async run({ quick }) {
-    const floorA = await rawFloor(quick);
-    const mine = await ours(quick);
-    const floorB = await rawFloor(quick);
-    return contenderRows("unix", betterFloor(floorA, floorB), mine, "AhpClient->unix socket->AhpServer process");
+    const { floor, mine } = await interleavedRounds({ floor: () => rawFloor(quick), mine: () => ours(quick) }, quick ? 1 : 3);
+    return contenderRows("unix", floor, mine, "AhpClient->unix socket->AhpServer process");
   },
 };
