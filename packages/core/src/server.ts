@@ -165,6 +165,43 @@ const errorResponse = (id: JsonRpcId | null, error: AhpError): JsonRpcErrorRespo
 const invalidParams = (detail: string) => new AhpError(AhpErrorCode.InvalidParams, `Invalid params: ${detail}`);
 const handlerError = (text: string) => new AhpError(AhpErrorCode.InternalError, `Handler error: ${text}`);
 
+/**
+ * What a handler gets as `ctx`. The per-call AbortController is created only when the handler
+ * reads `signal`: most decisions are synchronous and never look at it.
+ */
+class HandlerCallContext implements AhpHandlerContext {
+  #controller?: AbortController;
+
+  constructor(
+    readonly connection: Connection,
+    readonly requestId: JsonRpcId | undefined,
+    readonly batch: AhpHandlerContext["batch"],
+  ) {}
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      const outer = this.connection.signal;
+      if (outer.aborted) this.#controller.abort(outer.reason);
+      else outer.addEventListener("abort", this, { once: true });
+    }
+    return this.#controller.signal;
+  }
+
+  /** The connection's abort (this object is its listener). */
+  handleEvent(): void {
+    this.#controller?.abort(this.connection.signal.reason);
+  }
+
+  abort(reason: unknown): void {
+    this.#controller?.abort(reason);
+  }
+
+  release(): void {
+    if (this.#controller !== undefined) this.connection.signal.removeEventListener("abort", this);
+  }
+}
+
 class HandlerFailure extends Error {
   constructor(readonly text: string) {
     super(text);
@@ -402,23 +439,18 @@ export class AhpServer {
       return { kind: "ignored" };
     }
     const id = msg.id as JsonRpcId;
-    const respond = (result: unknown): AhpProcessResult => ({
-      kind: "response",
-      response: { jsonrpc: "2.0", id, result: result as JsonRpcSuccessResponse["result"] },
-    });
-    const fail = (error: unknown): AhpProcessResult => {
-      const wire = AhpError.isInstance(error)
-        ? error
-        : new AhpError(AhpErrorCode.InternalError, `Internal error: ${toError(error).message}`);
-      return { kind: "response", response: errorResponse(id, wire) };
-    };
     let result: unknown;
     try {
       result = this.#request(connection, id, msg.method, msg.params);
     } catch (error) {
-      return fail(error);
+      return failedResult(id, error);
     }
-    return isPromiseLike(result) ? Promise.resolve(result).then(respond, fail) : respond(result);
+    return isPromiseLike(result)
+      ? Promise.resolve(result).then(
+          (value) => resultOf(id, value),
+          (error: unknown) => failedResult(id, error),
+        )
+      : resultOf(id, result);
   }
 
   #classify(message: unknown): "request" | "notification" | "response" | "invalid" {
@@ -519,20 +551,22 @@ export class AhpServer {
         `Fire-and-forget event ${event.event_type} must be sent as a notification`,
       );
     }
-    const onFailure = (error: unknown): unknown => {
-      if (!(error instanceof HandlerFailure)) throw error;
-      if (this.#options.handlerFailure === "decision" && info.failClosed !== undefined) {
-        return info.failClosed(`Handler error: ${error.text}`);
-      }
-      throw handlerError(error.text);
-    };
     let result: unknown;
     try {
       result = info.specialized ? this.#typed(connection, id, event) : this.#generic(connection, id, event);
     } catch (error) {
-      return onFailure(error);
+      return this.#eventFailure(info, error);
     }
-    return isPromiseLike(result) ? Promise.resolve(result).catch(onFailure) : result;
+    return isPromiseLike(result) ? Promise.resolve(result).catch((error: unknown) => this.#eventFailure(info, error)) : result;
+  }
+
+  /** A handler failure of a blocking event: the fail-closed decision, or the -32603 error. */
+  #eventFailure(info: { failClosed?: ((reason: string) => unknown) | undefined }, error: unknown): unknown {
+    if (!(error instanceof HandlerFailure)) throw error;
+    if (this.#options.handlerFailure === "decision" && info.failClosed !== undefined) {
+      return info.failClosed(`Handler error: ${error.text}`);
+    }
+    throw handlerError(error.text);
   }
 
   #generic(connection: Connection, id: JsonRpcId | undefined, event: AhpEvent, batch?: AhpHandlerContext["batch"]): unknown {
@@ -569,7 +603,7 @@ export class AhpServer {
     return value;
   }
 
-  async #notification(connection: Connection, params: unknown): Promise<AhpProcessResult> {
+  #notification(connection: Connection, params: unknown): AhpProcessResult | Promise<AhpProcessResult> {
     let event: AhpEvent;
     try {
       if (this.#options.requireHandshake && connection.handshake === undefined) {
@@ -586,26 +620,36 @@ export class AhpServer {
       };
     }
     const handler = this.#handlers.onNotification;
-    if (handler === undefined) return { kind: "notification" };
-    // In arrival order per session: chain behind the previous notification of the same session.
+    if (handler === undefined) return NOTIFIED;
+    // In arrival order per session: behind the previous notification of the same session while
+    // that one is still running. With nothing of the session running, the handler is called
+    // now, and only an async one starts a chain.
     const key = `${connection.id}\u0000${event.session_id}`;
-    const previous = this.#notificationChains.get(key) ?? Promise.resolve();
-    const run = previous.then(() => this.#callHandler((ctx) => handler(event, ctx), connection, undefined));
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
+    const previous = this.#notificationChains.get(key);
+    if (previous === undefined) {
+      let result: unknown;
+      try {
+        result = this.#callHandler((ctx) => handler(event, ctx), connection, undefined);
+      } catch (error) {
+        return notificationFailure(error);
+      }
+      if (!isPromiseLike(result)) return NOTIFIED;
+      return this.#chain(key, Promise.resolve(result));
+    }
+    return this.#chain(
+      key,
+      previous.then(() => this.#callHandler((ctx) => handler(event, ctx), connection, undefined)),
     );
+  }
+
+  /** Makes `run` the running notification of its session until it settles. */
+  #chain(key: string, run: Promise<unknown>): Promise<AhpProcessResult> {
+    const settled = run.then(noop, noop);
     this.#notificationChains.set(key, settled);
     void settled.then(() => {
       if (this.#notificationChains.get(key) === settled) this.#notificationChains.delete(key);
     });
-    try {
-      await run;
-      return { kind: "notification" };
-    } catch (error) {
-      const text = error instanceof HandlerFailure ? error.text : failureText(error);
-      return { kind: "notification", error: handlerError(text) };
-    }
+    return run.then(() => NOTIFIED, notificationFailure);
   }
 
   async #query(connection: Connection, id: JsonRpcId, params: unknown): Promise<unknown> {
@@ -691,16 +735,13 @@ export class AhpServer {
     id: JsonRpcId | undefined,
     batch?: AhpHandlerContext["batch"],
   ): Awaitable<R> {
-    const toFailure = (error: unknown): never => {
-      throw new HandlerFailure(failureText(error));
-    };
     let result: Awaitable<R>;
     try {
       result = this.#call(fn, connection, id, batch);
     } catch (error) {
-      return toFailure(error);
+      throw new HandlerFailure(failureText(error));
     }
-    return isPromiseLike(result) ? Promise.resolve(result).catch(toFailure) : result;
+    return isPromiseLike(result) ? Promise.resolve(result).catch(toHandlerFailure) : result;
   }
 
   /** Calls a handler; a synchronous result comes back as is, an async one with the timeout applied. */
@@ -710,37 +751,19 @@ export class AhpServer {
     id: JsonRpcId | undefined,
     batch?: AhpHandlerContext["batch"],
   ): Awaitable<R> {
-    // The per-call AbortController is created only when a handler reads `ctx.signal`:
-    // most decisions are synchronous and never look at it.
-    let controller: AbortController | undefined;
-    const onConnectionAbort = () => controller?.abort(connection.signal.reason);
-    const release = () => {
-      if (controller !== undefined) connection.signal.removeEventListener("abort", onConnectionAbort);
-    };
-    const ctx: AhpHandlerContext = {
-      get signal() {
-        if (controller === undefined) {
-          controller = new AbortController();
-          if (connection.signal.aborted) controller.abort(connection.signal.reason);
-          else connection.signal.addEventListener("abort", onConnectionAbort, { once: true });
-        }
-        return controller.signal;
-      },
-      connection,
-      requestId: id,
-      batch,
-    };
+    const ctx = new HandlerCallContext(connection, id, batch);
     let result: Awaitable<R>;
     try {
       result = fn(ctx);
     } catch (error) {
-      release();
+      ctx.release();
       throw error;
     }
     if (!isPromiseLike(result)) {
-      release();
+      ctx.release();
       return result;
     }
+    const release = () => ctx.release();
     const timeoutMs = this.#handlerTimeoutMs;
     if (timeoutMs <= 0 || !Number.isFinite(timeoutMs)) return Promise.resolve(result).finally(release);
     // A closed connection aborts ctx.signal but does not cut the call short: received
@@ -752,7 +775,7 @@ export class AhpServer {
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           const error = new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`);
-          controller?.abort(error);
+          ctx.abort(error);
           reject(error);
         }, timeoutMs);
       }),
@@ -766,6 +789,27 @@ export class AhpServer {
 
 function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
   return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as PromiseLike<T>).then === "function";
+}
+
+function toHandlerFailure(error: unknown): never {
+  throw new HandlerFailure(failureText(error));
+}
+
+function resultOf(id: JsonRpcId, result: unknown): AhpProcessResult {
+  return { kind: "response", response: { jsonrpc: "2.0", id, result: result as JsonRpcSuccessResponse["result"] } };
+}
+
+function failedResult(id: JsonRpcId, error: unknown): AhpProcessResult {
+  const wire = AhpError.isInstance(error) ? error : new AhpError(AhpErrorCode.InternalError, `Internal error: ${toError(error).message}`);
+  return { kind: "response", response: errorResponse(id, wire) };
+}
+
+const NOTIFIED: AhpProcessResult = Object.freeze({ kind: "notification" }) as AhpProcessResult;
+
+function noop(): void {}
+
+function notificationFailure(error: unknown): AhpProcessResult {
+  return { kind: "notification", error: handlerError(failureText(error)) };
 }
 
 function failureText(error: unknown): string {
