@@ -266,7 +266,7 @@ export class AhpClient {
     type R = DecisionFor<T> extends undefined ? Decision : DecisionFor<T>;
     const info = EVENT_TABLE[event.event_type];
     if (info === undefined) return Promise.reject(new AhpLocalError("INVALID_ARGUMENT", `unknown event type ${String(event.event_type)}`));
-    if (!info.blocking) return this.notify(event, options).then(() => SYNTHETIC_ALLOW as R);
+    if (!info.blocking) return this.#notify(event, options, SYNTHETIC_ALLOW as R);
     return this.request(event as AhpEventInput & { event_type: T }, options) as Promise<R>;
   }
 
@@ -288,20 +288,36 @@ export class AhpClient {
   }
 
   /** Sends a non-blocking event as a notification. Resolves once the transport has written it. */
-  async notify(event: AhpEventInput, options: CallOptions = {}): Promise<void> {
-    const info = EVENT_TABLE[event.event_type];
-    if (info === undefined || info.blocking) {
-      throw new AhpLocalError(
-        "INVALID_ARGUMENT",
-        `Protocol error: Blocking event ${String(event.event_type)} must be sent as a request`,
-      );
-    }
-    const transport = this.#ready("Event");
-    this.#checkOutgoing(event, "Event");
-    await this.#write(transport, { jsonrpc: "2.0", method: AHP_METHODS.event, params: event }, options.signal);
+  notify(event: AhpEventInput, options: CallOptions = {}): Promise<void> {
+    return this.#notify(event, options, undefined);
   }
 
-  /** `ahp/query` with this client's ids. */
+  /** Sends a notification; resolves with `value` once written. */
+  #notify<V>(event: AhpEventInput, options: CallOptions, value: V): Promise<V> {
+    // Not async: one notification should cost as few promises as possible (errors still reject).
+    try {
+      const info = EVENT_TABLE[event.event_type];
+      if (info === undefined || info.blocking) {
+        throw new AhpLocalError(
+          "INVALID_ARGUMENT",
+          `Protocol error: Blocking event ${String(event.event_type)} must be sent as a request`,
+        );
+      }
+      const transport = this.#ready("Event");
+      this.#checkOutgoing(event, "Event");
+      const signal = options.signal;
+      const sent = transport.send({ jsonrpc: "2.0", method: AHP_METHODS.event, params: event }, signal === undefined ? undefined : { signal });
+      return sent.then(
+        () => value,
+        (error: unknown) => {
+          throw sendError(error);
+        },
+      );
+    } catch (error) {
+      return Promise.reject(AhpLocalError.isInstance(error) ? error : sendError(error));
+    }
+  }
+
   async query(queryType: string, payload: unknown, options: CallOptions = {}): Promise<QueryResponse> {
     this.#ready("Query");
     const params = { session_id: this.sessionId, agent_id: this.agentId, query_type: queryType, payload: payload ?? null };
@@ -384,14 +400,6 @@ export class AhpClient {
       ...(cause === undefined ? {} : { cause }),
       ...(AhpLocalError.isInstance(cause) && cause.details !== undefined ? { details: cause.details } : {}),
     });
-  }
-
-  async #write(transport: Transport, message: JsonRpcMessage, signal?: AbortSignal): Promise<void> {
-    try {
-      await transport.send(message, signal === undefined ? undefined : { signal });
-    } catch (error) {
-      throw sendError(error);
-    }
   }
 
   #call<T>(op: Operation, method: string, params: unknown, schema: z.ZodType<T>, options: CallOptions): Promise<T> {
