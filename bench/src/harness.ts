@@ -8,6 +8,8 @@ export interface Measurement {
   p99Us?: number;
   /** CPU time (user+system) per operation in microseconds. */
   cpuUsPerOp?: number;
+  /** Heap bytes per operation (memory suite). */
+  heapBytesPerOp?: number;
 }
 
 export interface Row {

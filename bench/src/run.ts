@@ -32,7 +32,7 @@ for (const file of files) {
   rows.push(...suiteRows);
 }
 
-const header = ["suite", "case", "ops/s", "p50 µs", "p99 µs", "CPU µs/op", "floor ops/s", "ratio", "target", "note"];
+const header = ["suite", "case", "ops/s", "p50 µs", "p99 µs", "CPU µs/op", "heap B/op", "floor ops/s", "ratio", "target", "note"];
 const table = rows.map((r) => [
   r.suite,
   r.case,
@@ -40,6 +40,7 @@ const table = rows.map((r) => [
   fmt(r.measurement.p50Us, 1),
   fmt(r.measurement.p99Us, 1),
   fmt(r.measurement.cpuUsPerOp, 1),
+  fmt(r.measurement.heapBytesPerOp),
   fmt(r.floor?.opsPerSec),
   r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}x`,
   r.target ?? "",
