@@ -763,25 +763,25 @@ export class AhpServer {
       ctx.release();
       return result;
     }
-    const release = () => ctx.release();
-    const timeoutMs = this.#handlerTimeoutMs;
-    if (timeoutMs <= 0 || !Number.isFinite(timeoutMs)) return Promise.resolve(result).finally(release);
     // A closed connection aborts ctx.signal but does not cut the call short: received
     // notifications still reach their handler, and close()/whenIdle() wait for the handler
     // (close() only up to its grace period).
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    return Promise.race([
-      result,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          const error = new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`);
-          ctx.abort(error);
+    const timeoutMs = this.#handlerTimeoutMs;
+    const timed = timeoutMs > 0 && Number.isFinite(timeoutMs);
+    return new Promise<R>((resolve, reject) => {
+      const timer = timed ? setTimeout(onHandlerTimeout, timeoutMs, ctx, timeoutMs, reject) : undefined;
+      result.then(
+        (value) => {
+          if (timer !== undefined) clearTimeout(timer);
+          ctx.release();
+          resolve(value);
+        },
+        (error: unknown) => {
+          if (timer !== undefined) clearTimeout(timer);
+          ctx.release();
           reject(error);
-        }, timeoutMs);
-      }),
-    ]).finally(() => {
-      clearTimeout(timer);
-      release();
+        },
+      );
     });
   }
 
@@ -789,6 +789,14 @@ export class AhpServer {
 
 function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
   return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as PromiseLike<T>).then === "function";
+}
+
+/** A handler ran past the timeout: its signal is aborted and the call fails with -32603. */
+function onHandlerTimeout(ctx: HandlerCallContext, timeoutMs: number, reject: (error: unknown) => void): void {
+  const error = new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`);
+  ctx.abort(error);
+  ctx.release();
+  reject(error);
 }
 
 function toHandlerFailure(error: unknown): never {
