@@ -6,7 +6,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import { AhpLocalError, toError } from "./errors.js";
-import { NdjsonStreamTransport } from "./ndjson-stream.js";
+import { NdjsonStreamTransport, type NdjsonWriteOptions } from "./ndjson-stream.js";
 import type { JsonRpcMessage } from "./schema/jsonrpc.js";
 import type { MessageLimits, Transport, TransportInfo, TransportSendOptions } from "./transport.js";
 
@@ -30,7 +30,7 @@ export abstract class NdjsonClientTransport implements Transport {
   readonly closed: Promise<Error | undefined>;
 
   readonly #name: string;
-  readonly #limits: MessageLimits;
+  readonly #limits: MessageLimits & NdjsonWriteOptions;
   #info: TransportInfo;
   #state: State = "new";
   #opening?: Promise<void>;
@@ -40,7 +40,7 @@ export abstract class NdjsonClientTransport implements Transport {
   #finished = false;
   #resolveClosed!: (error: Error | undefined) => void;
 
-  protected constructor(name: string, info: TransportInfo, limits: MessageLimits = {}) {
+  protected constructor(name: string, info: TransportInfo, limits: MessageLimits & NdjsonWriteOptions = {}) {
     this.#name = name;
     this.#info = info;
     this.#limits = limits;
@@ -90,6 +90,7 @@ export abstract class NdjsonClientTransport implements Transport {
       writable: streams.writable,
       ...(this.#limits.maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#limits.maxMessageBytes }),
       ...(this.#limits.maxJsonDepth === undefined ? {} : { maxJsonDepth: this.#limits.maxJsonDepth }),
+      ...(this.#limits.flushLines === undefined ? {} : { flushLines: this.#limits.flushLines }),
       info: streams.info,
       closeOnEnd: true,
       onClose: streams.release,

@@ -9,13 +9,13 @@
 import type { Readable, Writable } from "node:stream";
 import { AhpLocalError } from "./errors.js";
 import { InFlightRequests } from "./in-flight.js";
-import { NdjsonStreamTransport } from "./ndjson-stream.js";
+import { NdjsonStreamTransport, type NdjsonWriteOptions } from "./ndjson-stream.js";
 import type { JsonRpcMessage } from "./schema/jsonrpc.js";
 import type { MessageLimits, Transport, TransportInfo, TransportSendOptions } from "./transport.js";
 
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
-export interface NdjsonServerTransportOptions extends MessageLimits {
+export interface NdjsonServerTransportOptions extends MessageLimits, NdjsonWriteOptions {
   readable: Readable;
   writable: Writable;
   info: TransportInfo;
@@ -59,6 +59,7 @@ export class NdjsonServerTransport implements Transport {
       writable: options.writable,
       ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
       ...(options.maxJsonDepth === undefined ? {} : { maxJsonDepth: options.maxJsonDepth }),
+      ...(options.flushLines === undefined ? {} : { flushLines: options.flushLines }),
       info: this.info,
       closeOnEnd: false,
       onClose: () => {

@@ -15,7 +15,17 @@ import {
   type TransportSendOptions,
 } from "./transport.js";
 
-export interface NdjsonStreamTransportOptions extends MessageLimits {
+/** How an NDJSON stream transport groups its writes. */
+export interface NdjsonWriteOptions {
+  /**
+   * Lines queued during one job are written together at the next tick, or as soon as this many
+   * are queued (default 8): the peer starts on the first lines of a burst while the rest are
+   * produced. `Infinity` writes each burst in one piece; `1` writes every line at once.
+   */
+  flushLines?: number;
+}
+
+export interface NdjsonStreamTransportOptions extends MessageLimits, NdjsonWriteOptions {
   readable: Readable;
   writable: Writable;
   info?: TransportInfo;
@@ -23,9 +33,9 @@ export interface NdjsonStreamTransportOptions extends MessageLimits {
   onClose?: () => Promise<void> | void;
   /** When true (default) the end of the readable stream closes the transport. */
   closeOnEnd?: boolean;
-  /** Lines queued in one job that are written at once instead of at the next tick (default 8). */
-  flushLines?: number;
 }
+
+export const DEFAULT_FLUSH_LINES = 8;
 
 export class NdjsonStreamTransport implements Transport {
   onmessage?: (message: unknown) => void;
@@ -65,7 +75,8 @@ export class NdjsonStreamTransport implements Transport {
     if (options.info !== undefined) this.info = options.info;
     if (options.onClose !== undefined) this.#onCloseHook = options.onClose;
     this.#closeOnEnd = options.closeOnEnd ?? true;
-    this.#flushLines = options.flushLines ?? 8;
+    this.#flushLines = options.flushLines ?? DEFAULT_FLUSH_LINES;
+    if (!(this.#flushLines >= 1)) throw new AhpLocalError("INVALID_ARGUMENT", `flushLines must be at least 1, got ${this.#flushLines}`);
   }
 
   get closed(): boolean {

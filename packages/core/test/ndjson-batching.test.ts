@@ -76,6 +76,20 @@ describe("NdjsonStreamTransport write batching", () => {
     await transport.close();
   });
 
+  it("flushLines: Infinity writes a whole burst in one write; below 1 is refused", async () => {
+    const writable = new RecordingWritable(64 * 1024);
+    const transport = await transportOver(writable, { flushLines: Number.POSITIVE_INFINITY });
+    const sends = Array.from({ length: 40 }, (_, i) => transport.send(note(i)));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writable.calls.map((w) => w.split("\n").length - 1)).toEqual([40]);
+    writable.releaseAll();
+    await Promise.all(sends);
+    await transport.close();
+    for (const flushLines of [0, -1, Number.NaN]) {
+      expect(() => new NdjsonStreamTransport({ readable: new PassThrough(), writable: new PassThrough(), flushLines })).toThrow(/flushLines/);
+    }
+  });
+
   it("stops writing while the writable asks for a drain", async () => {
     const writable = new RecordingWritable(1024);
     const transport = await transportOver(writable, { flushLines: 1 });

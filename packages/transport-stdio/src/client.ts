@@ -11,7 +11,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { PassThrough, type Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { AhpLocalError, NdjsonClientTransport, toError, type MessageLimits, type NdjsonStreams } from "@ahp/core";
+import { AhpLocalError, NdjsonClientTransport, toError, type MessageLimits, type NdjsonWriteOptions, type NdjsonStreams } from "@ahp/core";
 import { ByteTail } from "./stderr-tail.js";
 
 /**
@@ -26,7 +26,7 @@ import { ByteTail } from "./stderr-tail.js";
  */
 export type StdioStderr = "inherit" | "pipe" | "ignore" | ((chunk: string) => void);
 
-export interface StdioClientTransportOptions extends MessageLimits {
+export interface StdioClientTransportOptions extends MessageLimits, NdjsonWriteOptions {
   /** The harness executable (looked up on `PATH`). */
   command: string;
   args?: readonly string[];

@@ -5,11 +5,11 @@
  * closes — so `printf '<request>\n' | harness` prints its response, as with the reference.
  */
 import type { Readable, Writable } from "node:stream";
-import { NdjsonServerTransport, type AhpServer, type MessageLimits } from "@ahp/core";
+import { NdjsonServerTransport, type AhpServer, type MessageLimits, type NdjsonWriteOptions } from "@ahp/core";
 
 export { DEFAULT_DRAIN_TIMEOUT_MS } from "@ahp/core";
 
-export interface StdioServerTransportOptions extends MessageLimits {
+export interface StdioServerTransportOptions extends MessageLimits, NdjsonWriteOptions {
   /** Default `process.stdin`. */
   stdin?: Readable;
   /** Default `process.stdout`. Never ended by the transport. */
@@ -31,6 +31,7 @@ export class StdioServerTransport extends NdjsonServerTransport {
       info: { transport: "stdio" },
       ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
       ...(options.maxJsonDepth === undefined ? {} : { maxJsonDepth: options.maxJsonDepth }),
+      ...(options.flushLines === undefined ? {} : { flushLines: options.flushLines }),
       ...(options.drainTimeoutMs === undefined ? {} : { drainTimeoutMs: options.drainTimeoutMs }),
       // Stop reading so that an open stdin no longer keeps the process alive.
       onRelease: () => void stdin.pause(),

@@ -4,12 +4,12 @@
  * ends too; the server that accepts sockets must be created with `allowHalfOpen: true`.
  */
 import type { Socket } from "node:net";
-import { NdjsonServerTransport, type MessageLimits, type TransportInfo } from "@ahp/core";
+import { NdjsonServerTransport, type MessageLimits, type NdjsonWriteOptions, type TransportInfo } from "@ahp/core";
 import { endSocket } from "./socket.js";
 
 export { DEFAULT_DRAIN_TIMEOUT_MS } from "@ahp/core";
 
-export interface UnixSocketServerTransportOptions extends MessageLimits {
+export interface UnixSocketServerTransportOptions extends MessageLimits, NdjsonWriteOptions {
   info?: TransportInfo;
   /** After the agent ended its side, how long to wait for pending answers before closing (ms). Default 30000. */
   drainTimeoutMs?: number;
@@ -27,6 +27,7 @@ export class UnixSocketServerTransport extends NdjsonServerTransport {
       info: options.info ?? { transport: "unix" },
       ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
       ...(options.maxJsonDepth === undefined ? {} : { maxJsonDepth: options.maxJsonDepth }),
+      ...(options.flushLines === undefined ? {} : { flushLines: options.flushLines }),
       ...(options.drainTimeoutMs === undefined ? {} : { drainTimeoutMs: options.drainTimeoutMs }),
       // A socket's 'close' means both directions are gone: nothing left to drain.
       onReadableClose: "close",

@@ -4,12 +4,12 @@
  * connections are served concurrently.
  */
 import { createServer, type Server, type Socket } from "node:net";
-import { AhpErrorCode, AhpLocalError, toError, type AhpServer, type MessageLimits } from "@ahp/core";
+import { AhpErrorCode, AhpLocalError, toError, type AhpServer, type MessageLimits, type NdjsonWriteOptions } from "@ahp/core";
 import { UnixSocketServerTransport } from "./server-transport.js";
 import { clearStaleSocket, listenAt, removeSocketFile, type SocketIdentity } from "./socket-file.js";
 import { MAX_SOCKET_PATH_BYTES, endSocket, noop } from "./socket.js";
 
-export interface UnixSocketServerOptions extends MessageLimits {
+export interface UnixSocketServerOptions extends MessageLimits, NdjsonWriteOptions {
   /** Socket path to listen on. */
   path: string;
   /** File mode of the socket. Default 0o600 (only this user can connect). */
@@ -134,6 +134,7 @@ export class UnixSocketServer {
       info: { transport: "unix", remote: this.path },
       ...(this.#options.maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#options.maxMessageBytes }),
       ...(this.#options.maxJsonDepth === undefined ? {} : { maxJsonDepth: this.#options.maxJsonDepth }),
+      ...(this.#options.flushLines === undefined ? {} : { flushLines: this.#options.flushLines }),
       ...(this.#options.drainTimeoutMs === undefined ? {} : { drainTimeoutMs: this.#options.drainTimeoutMs }),
       ...(this.#options.closeGraceMs === undefined ? {} : { closeGraceMs: this.#options.closeGraceMs }),
     });
