@@ -103,3 +103,48 @@ export function percentile(sorted: number[], p: number): number {
 export function throughputRatio(m: Measurement, floor: Measurement): number {
   return m.opsPerSec / floor.opsPerSec;
 }
+
+/** p50 latency of `m` over the floor's (lower is better). */
+export const latencyRatio = (m: Measurement, floor: Measurement): number => (m.p50Us ?? Number.NaN) / (floor.p50Us ?? Number.NaN);
+
+function median(values: Array<number | undefined>): number | undefined {
+  const sorted = values.filter((v): v is number => v !== undefined && Number.isFinite(v)).sort((a, b) => a - b);
+  return sorted.length === 0 ? undefined : sorted[Math.floor(sorted.length / 2)];
+}
+
+/** The median of each figure over several measurements of the same case. */
+export function medianMeasurement(list: Measurement[]): Measurement {
+  const m: Measurement = { opsPerSec: median(list.map((x) => x.opsPerSec)) ?? Number.NaN };
+  const p50 = median(list.map((x) => x.p50Us));
+  const p99 = median(list.map((x) => x.p99Us));
+  const cpu = median(list.map((x) => x.cpuUsPerOp));
+  const heap = median(list.map((x) => x.heapBytesPerOp));
+  if (p50 !== undefined) m.p50Us = p50;
+  if (p99 !== undefined) m.p99Us = p99;
+  if (cpu !== undefined) m.cpuUsPerOp = cpu;
+  if (heap !== undefined) m.heapBytesPerOp = heap;
+  return m;
+}
+
+/**
+ * Runs every case once per round, alternating (floor, ours, others, floor, ours, …), and
+ * combines each case's results with `combine` (the median of each figure): all cases see the
+ * same machine load, so their ratios hold while absolute figures drift with it.
+ */
+export async function interleaved<K extends string, R>(
+  cases: Record<K, () => Promise<R>>,
+  rounds: number,
+  combine: (results: R[]) => R,
+): Promise<Record<K, R>> {
+  const samples = new Map<K, R[]>();
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, run] of Object.entries(cases) as Array<[K, () => Promise<R>]>) {
+      const list = samples.get(name) ?? [];
+      list.push(await run());
+      samples.set(name, list);
+    }
+  }
+  const out = {} as Record<K, R>;
+  for (const [name, list] of samples) out[name] = combine(list);
+  return out;
+}

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
-import { measurePipelined, measureSequential, type Measurement, type Row } from "./harness.js";
+import { interleaved, measurePipelined, measureSequential, medianMeasurement, type Measurement, type Row } from "./harness.js";
 
 export const payload = { action_type: "tool_call", tool_name: "bash", arguments: { command: "npm test", cwd: "/workspace" } };
 
@@ -234,46 +234,14 @@ export function contenderRows(
   return rows;
 }
 
-/**
- * Runs every contender once per round, alternating (floor, ours, others, floor, ours, …), and
- * keeps the median of each figure over the rounds: all contenders see the same machine load,
- * so their ratios hold while absolute figures drift with it.
- */
-export async function interleavedRounds<K extends string>(
+/** Runs the contenders in alternating rounds and keeps the median of each figure (see {@link interleaved}). */
+export function interleavedRounds<K extends string>(
   contenders: Record<K, () => Promise<ContenderResult>>,
   rounds: number,
 ): Promise<Record<K, ContenderResult>> {
-  const samples = new Map<K, ContenderResult[]>();
-  for (let r = 0; r < rounds; r++) {
-    for (const [name, run] of Object.entries(contenders) as Array<[K, () => Promise<ContenderResult>]>) {
-      const list = samples.get(name) ?? [];
-      list.push(await run());
-      samples.set(name, list);
-    }
-  }
-  const out = {} as Record<K, ContenderResult>;
-  for (const [name, list] of samples) {
-    out[name] = {
-      sequential: medianMeasurement(list.map((x) => x.sequential)),
-      pipelined: medianMeasurement(list.map((x) => x.pipelined)),
-      notifications: medianMeasurement(list.map((x) => x.notifications)),
-    };
-  }
-  return out;
-}
-
-function median(values: Array<number | undefined>): number | undefined {
-  const sorted = values.filter((v): v is number => v !== undefined && Number.isFinite(v)).sort((a, b) => a - b);
-  return sorted.length === 0 ? undefined : sorted[Math.floor(sorted.length / 2)];
-}
-
-function medianMeasurement(list: Measurement[]): Measurement {
-  const m: Measurement = { opsPerSec: median(list.map((x) => x.opsPerSec)) ?? Number.NaN };
-  const p50 = median(list.map((x) => x.p50Us));
-  const p99 = median(list.map((x) => x.p99Us));
-  const cpu = median(list.map((x) => x.cpuUsPerOp));
-  if (p50 !== undefined) m.p50Us = p50;
-  if (p99 !== undefined) m.p99Us = p99;
-  if (cpu !== undefined) m.cpuUsPerOp = cpu;
-  return m;
+  return interleaved(contenders, rounds, (list) => ({
+    sequential: medianMeasurement(list.map((x) => x.sequential)),
+    pipelined: medianMeasurement(list.map((x) => x.pipelined)),
+    notifications: medianMeasurement(list.map((x) => x.notifications)),
+  }));
 }

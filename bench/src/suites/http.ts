@@ -13,7 +13,17 @@ import type { AddressInfo } from "node:net";
 import { AhpClient, AhpServer } from "@ahp/core";
 import { HttpClientTransport, listenHttp } from "@ahp/transport-http";
 import { Pool } from "undici";
-import { measurePipelined, measureSequential, throughputRatio, type Measurement, type Row, type Suite } from "../harness.js";
+import {
+  interleaved,
+  latencyRatio,
+  measurePipelined,
+  measureSequential,
+  medianMeasurement,
+  throughputRatio,
+  type Measurement,
+  type Row,
+  type Suite,
+} from "../harness.js";
 
 const payload = { action_type: "tool_call", tool_name: "bash", arguments: { command: "npm test", cwd: "/workspace" } };
 
@@ -119,39 +129,6 @@ function rawCall(post: Post): () => Promise<unknown> {
   };
 }
 
-const latencyRatio = (m: Measurement, floor: Measurement) => (m.p50Us ?? Number.NaN) / (floor.p50Us ?? Number.NaN);
-
-const median = (values: number[]) => {
-  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)]!;
-};
-
-/**
- * Runs every case once per round, alternating, and keeps the median of each figure: the
- * floor and the library see the same machine load (this box is shared), so their ratio holds
- * even when the absolute numbers move.
- */
-async function interleaved<K extends string>(cases: Record<K, () => Promise<Measurement>>, rounds: number): Promise<Record<K, Measurement>> {
-  const samples = new Map<K, Measurement[]>();
-  for (let r = 0; r < rounds; r++) {
-    for (const [name, run] of Object.entries(cases) as Array<[K, () => Promise<Measurement>]>) {
-      const list = samples.get(name) ?? [];
-      list.push(await run());
-      samples.set(name, list);
-    }
-  }
-  const out = {} as Record<K, Measurement>;
-  for (const [name, list] of samples) {
-    const m: Measurement = { opsPerSec: median(list.map((x) => x.opsPerSec)), cpuUsPerOp: median(list.map((x) => x.cpuUsPerOp ?? Number.NaN)) };
-    if (list.some((x) => x.p50Us !== undefined)) {
-      m.p50Us = median(list.map((x) => x.p50Us ?? Number.NaN));
-      m.p99Us = median(list.map((x) => x.p99Us ?? Number.NaN));
-    }
-    out[name] = m;
-  }
-  return out;
-}
-
 export const suite: Suite = {
   name: "http",
   async run({ quick }) {
@@ -199,6 +176,7 @@ export const suite: Suite = {
         clientOnly: () => measureSequential(clientOnlyCall, seq),
       },
       rounds,
+      medianMeasurement,
     );
     const pipelined = await interleaved(
       {
@@ -211,6 +189,7 @@ export const suite: Suite = {
         oursNote: () => measurePipelined(() => ours.send("post_action", {}), pip),
       },
       rounds,
+      medianMeasurement,
     );
 
     await ours.close();

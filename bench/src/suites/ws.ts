@@ -9,7 +9,17 @@
 import { AhpClient, AhpServer } from "@ahp/core";
 import { WebSocketClientTransport, listenWebSocket } from "@ahp/transport-ws";
 import { WebSocket, WebSocketServer } from "ws";
-import { measurePipelined, measureSequential, throughputRatio, type Measurement, type Row, type Suite } from "../harness.js";
+import {
+  interleaved,
+  latencyRatio,
+  measurePipelined,
+  measureSequential,
+  medianMeasurement,
+  throughputRatio,
+  type Measurement,
+  type Row,
+  type Suite,
+} from "../harness.js";
 
 const payload = { action_type: "tool_call", tool_name: "bash", arguments: { command: "npm test", cwd: "/workspace" } };
 
@@ -95,38 +105,6 @@ async function measureNotifications(send: () => unknown, handled: () => number, 
   return { opsPerSec: total / seconds, cpuUsPerOp: (used.user + used.system) / total };
 }
 
-const latencyRatio = (m: Measurement, floor: Measurement) => (m.p50Us ?? Number.NaN) / (floor.p50Us ?? Number.NaN);
-
-const median = (values: number[]) => {
-  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)]!;
-};
-
-/**
- * Runs every case once per round, alternating, and keeps the median of each figure: floor and
- * library see the same machine load, so their ratio holds when absolute numbers move.
- */
-async function interleaved<K extends string>(cases: Record<K, () => Promise<Measurement>>, rounds: number): Promise<Record<K, Measurement>> {
-  const samples = new Map<K, Measurement[]>();
-  for (let r = 0; r < rounds; r++) {
-    for (const [name, run] of Object.entries(cases) as Array<[K, () => Promise<Measurement>]>) {
-      const list = samples.get(name) ?? [];
-      list.push(await run());
-      samples.set(name, list);
-    }
-  }
-  const out = {} as Record<K, Measurement>;
-  for (const [name, list] of samples) {
-    const m: Measurement = { opsPerSec: median(list.map((x) => x.opsPerSec)), cpuUsPerOp: median(list.map((x) => x.cpuUsPerOp ?? Number.NaN)) };
-    if (list.some((x) => x.p50Us !== undefined)) {
-      m.p50Us = median(list.map((x) => x.p50Us ?? Number.NaN));
-      m.p99Us = median(list.map((x) => x.p99Us ?? Number.NaN));
-    }
-    out[name] = m;
-  }
-  return out;
-}
-
 export const suite: Suite = {
   name: "ws",
   async run({ quick }) {
@@ -165,6 +143,7 @@ export const suite: Suite = {
         clientOnly: () => measureSequential(clientOnlyCall, seq),
       },
       rounds,
+      medianMeasurement,
     );
     const pipelined = await interleaved(
       {
@@ -174,6 +153,7 @@ export const suite: Suite = {
         oursNote: () => measureNotifications(() => ours.send("post_action", {}), () => handledNotifications, notes),
       },
       rounds,
+      medianMeasurement,
     );
 
     await ours.close();
