@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { AhpClient, AhpServer, createLinkedPair, type AhpEvent } from "../src/index.js";
 
-const post = (n: number): AhpEvent => ({
+const post = (n: number, session = "s"): AhpEvent => ({
   event_type: "post_action",
-  session_id: "s",
+  session_id: session,
   agent_id: "a",
   timestamp: "2026-01-01T00:00:00Z",
   depth: 0,
@@ -100,6 +100,81 @@ describe("AhpServer lifecycle", () => {
     expect(await idle).toBe(true);
     expect(delivered).toBe(true);
     expect(server.pendingWork).toBe(0);
+    await server.close();
+  });
+});
+
+describe("AhpServer notifications", () => {
+  it("a notification behind an async one of the same session waits for it, even with a synchronous handler", async () => {
+    const log: string[] = [];
+    const server = new AhpServer({
+      handlers: {
+        onNotification: (event) => {
+          const n = (event.payload as { n: number }).n;
+          log.push(`start ${n}`);
+          if (n % 2 === 1) {
+            // Odd ones are slow and asynchronous; even ones return at once.
+            return new Promise<void>((resolve) =>
+              setTimeout(() => {
+                log.push(`end ${n}`);
+                resolve();
+              }, 20),
+            );
+          }
+          log.push(`end ${n}`);
+          return undefined;
+        },
+      },
+    });
+    const client = await pair(server);
+    for (let n = 0; n < 5; n++) await client.notify(post(n));
+    expect(await server.whenIdle(0)).toBe(false);
+    await client.close();
+    expect(await server.whenIdle(2000)).toBe(true);
+    expect(log).toEqual(["start 0", "end 0", "start 1", "end 1", "start 2", "end 2", "start 3", "end 3", "start 4", "end 4"]);
+    await server.close();
+  });
+
+  it("another session's notification is not held up behind a slow one", async () => {
+    const done: string[] = [];
+    const server = new AhpServer({
+      handlers: {
+        onNotification: async (event) => {
+          if (event.session_id === "slow") await new Promise((r) => setTimeout(r, 50));
+          done.push(event.session_id);
+        },
+      },
+    });
+    const client = await pair(server);
+    await client.notify(post(1, "slow"));
+    await client.notify(post(2, "fast"));
+    await client.close();
+    expect(await server.whenIdle(2000)).toBe(true);
+    expect(done).toEqual(["fast", "slow"]);
+    await server.close();
+  });
+
+  it("reports a failing handler through onerror, synchronous or not, and keeps going", async () => {
+    const errors: string[] = [];
+    const seen: number[] = [];
+    const server = new AhpServer({
+      onerror: (error) => errors.push(error.message),
+      handlers: {
+        onNotification: (event) => {
+          const n = (event.payload as { n: number }).n;
+          seen.push(n);
+          if (n === 1) throw new Error("sync boom");
+          if (n === 2) return Promise.reject(new Error("async boom"));
+          return undefined;
+        },
+      },
+    });
+    const client = await pair(server);
+    for (let n = 1; n <= 3; n++) await client.notify(post(n));
+    await client.close();
+    expect(await server.whenIdle(2000)).toBe(true);
+    expect(seen).toEqual([1, 2, 3]);
+    expect(errors).toEqual([expect.stringContaining("sync boom"), expect.stringContaining("async boom")]);
     await server.close();
   });
 });
