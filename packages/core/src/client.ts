@@ -318,6 +318,7 @@ export class AhpClient {
     }
   }
 
+  /** `ahp/query` with this client's ids. */
   async query(queryType: string, payload: unknown, options: CallOptions = {}): Promise<QueryResponse> {
     this.#ready("Query");
     const params = { session_id: this.sessionId, agent_id: this.agentId, query_type: queryType, payload: payload ?? null };
