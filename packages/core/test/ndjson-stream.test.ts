@@ -248,6 +248,37 @@ describe("NdjsonStreamTransport", () => {
     });
   });
 
+  describe("a write that fails while later ones are in flight", () => {
+    it("fails every send, confirmed or not, and none stays pending", async () => {
+      let writes = 0;
+      const writable = new Writable({
+        write(_chunk: Buffer, _enc, callback) {
+          // The first write is confirmed, the second fails a moment later; the stream buffers the rest.
+          writes++;
+          if (writes === 2) setTimeout(() => callback(new Error("broken pipe")), 5);
+          else if (writes === 1) callback();
+          else setTimeout(() => callback(), 5);
+        },
+      });
+      writable.on("error", () => undefined);
+      const { transport } = await make({ writable, flushLines: 4 });
+      const closed = closedOnce(transport);
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          transport.send(note(i)).then(
+            () => "ok",
+            (e: unknown) => (e as { code?: string }).code,
+          ),
+        ),
+      );
+      await closed;
+      // The first group of 4 went through; everything after it fails with a local code.
+      expect(outcomes.slice(0, 4)).toEqual(["ok", "ok", "ok", "ok"]);
+      for (const outcome of outcomes.slice(4)) expect(["SEND_FAILED", "CONNECTION_CLOSED"]).toContain(outcome);
+      expect(transport.closed).toBe(true);
+    });
+  });
+
   describe("closing", () => {
     it("fires onclose once however often close() is called, and calls the onClose hook once", async () => {
       const onClose = vi.fn();
