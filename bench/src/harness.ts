@@ -148,3 +148,65 @@ export async function interleaved<K extends string, R>(
   for (const [name, list] of samples) out[name] = combine(list);
   return out;
 }
+
+/** The names of one in-process transport suite's rows. */
+export interface SplitRowLabels {
+  floor: string;
+  floorNotifications: string;
+  ours: string;
+  harnessSide: string;
+  agentSide: string;
+  notifications: string;
+  notificationsNote: string;
+}
+
+/**
+ * The standard rows of an in-process transport suite (client and server in one process):
+ * floors, ours against them (targets), each side alone against the floor, notifications.
+ */
+export function splitTransportRows(
+  suite: string,
+  labels: SplitRowLabels,
+  s: Record<"floor" | "ours" | "serverOnly" | "clientOnly", Measurement>,
+  p: Record<"floor" | "ours" | "floorNote" | "oursNote", Measurement>,
+): Row[] {
+  return [
+    { suite, case: `floor: ${labels.floor}, sequential`, measurement: s.floor },
+    { suite, case: "floor: same, pipelined 64", measurement: p.floor },
+    { suite, case: `floor: same, ${labels.floorNotifications}`, measurement: p.floorNote },
+    {
+      suite,
+      case: `${labels.ours}, sequential`,
+      measurement: s.ours,
+      floor: s.floor,
+      ratio: latencyRatio(s.ours, s.floor),
+      target: "p50 <= 1.3x floor",
+      note: "ratio = p50 / floor p50",
+    },
+    { suite, case: "same, pipelined 64", measurement: p.ours, floor: p.floor, ratio: throughputRatio(p.ours, p.floor), target: ">= 0.7x floor" },
+    {
+      suite,
+      case: `split: ${labels.harnessSide}, sequential`,
+      measurement: s.serverOnly,
+      floor: s.floor,
+      ratio: latencyRatio(s.serverOnly, s.floor),
+      note: "harness side alone; ratio = p50 / floor p50",
+    },
+    {
+      suite,
+      case: `split: ${labels.agentSide}, sequential`,
+      measurement: s.clientOnly,
+      floor: s.floor,
+      ratio: latencyRatio(s.clientOnly, s.floor),
+      note: "agent side alone; ratio = p50 / floor p50",
+    },
+    {
+      suite,
+      case: `same, ${labels.notifications}`,
+      measurement: p.oursNote,
+      floor: p.floorNote,
+      ratio: throughputRatio(p.oursNote, p.floorNote),
+      note: labels.notificationsNote,
+    },
+  ];
+}

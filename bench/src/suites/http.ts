@@ -15,6 +15,7 @@ import { HttpClientTransport, listenHttp } from "@ahp/transport-http";
 import { Pool } from "undici";
 import {
   interleaved,
+  splitTransportRows,
   latencyRatio,
   measurePipelined,
   measureSequential,
@@ -205,43 +206,20 @@ export const suite: Suite = {
     const s = sequential;
     const p = pipelined;
     const rows: Row[] = [
-      { suite: name, case: "floor: bare node:http server + bare undici Pool, sequential", measurement: s.floor },
-      { suite: name, case: "floor: same, pipelined 64", measurement: p.floor },
-      { suite: name, case: "floor: same, notifications (204), pipelined 64", measurement: p.floorNote },
-      {
-        suite: name,
-        case: "AhpClient+HttpClientTransport -> listenHttp+AhpServer, sequential",
-        measurement: s.ours,
-        floor: s.floor,
-        ratio: latencyRatio(s.ours, s.floor),
-        target: "p50 <= 1.3x floor",
-        note: "ratio = p50 / floor p50",
-      },
-      { suite: name, case: "same, pipelined 64", measurement: p.ours, floor: p.floor, ratio: throughputRatio(p.ours, p.floor), target: ">= 0.7x floor" },
-      {
-        suite: name,
-        case: "split: bare undici -> listenHttp+AhpServer, sequential",
-        measurement: s.serverOnly,
-        floor: s.floor,
-        ratio: latencyRatio(s.serverOnly, s.floor),
-        note: "harness side alone; ratio = p50 / floor p50",
-      },
-      {
-        suite: name,
-        case: "split: AhpClient+HttpClientTransport -> bare server, sequential",
-        measurement: s.clientOnly,
-        floor: s.floor,
-        ratio: latencyRatio(s.clientOnly, s.floor),
-        note: "agent side alone; ratio = p50 / floor p50",
-      },
-      {
-        suite: name,
-        case: "same, notifications (post_action), pipelined 64",
-        measurement: p.oursNote,
-        floor: p.floorNote,
-        ratio: throughputRatio(p.oursNote, p.floorNote),
-        note: "each waits for its 204",
-      },
+      ...splitTransportRows(
+        name,
+        {
+          floor: "bare node:http server + bare undici Pool",
+          floorNotifications: "notifications (204), pipelined 64",
+          ours: "AhpClient+HttpClientTransport -> listenHttp+AhpServer",
+          harnessSide: "bare undici -> listenHttp+AhpServer",
+          agentSide: "AhpClient+HttpClientTransport -> bare server",
+          notifications: "notifications (post_action), pipelined 64",
+          notificationsNote: "each waits for its 204",
+        },
+        s,
+        p,
+      ),
       {
         suite: name,
         case: 'same with client: "node" (http.Agent), sequential',

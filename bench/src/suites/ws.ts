@@ -11,11 +11,10 @@ import { WebSocketClientTransport, listenWebSocket } from "@ahp/transport-ws";
 import { WebSocket, WebSocketServer } from "ws";
 import {
   interleaved,
-  latencyRatio,
+  splitTransportRows,
   measurePipelined,
   measureSequential,
   medianMeasurement,
-  throughputRatio,
   type Measurement,
   type Row,
   type Suite,
@@ -167,45 +166,20 @@ export const suite: Suite = {
     const name = "ws";
     const s = sequential;
     const p = pipelined;
-    const rows: Row[] = [
-      { suite: name, case: "floor: bare ws server + bare ws client, sequential", measurement: s.floor },
-      { suite: name, case: "floor: same, pipelined 64", measurement: p.floor },
-      { suite: name, case: "floor: same, notifications until handled", measurement: p.floorNote },
+    const rows: Row[] = splitTransportRows(
+      name,
       {
-        suite: name,
-        case: "AhpClient+WebSocketClientTransport -> listenWebSocket+AhpServer, sequential",
-        measurement: s.ours,
-        floor: s.floor,
-        ratio: latencyRatio(s.ours, s.floor),
-        target: "p50 <= 1.3x floor",
-        note: "ratio = p50 / floor p50",
+        floor: "bare ws server + bare ws client",
+        floorNotifications: "notifications until handled",
+        ours: "AhpClient+WebSocketClientTransport -> listenWebSocket+AhpServer",
+        harnessSide: "bare ws client -> listenWebSocket+AhpServer",
+        agentSide: "AhpClient+WebSocketClientTransport -> bare ws server",
+        notifications: "notifications (post_action) until handled",
+        notificationsNote: "validated and dispatched in order",
       },
-      { suite: name, case: "same, pipelined 64", measurement: p.ours, floor: p.floor, ratio: throughputRatio(p.ours, p.floor), target: ">= 0.7x floor" },
-      {
-        suite: name,
-        case: "split: bare ws client -> listenWebSocket+AhpServer, sequential",
-        measurement: s.serverOnly,
-        floor: s.floor,
-        ratio: latencyRatio(s.serverOnly, s.floor),
-        note: "harness side alone; ratio = p50 / floor p50",
-      },
-      {
-        suite: name,
-        case: "split: AhpClient+WebSocketClientTransport -> bare ws server, sequential",
-        measurement: s.clientOnly,
-        floor: s.floor,
-        ratio: latencyRatio(s.clientOnly, s.floor),
-        note: "agent side alone; ratio = p50 / floor p50",
-      },
-      {
-        suite: name,
-        case: "same, notifications (post_action) until handled",
-        measurement: p.oursNote,
-        floor: p.floorNote,
-        ratio: throughputRatio(p.oursNote, p.floorNote),
-        note: "validated and dispatched in order",
-      },
-    ];
+      s,
+      p,
+    );
     return rows;
   },
 };
