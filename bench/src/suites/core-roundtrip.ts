@@ -69,6 +69,25 @@ export const suite: Suite = {
       await c2.close();
       return m;
     })();
+    const asyncHandler = await (async () => {
+      // A handler that awaits (a lookup, an approval): the engine's async path, with its timeout.
+      const s3 = new AhpServer({
+        handlers: {
+          onEvent: async () => {
+            await null;
+            return { decision: "allow" };
+          },
+        },
+      });
+      const [a, b] = createLinkedPair();
+      await s3.connect(b);
+      const c3 = new AhpClient();
+      await c3.connect(a);
+      const m = await measureSequential(() => c3.send("pre_action", payload), { iterations, warmup: 2000 });
+      await c3.close();
+      await s3.close();
+      return m;
+    })();
     await client.close();
     await server.close();
     const rows: Row[] = [
@@ -89,6 +108,14 @@ export const suite: Suite = {
         floor: rawFloor,
         ratio: 1 / throughputRatio(noValidation, rawFloor),
         note: "incoming validation still on",
+      },
+      {
+        suite: "core",
+        case: "same, async handler (awaits once)",
+        measurement: asyncHandler,
+        floor: rawFloor,
+        ratio: 1 / throughputRatio(asyncHandler, rawFloor),
+        note: "handler timeout armed per call",
       },
     ];
     return rows;
