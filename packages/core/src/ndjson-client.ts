@@ -85,7 +85,7 @@ export abstract class NdjsonClientTransport implements Transport {
       throw failure;
     }
     this.#info = streams.info;
-    const inner = new NdjsonStreamTransport({
+    const inner: NdjsonStreamTransport = new NdjsonStreamTransport({
       readable: streams.readable,
       writable: streams.writable,
       ...(this.#limits.maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#limits.maxMessageBytes }),
@@ -94,6 +94,8 @@ export abstract class NdjsonClientTransport implements Transport {
       info: streams.info,
       closeOnEnd: true,
       onClose: streams.release,
+      // A write that failed because the peer went away reports why it went away, not just EPIPE.
+      sendFailure: (error): Promise<never> => this.#sendFailed(inner, error),
     });
     inner.onmessage = (message) => {
       this.observe(message);
@@ -121,10 +123,10 @@ export abstract class NdjsonClientTransport implements Transport {
             : new AhpLocalError("NOT_CONNECTED", `${this.#name}: not started`)),
       );
     }
-    return inner.send(message, options).catch((error: unknown) => this.#sendFailed(inner, error));
+    return inner.send(message, options);
   }
 
-  /** A write that failed because the peer went away reports why it went away, not just EPIPE. */
+  /** The error a failed send reports: why the peer went away when it did, not just EPIPE. */
   async #sendFailed(inner: NdjsonStreamTransport, error: unknown): Promise<never> {
     if (AhpLocalError.isInstance(error) && (error.code === "SEND_FAILED" || error.code === "CONNECTION_CLOSED")) {
       if (!inner.closed) void inner.close();

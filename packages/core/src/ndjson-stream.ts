@@ -33,6 +33,11 @@ export interface NdjsonStreamTransportOptions extends MessageLimits, NdjsonWrite
   onClose?: () => Promise<void> | void;
   /** When true (default) the end of the readable stream closes the transport. */
   closeOnEnd?: boolean;
+  /**
+   * Turns a failed send's error into the one its caller sees (e.g. why the peer went away
+   * instead of EPIPE). Called only on failure; the promise it returns must reject.
+   */
+  sendFailure?: (error: Error) => Promise<never>;
 }
 
 export const DEFAULT_FLUSH_LINES = 8;
@@ -65,6 +70,7 @@ export class NdjsonStreamTransport implements Transport {
   /** A flush is due at the next tick. */
   #flushScheduled = false;
   readonly #flushLines: number;
+  readonly #sendFailure?: (error: Error) => Promise<never>;
   #closeCause?: Error;
 
   constructor(options: NdjsonStreamTransportOptions) {
@@ -76,6 +82,7 @@ export class NdjsonStreamTransport implements Transport {
     if (options.onClose !== undefined) this.#onCloseHook = options.onClose;
     this.#closeOnEnd = options.closeOnEnd ?? true;
     this.#flushLines = options.flushLines ?? DEFAULT_FLUSH_LINES;
+    if (options.sendFailure !== undefined) this.#sendFailure = options.sendFailure;
     if (!(this.#flushLines >= 1)) throw new AhpLocalError("INVALID_ARGUMENT", `flushLines must be at least 1, got ${this.#flushLines}`);
   }
 
@@ -134,19 +141,19 @@ export class NdjsonStreamTransport implements Transport {
 
   /**
    * Writes one message as a line. Resolves once its bytes were handed on by the writable (its
-   * write callback) — later sends wait meanwhile, and while the writable asks for a drain —
-   * so a slow reader holds senders back instead of letting lines pile up in memory.
+   * write callback). While the writable asks for a drain, later sends wait, so a slow reader
+   * holds senders back instead of letting lines pile up in memory.
    */
   send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
-    if (this.#closed) return Promise.reject(this.#closedError());
+    if (this.#closed) return this.#failed(this.#closedError());
     let line: string;
     try {
       line = `${stringifyMessage(message, this.#maxMessageBytes)}\n`;
     } catch (error) {
-      return Promise.reject(error);
+      return this.#failed(toError(error));
     }
     const signal = options?.signal;
-    if (signal?.aborted) return Promise.reject(new AhpLocalError("ABORTED", "send aborted", { cause: signal.reason }));
+    if (signal?.aborted) return this.#failed(new AhpLocalError("ABORTED", "send aborted", { cause: signal.reason }));
     return new Promise<void>((resolve, reject) => {
       const entry: QueuedLine = { line, resolve, reject, settled: false };
       if (signal !== undefined) {
@@ -154,7 +161,7 @@ export class NdjsonStreamTransport implements Transport {
         entry.onAbort = () => {
           const index = this.#queue.indexOf(entry);
           if (index !== -1) this.#queue.splice(index, 1); // not written yet: it never will be
-          settleLine(entry, new AhpLocalError("ABORTED", "send aborted", { cause: signal.reason }));
+          settleLine(entry, new AhpLocalError("ABORTED", "send aborted", { cause: signal.reason }), this.#sendFailure);
         };
         signal.addEventListener("abort", entry.onAbort, { once: true });
       }
@@ -168,6 +175,10 @@ export class NdjsonStreamTransport implements Transport {
         process.nextTick(this.#scheduledFlush);
       }
     });
+  }
+
+  #failed(error: Error): Promise<never> {
+    return this.#sendFailure === undefined ? Promise.reject(error) : this.#sendFailure(error);
   }
 
   readonly #scheduledFlush = (): void => {
@@ -211,7 +222,7 @@ export class NdjsonStreamTransport implements Transport {
     if (!this.#inFlight.delete(batch)) return; // already failed by close
     const failure =
       error === undefined ? undefined : new AhpLocalError("SEND_FAILED", `write failed: ${error.message}`, { cause: error });
-    for (const entry of batch) settleLine(entry, failure);
+    for (const entry of batch) settleLine(entry, failure, this.#sendFailure);
   }
 
   readonly #onDrain = (): void => {
@@ -230,7 +241,7 @@ export class NdjsonStreamTransport implements Transport {
     const pending = [...[...this.#inFlight].flat(), ...this.#queue];
     this.#inFlight.clear();
     this.#queue = [];
-    for (const entry of pending) settleLine(entry, error);
+    for (const entry of pending) settleLine(entry, error, this.#sendFailure);
   }
 
   async close(): Promise<void> {
@@ -274,10 +285,11 @@ interface QueuedLine {
   onAbort?: () => void;
 }
 
-function settleLine(entry: QueuedLine, error: Error | undefined): void {
+function settleLine(entry: QueuedLine, error: Error | undefined, sendFailure?: (error: Error) => Promise<never>): void {
   if (entry.settled) return;
   entry.settled = true;
   if (entry.onAbort !== undefined) entry.signal?.removeEventListener("abort", entry.onAbort);
   if (error === undefined) entry.resolve();
-  else entry.reject(error);
+  else if (sendFailure === undefined) entry.reject(error);
+  else sendFailure(error).then(undefined, entry.reject);
 }

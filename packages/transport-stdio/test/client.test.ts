@@ -86,6 +86,21 @@ describe("StdioClientTransport: the harness goes away", () => {
     await expect(client.send("pre_action", { n: 1 })).rejects.toMatchObject({ code: "CONNECTION_CLOSED" });
   });
 
+  it("fails a write to a harness that stopped reading with the harness's exit cause, not EPIPE", async () => {
+    const transport = new StdioClientTransport({ ...nodeFixture("closes-stdin.mjs"), stderr: "ignore" });
+    open.push(transport);
+    await transport.start();
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the child has closed its stdin
+    const error = await transport.send({ jsonrpc: "2.0", method: "ahp/event", params: {} }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: "CONNECTION_CLOSED" });
+    expect((error as Error).message).toMatch(/exited with code 5/);
+    expect(exitDetails(error)).toMatchObject({ exitCode: 5, signal: null });
+    expect(exitDetails(error).stderrTail).toContain("stopped reading");
+  });
+
   it("reports a harness killed by SIGKILL with the signal", async () => {
     const { client } = await connect(nodeFixture("harness.mjs"), { timeoutMs: 30_000 });
     const start = performance.now();
