@@ -405,7 +405,19 @@ export class WebSocketClientTransport implements Transport {
    * reconnect mode a request resolves when its response arrived and rejects with the cause when
    * the connection drops first, so that `AhpClient` fails it promptly.
    */
-  async send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
+  send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
+    // The common case (open, no reconnect bookkeeping) costs no promise of its own.
+    if (this.#state === "open" && this.#tracked === undefined && this.#sender !== undefined) {
+      try {
+        return this.#sender.send(stringifyMessage(message, this.#maxPayload), options?.signal);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.#sendWhenOpen(message, options);
+  }
+
+  async #sendWhenOpen(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
     if (this.#state === "closed") throw this.#closedError();
     if (this.#state === "new") throw new AhpLocalError("NOT_CONNECTED", "transport not started");
     const text = stringifyMessage(message, this.#maxPayload);

@@ -245,11 +245,15 @@ export class WebSocketServerTransport implements Transport {
     }
   }
 
-  async send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
+  send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
     if (this.#finished || this.#ws.readyState !== 1) {
-      throw this.#cause ?? new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
+      return Promise.reject(this.#cause ?? new AhpLocalError("CONNECTION_CLOSED", "Connection closed"));
     }
-    return this.#sender.send(stringifyMessage(message, this.#maxPayload), options?.signal);
+    try {
+      return this.#sender.send(stringifyMessage(message, this.#maxPayload), options?.signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   #onClose(code: number, reason: string): void {
