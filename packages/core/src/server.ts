@@ -735,13 +735,12 @@ export class AhpServer {
     id: JsonRpcId | undefined,
     batch?: AhpHandlerContext["batch"],
   ): Awaitable<R> {
-    let result: Awaitable<R>;
     try {
-      result = this.#call(fn, connection, id, batch);
+      // An async handler's rejection (or timeout) comes back as a HandlerFailure already.
+      return this.#call(fn, connection, id, batch, asHandlerFailure);
     } catch (error) {
-      throw new HandlerFailure(failureText(error));
+      throw asHandlerFailure(error);
     }
-    return isPromiseLike(result) ? Promise.resolve(result).catch(toHandlerFailure) : result;
   }
 
   /** Calls a handler; a synchronous result comes back as is, an async one with the timeout applied. */
@@ -750,6 +749,7 @@ export class AhpServer {
     connection: Connection,
     id: JsonRpcId | undefined,
     batch?: AhpHandlerContext["batch"],
+    mapError: (error: unknown) => unknown = identity,
   ): Awaitable<R> {
     const ctx = new HandlerCallContext(connection, id, batch);
     let result: Awaitable<R>;
@@ -769,7 +769,8 @@ export class AhpServer {
     const timeoutMs = this.#handlerTimeoutMs;
     const timed = timeoutMs > 0 && Number.isFinite(timeoutMs);
     return new Promise<R>((resolve, reject) => {
-      const timer = timed ? setTimeout(onHandlerTimeout, timeoutMs, ctx, timeoutMs, reject) : undefined;
+      const fail = (error: unknown) => reject(mapError(error));
+      const timer = timed ? setTimeout(onHandlerTimeout, timeoutMs, ctx, timeoutMs, fail) : undefined;
       result.then(
         (value) => {
           if (timer !== undefined) clearTimeout(timer);
@@ -779,7 +780,7 @@ export class AhpServer {
         (error: unknown) => {
           if (timer !== undefined) clearTimeout(timer);
           ctx.release();
-          reject(error);
+          fail(error);
         },
       );
     });
@@ -799,8 +800,12 @@ function onHandlerTimeout(ctx: HandlerCallContext, timeoutMs: number, reject: (e
   reject(error);
 }
 
-function toHandlerFailure(error: unknown): never {
-  throw new HandlerFailure(failureText(error));
+function asHandlerFailure(error: unknown): HandlerFailure {
+  return error instanceof HandlerFailure ? error : new HandlerFailure(failureText(error));
+}
+
+function identity<T>(value: T): T {
+  return value;
 }
 
 function resultOf(id: JsonRpcId, result: unknown): AhpProcessResult {
