@@ -7,4 +7,15 @@ export * from "./wire.js";
 export * from "./fixtures.js";
 export { CHECKLIST, SUITE_ITEMS, type ChecklistCoverage, type ChecklistItem } from "./checklist.js";
 export { describeConformance, type ConformanceCoverage } from "./suite/describe.js";
-export { runNode, selfSignedCert, deferred, type RunResult, type RunNodeOptions, type SelfSignedCert } from "./testing.js";
+export {
+  runNode,
+  selfSignedCert,
+  deferred,
+  preAction,
+  event,
+  listeningHarness,
+  type ListeningHarness,
+  type RunResult,
+  type RunNodeOptions,
+  type SelfSignedCert,
+} from "./testing.js";

@@ -1,7 +1,9 @@
 /**
  * Test utilities the transport packages share: running a Node script to prove that a process
- * exits by itself (no leaked handles), a self-signed certificate for TLS tests, and a deferred.
+ * exits by itself (no leaked handles), a self-signed certificate for TLS tests, a deferred, and
+ * a listening harness with simple decisions plus the event payloads the tests send it.
  */
+import { AhpServer, type AhpServerOptions } from "@ahp/core";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -96,4 +98,49 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
     reject = rej;
   });
   return { promise, resolve, reject };
+}
+
+/** A `pre_action` payload for a shell command. */
+export const preAction = (command = "npm test") => ({ action_type: "tool_call", tool_name: "bash", arguments: { command } });
+
+/** A wire event of `type` with fixed session, agent and timestamp. */
+export function event(type: string, payload: unknown = {}, extra: Record<string, unknown> = {}) {
+  return { event_type: type, session_id: "s-1", agent_id: "a-1", timestamp: "2026-01-01T00:00:00Z", depth: 0, payload, ...extra };
+}
+
+export interface ListeningHarness<L> {
+  server: AhpServer;
+  listener: L;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * An AhpServer served by `listen` (listenHttp, listenWebSocket, …). Its default handlers block a
+ * command containing `rm -rf` and allow everything else; `options` replace them.
+ */
+export async function listeningHarness<L extends { url: string; close(): Promise<void> }>(
+  listen: (server: AhpServer) => Promise<L>,
+  options: AhpServerOptions = {},
+): Promise<ListeningHarness<L>> {
+  const server = new AhpServer({
+    handlers: {
+      onEvent: (e) =>
+        String((e.payload as { arguments?: { command?: string } } | undefined)?.arguments?.command).includes("rm -rf")
+          ? { decision: "block", reason: "no" }
+          : { decision: "allow" },
+      onNotification: () => undefined,
+    },
+    ...options,
+  });
+  const listener = await listen(server);
+  return {
+    server,
+    listener,
+    url: listener.url,
+    async close() {
+      await listener.close();
+      await server.close();
+    },
+  };
 }

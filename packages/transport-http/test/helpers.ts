@@ -1,44 +1,19 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { AhpServer, type AhpServerOptions } from "@ahp/core";
+import type { AhpServerOptions } from "@ahp/core";
 import { listenHttp, type HttpListener, type ListenHttpOptions } from "@ahp/transport-http";
 
-export { deferred } from "@ahp/conformance";
+import { listeningHarness, type ListeningHarness } from "@ahp/conformance";
 
-export const preAction = (command = "npm test") => ({ action_type: "tool_call", tool_name: "bash", arguments: { command } });
-
-export function event(type: string, payload: unknown = {}, extra: Record<string, unknown> = {}) {
-  return { event_type: type, session_id: "s-1", agent_id: "a-1", timestamp: "2026-01-01T00:00:00Z", depth: 0, payload, ...extra };
-}
+export { deferred, event, preAction } from "@ahp/conformance";
 
 export const request = (id: string | number, method: string, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
 export const notification = (method: string, params: unknown) => JSON.stringify({ jsonrpc: "2.0", method, params });
 
-export interface Harness {
-  server: AhpServer;
-  listener: HttpListener;
-  url: string;
-  close(): Promise<void>;
-}
+export type Harness = ListeningHarness<HttpListener>;
 
-export async function startHarness(options: AhpServerOptions = {}, listen: ListenHttpOptions = {}): Promise<Harness> {
-  const server = new AhpServer({
-    handlers: {
-      onEvent: (e) => (String((e.payload as { arguments?: { command?: string } })?.arguments?.command).includes("rm -rf") ? { decision: "block", reason: "no" } : { decision: "allow" }),
-      onNotification: () => undefined,
-    },
-    ...options,
-  });
-  const listener = await listenHttp(server, listen);
-  return {
-    server,
-    listener,
-    url: listener.url,
-    async close() {
-      await listener.close();
-      await server.close();
-    },
-  };
+export function startHarness(options: AhpServerOptions = {}, listen: ListenHttpOptions = {}): Promise<Harness> {
+  return listeningHarness((server) => listenHttp(server, listen), options);
 }
 
 export interface RawResponse {

@@ -1,16 +1,12 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
-import { AhpServer, type AhpServerOptions } from "@ahp/core";
+import type { AhpServerOptions } from "@ahp/core";
 import { listenWebSocket, type ListenWebSocketOptions, type WebSocketListener } from "@ahp/transport-ws";
 
-export { deferred } from "@ahp/conformance";
+import { listeningHarness, type ListeningHarness } from "@ahp/conformance";
 
-export const preAction = (command = "npm test") => ({ action_type: "tool_call", tool_name: "bash", arguments: { command } });
-
-export function event(type: string, payload: unknown = {}, extra: Record<string, unknown> = {}) {
-  return { event_type: type, session_id: "s-1", agent_id: "a-1", timestamp: "2026-01-01T00:00:00Z", depth: 0, payload, ...extra };
-}
+export { deferred, event, preAction } from "@ahp/conformance";
 
 export const HANDSHAKE_RESULT = {
   protocol_version: "2.4",
@@ -18,28 +14,10 @@ export const HANDSHAKE_RESULT = {
   config: {},
 };
 
-export interface Harness {
-  server: AhpServer;
-  listener: WebSocketListener;
-  url: string;
-  close(): Promise<void>;
-}
+export type Harness = ListeningHarness<WebSocketListener>;
 
-export async function startHarness(options: AhpServerOptions = {}, listen: ListenWebSocketOptions = {}): Promise<Harness> {
-  const server = new AhpServer({
-    handlers: { onEvent: () => ({ decision: "allow" }), onNotification: () => undefined },
-    ...options,
-  });
-  const listener = await listenWebSocket(server, listen);
-  return {
-    server,
-    listener,
-    url: listener.url,
-    async close() {
-      await listener.close();
-      await server.close();
-    },
-  };
+export function startHarness(options: AhpServerOptions = {}, listen: ListenWebSocketOptions = {}): Promise<Harness> {
+  return listeningHarness((server) => listenWebSocket(server, listen), options);
 }
 
 export interface RawWsServer {
