@@ -183,7 +183,14 @@ export function splitTransportRows(
       target: "p50 <= 1.3x floor",
       note: "ratio = p50 / floor p50",
     },
-    { suite, case: "same, pipelined 64", measurement: p.ours, floor: p.floor, ratio: throughputRatio(p.ours, p.floor), target: ">= 0.7x floor" },
+    {
+      suite,
+      case: "same, pipelined 64",
+      measurement: p.ours,
+      floor: p.floor,
+      ratio: throughputRatio(p.ours, p.floor),
+      target: ">= 0.7x floor",
+    },
     {
       suite,
       case: `split: ${labels.harnessSide}, sequential`,

@@ -47,7 +47,11 @@ const table = rows.map((r) => [
   r.note ?? "",
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
-const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+const line = (cells: string[]) =>
+  cells
+    .map((c, i) => c.padEnd(widths[i]!))
+    .join("  ")
+    .trimEnd();
 console.log(line(header));
 console.log(widths.map((w) => "-".repeat(w)).join("  "));
 for (const row of table) console.log(line(row));

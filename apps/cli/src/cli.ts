@@ -45,4 +45,3 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     throw error;
   }
 }
-

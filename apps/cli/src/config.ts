@@ -41,7 +41,9 @@ export const ServeConfigSchema = z.strictObject({
     .strictObject({ max_depth: z.int().min(0).optional(), batch_size: z.int().min(0).optional(), timeout_ms: z.int().min(1).optional() })
     .optional(),
   policy: z.string().min(1).optional(),
-  audit: z.strictObject({ file: z.string().min(1), key_file: z.string().min(1).optional(), include_payloads: z.boolean().optional() }).optional(),
+  audit: z
+    .strictObject({ file: z.string().min(1), key_file: z.string().min(1).optional(), include_payloads: z.boolean().optional() })
+    .optional(),
   metrics: z.string().min(1).optional(),
   log_level: z.enum(["debug", "info", "warn", "error", "silent"]).optional(),
 });
@@ -73,7 +75,13 @@ export async function loadServeConfig(file: string): Promise<ServeConfig> {
     ...(config.policy === undefined ? {} : { policy: rel(config.policy)! }),
     ...(config.audit === undefined
       ? {}
-      : { audit: { ...config.audit, file: rel(config.audit.file)!, ...(config.audit.key_file === undefined ? {} : { key_file: rel(config.audit.key_file)! }) } }),
+      : {
+          audit: {
+            ...config.audit,
+            file: rel(config.audit.file)!,
+            ...(config.audit.key_file === undefined ? {} : { key_file: rel(config.audit.key_file)! }),
+          },
+        }),
     ...(config.listen?.unix === undefined ? {} : { listen: { ...config.listen, unix: config.listen.unix.map((p) => rel(p)!) } }),
   };
 }

@@ -43,7 +43,8 @@ async function serve(args: string[], listeners: number): Promise<{ child: ChildP
       stderr += c;
       for (const line of jsonLines(stderr)) {
         if (line.msg === "listening" && typeof line.url === "string" && !urls.includes(line.url)) urls.push(line.url);
-        if (line.msg === "listening" && typeof line.path === "string" && !urls.includes(`unix:${line.path}`)) urls.push(`unix:${line.path}`);
+        if (line.msg === "listening" && typeof line.path === "string" && !urls.includes(`unix:${line.path}`))
+          urls.push(`unix:${line.path}`);
       }
       if (urls.length >= listeners) {
         clearTimeout(timer);
@@ -119,7 +120,10 @@ describe("ahp", () => {
       JSON.stringify({ event_type: "idle", payload: { idle_reason: "x" } }),
       JSON.stringify({ event_type: "pre_prompt", payload: { prompt: "hi" } }),
     ].join("\n");
-    const r = await ahp(["send", "--connect", `stdio:${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} serve --stdio`, "--file", "-"], input);
+    const r = await ahp(
+      ["send", "--connect", `stdio:${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} serve --stdio`, "--file", "-"],
+      input,
+    );
     expect(r.code).toBe(2);
     expect(jsonLines(r.stdout)).toEqual([
       { decision: "allow" },
@@ -151,7 +155,9 @@ describe("ahp", () => {
       expect(denied.stderr).not.toMatch(/k-123/);
     }
     // Credentials from the environment.
-    const env = await ahp(["send", "--connect", httpUrl, "--event-type", "pre_action", "--payload", PRE_ACTION], "", { AHP_API_KEY: "k-123" });
+    const env = await ahp(["send", "--connect", httpUrl, "--event-type", "pre_action", "--payload", PRE_ACTION], "", {
+      AHP_API_KEY: "k-123",
+    });
     expect(env.code, env.stderr).toBe(0);
     expect(h.stderr()).not.toMatch(/k-123|t 456/);
   });
@@ -161,7 +167,12 @@ describe("ahp", () => {
     const h = await serve(["--unix", path], 1);
     running.push(h.child);
     const raw = [
-      JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ahp/handshake", params: { protocol_version: "3.0", agent_info: { framework: "x", version: "1", capabilities: [] }, session_id: "s", agent_id: "a" } }),
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "ahp/handshake",
+        params: { protocol_version: "3.0", agent_info: { framework: "x", version: "1", capabilities: [] }, session_id: "s", agent_id: "a" },
+      }),
       JSON.stringify({ jsonrpc: "2.0", id: "m", method: "ahp/nope", params: {} }),
     ].join("\n");
     const r = await ahp(["send", "--connect", `unix:${path}`, "--raw", "--file", "-"], raw);
@@ -269,10 +280,21 @@ describe("ahp", () => {
     const policy = join(dir, "policy.yaml");
     await writeFile(
       policy,
-      ["version: 1", "rules:", "  - id: no-curl", "    events: pre_action", "    match: { tool: curl }", "    action: { decision: block, reason: no curl }", ""].join("\n"),
+      [
+        "version: 1",
+        "rules:",
+        "  - id: no-curl",
+        "    events: pre_action",
+        "    match: { tool: curl }",
+        "    action: { decision: block, reason: no curl }",
+        "",
+      ].join("\n"),
     );
     const cfg = join(dir, "ahp.config.yaml");
-    await writeFile(cfg, ["listen:", "  http: ['127.0.0.1:0']", "policy: ./policy.yaml", "metrics: 127.0.0.1:0", "limits: { max_depth: 3 }", ""].join("\n"));
+    await writeFile(
+      cfg,
+      ["listen:", "  http: ['127.0.0.1:0']", "policy: ./policy.yaml", "metrics: 127.0.0.1:0", "limits: { max_depth: 3 }", ""].join("\n"),
+    );
     const h = await serve(["--config", cfg], 2);
     running.push(h.child);
     const httpUrl = h.urls.find((u) => u.endsWith("/ahp"))!;
@@ -322,7 +344,11 @@ describe("ahp", () => {
     const denied = await hook("rm -rf / --no-preserve-root");
     expect(denied.code, denied.stderr).toBe(0);
     expect(JSON.parse(denied.stdout)).toMatchObject({
-      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/Recursive delete/) },
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: expect.stringMatching(/Recursive delete/),
+      },
     });
     const allowed = await hook("ls -la");
     expect(allowed.code, allowed.stderr).toBe(0);

@@ -50,17 +50,27 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   out(`${s.dim("policy: ")} built-in default policy + one demo rate limit (web_fetch: 2 per 1.5 s)`);
   out("");
   const widths = { step: 3, event: 15, detail: 44, outcome: 9 };
-  out(s.dim(`${pad("#", widths.step)} ${pad("event", widths.event)} ${pad("what", widths.detail)} ${pad("decision", widths.outcome)} reason [rule] -> agent`));
+  out(
+    s.dim(
+      `${pad("#", widths.step)} ${pad("event", widths.event)} ${pad("what", widths.detail)} ${pad("decision", widths.outcome)} reason [rule] -> agent`,
+    ),
+  );
 
   let session;
   try {
     session = await runSession(harness.transport, (e) => {
       const colour = s[OUTCOME_STYLE[e.outcome] ?? "bold"];
       const detail = e.detail.length > widths.detail ? `${e.detail.slice(0, widths.detail - 1)}…` : e.detail;
-      const why = [e.reason, e.rule === undefined ? undefined : s.dim(`[${e.rule}]`), e.enforcement === undefined ? undefined : `-> ${e.enforcement}`]
+      const why = [
+        e.reason,
+        e.rule === undefined ? undefined : s.dim(`[${e.rule}]`),
+        e.enforcement === undefined ? undefined : `-> ${e.enforcement}`,
+      ]
         .filter(Boolean)
         .join(" ");
-      out(`${pad(String(e.step), widths.step)} ${pad(e.eventType, widths.event)} ${pad(detail, widths.detail)} ${pad(colour(e.outcome), widths.outcome)} ${why}`);
+      out(
+        `${pad(String(e.step), widths.step)} ${pad(e.eventType, widths.event)} ${pad(detail, widths.detail)} ${pad(colour(e.outcome), widths.outcome)} ${why}`,
+      );
     });
   } finally {
     await harness.close();
@@ -79,13 +89,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     if (counts[kind] === undefined) continue;
     out(`  ${pad(s[OUTCOME_STYLE[kind] ?? "bold"](kind), 10)} ${String(counts[kind]).padStart(3)}`);
   }
-  out(`  ${pad("events", 10)} ${String(session.entries.length - 1).padStart(3)}  (decision p50 ${p50.toFixed(2)} ms over ${options.transport})`);
+  out(
+    `  ${pad("events", 10)} ${String(session.entries.length - 1).padStart(3)}  (decision p50 ${p50.toFixed(2)} ms over ${options.transport})`,
+  );
 
   const audit = await verifyAuditLog(harness.auditFile, key);
   out("");
   out(s.bold("Audit log"));
   out(`  file     ${harness.auditFile}`);
-  const verdict = audit.ok ? s.green(`${audit.status}: ${audit.records} records, HMAC chain verified`) : s.red(`${audit.status}: ${audit.break?.message ?? ""}`);
+  const verdict = audit.ok
+    ? s.green(`${audit.status}: ${audit.records} records, HMAC chain verified`)
+    : s.red(`${audit.status}: ${audit.break?.message ?? ""}`);
   out(`  verify   ${verdict}`);
   if (options.keep || options.dir !== undefined) out(`  kept in  ${dir}`);
   else await rm(dir, { recursive: true, force: true });

@@ -63,7 +63,12 @@ export async function startHarness(kind: TransportKind, setup: HarnessSetup): Pr
     case "unix": {
       const path = join(setup.dir, "harness.sock");
       const l = await listenUnix(server, { path });
-      return { transport: new UnixSocketClientTransport({ path }), where: `embedded, unix:${path}`, auditFile, close: closeBoth(l, harness) };
+      return {
+        transport: new UnixSocketClientTransport({ path }),
+        where: `embedded, unix:${path}`,
+        auditFile,
+        close: closeBoth(l, harness),
+      };
     }
   }
 }
@@ -83,7 +88,21 @@ async function startChild(setup: HarnessSetup, auditFile: string): Promise<Runni
   await writeFile(policyFile, `${JSON.stringify(DEMO_POLICY, null, 2)}\n`);
   await writeFile(keyFile, setup.keyHex, { mode: 0o600 });
   const cli = createRequire(import.meta.url).resolve("@ahp/cli");
-  const args = [cli, "serve", "--stdio", "--name", "ahp-demo-harness", "--policy", policyFile, "--audit", auditFile, "--audit-key-file", keyFile, "--log-level", "warn"];
+  const args = [
+    cli,
+    "serve",
+    "--stdio",
+    "--name",
+    "ahp-demo-harness",
+    "--policy",
+    policyFile,
+    "--audit",
+    auditFile,
+    "--audit-key-file",
+    keyFile,
+    "--log-level",
+    "warn",
+  ];
   const transport = new StdioClientTransport({ command: process.execPath, args, stderr: (chunk) => setup.stderr.write(chunk) });
   return {
     transport,

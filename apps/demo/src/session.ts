@@ -58,7 +58,9 @@ export async function runSession(transport: Transport, onEntry: (e: TimelineEntr
   const now = () => new Date().toISOString();
 
   const t0 = performance.now();
-  const hello = await client.connect(transport, { capabilities: ["pre_action", "post_action", "pre_prompt", "run_lifecycle", "task_list", "verification"] });
+  const hello = await client.connect(transport, {
+    capabilities: ["pre_action", "post_action", "pre_prompt", "run_lifecycle", "task_list", "verification"],
+  });
   const harness = `${hello?.harness_info.name} ${hello?.harness_info.version} (AHP ${hello?.protocol_version})`;
   record({ eventType: "handshake", detail: harness, outcome: "ok", latencyMs: performance.now() - t0 });
 
@@ -83,7 +85,12 @@ export async function runSession(transport: Transport, onEntry: (e: TimelineEntr
           record({ ...base, ...info, enforcement: "run" });
           return { run: true, payload: d.modified_payload ?? payload };
         case "modify":
-          record({ ...base, ...info, reason: reason ?? describeModification(payload, d.modified_payload), enforcement: "run with the harness's payload" });
+          record({
+            ...base,
+            ...info,
+            reason: reason ?? describeModification(payload, d.modified_payload),
+            enforcement: "run with the harness's payload",
+          });
           return { run: true, payload: d.modified_payload };
         case "block":
           record({ ...base, ...info, enforcement: "not run" });
@@ -105,9 +112,17 @@ export async function runSession(transport: Transport, onEntry: (e: TimelineEntr
   };
 
   const tool = async (toolName: string, args: Record<string, unknown>, detail: string, result?: { exit_code: number; output: string }) => {
-    const { run, payload } = await decide("pre_action", { action_type: "tool_call", tool_name: toolName, arguments: args, working_directory: ws.root }, detail);
+    const { run, payload } = await decide(
+      "pre_action",
+      { action_type: "tool_call", tool_name: toolName, arguments: args, working_directory: ws.root },
+      detail,
+    );
     if (run && result !== undefined) {
-      await notify("post_action", { ...(payload as object), result: { ...result, duration_ms: 40 } }, `${detail} -> exit ${result.exit_code}`);
+      await notify(
+        "post_action",
+        { ...(payload as object), result: { ...result, duration_ms: 40 } },
+        `${detail} -> exit ${result.exit_code}`,
+      );
     }
     return run;
   };
@@ -126,7 +141,11 @@ export async function runSession(transport: Transport, onEntry: (e: TimelineEntr
   const lifecycle = (status: string, extra: Record<string, unknown> = {}) =>
     notify("run_lifecycle", { run_id: ws.runId, session_id: client.sessionId, status, updated_at: now(), ...extra }, `run ${status}`);
 
-  await notify("session_start", { session_id: client.sessionId, model_provider: "example", model_name: "coder-1" }, "model example/coder-1");
+  await notify(
+    "session_start",
+    { session_id: client.sessionId, model_provider: "example", model_name: "coder-1" },
+    "model example/coder-1",
+  );
   await lifecycle("created", { prompt: "The parser crashes on empty input; fix it.", started_at: now() });
   await lifecycle("planning");
   await taskList(["pending", "pending", "pending"]);
@@ -142,9 +161,15 @@ export async function runSession(transport: Transport, onEntry: (e: TimelineEntr
   await lifecycle("executing");
   await taskList(["in_progress", "pending", "pending"]);
   await tool("read_file", { path: "src/parser.ts" }, "read_file src/parser.ts", { exit_code: 0, output: "export function parse(…)" });
-  await tool("bash", { command: "npm test -- parser" }, "bash: npm test -- parser", { exit_code: 1, output: "TypeError: cannot read 'kind' of undefined" });
+  await tool("bash", { command: "npm test -- parser" }, "bash: npm test -- parser", {
+    exit_code: 1,
+    output: "TypeError: cannot read 'kind' of undefined",
+  });
   await taskList(["completed", "in_progress", "pending"]);
-  await tool("edit_file", { path: "src/parser.ts", old: "tokens[0].kind", new: "tokens[0]?.kind" }, "edit_file src/parser.ts", { exit_code: 0, output: "1 edit" });
+  await tool("edit_file", { path: "src/parser.ts", old: "tokens[0].kind", new: "tokens[0]?.kind" }, "edit_file src/parser.ts", {
+    exit_code: 0,
+    output: "1 edit",
+  });
   // A hallucinated clean-up: blocked.
   await tool("bash", { command: "rm -rf / --no-preserve-root" }, "bash: rm -rf / --no-preserve-root");
   // A dependency from an unknown registry: escalated to a human.
@@ -164,7 +189,9 @@ export async function runSession(transport: Transport, onEntry: (e: TimelineEntr
       session_id: client.sessionId,
       status: "passed",
       updated_at: now(),
-      checks: [{ id: "c1", subject: "parser tests", status: "passed", command: "npm test", evidence: [{ kind: "log", summary: "42 passing" }] }],
+      checks: [
+        { id: "c1", subject: "parser tests", status: "passed", command: "npm test", evidence: [{ kind: "log", summary: "42 passing" }] },
+      ],
       residual_risks: ["The escalated dependency was not installed."],
     },
     "verification passed (1 check)",

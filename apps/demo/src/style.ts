@@ -14,7 +14,8 @@ const wrap = (open: number, close: number) => (s: string) => `\u001b[${open}m${s
 
 export function createStyle(out: NodeJS.WritableStream, env: NodeJS.ProcessEnv, force?: boolean): Style {
   const tty = (out as { isTTY?: boolean }).isTTY === true;
-  const enabled = force ?? (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0" ? true : env.NO_COLOR === undefined && tty && env.TERM !== "dumb");
+  const enabled =
+    force ?? (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0" ? true : env.NO_COLOR === undefined && tty && env.TERM !== "dumb");
   const id = (s: string) => s;
   return enabled
     ? {

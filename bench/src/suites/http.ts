@@ -54,7 +54,11 @@ async function bareServer(): Promise<{ url: string; close(): Promise<void> }> {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const m = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id?: string; method: string; params: { payload?: { arguments?: { command?: string } } } };
+      const m = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        id?: string;
+        method: string;
+        params: { payload?: { arguments?: { command?: string } } };
+      };
       if (m.id === undefined) {
         res.writeHead(204).end();
         return;
@@ -99,12 +103,16 @@ function nodePost(url: string): { post: Post; close(): Promise<void> } {
   return {
     post: (body) =>
       new Promise<string>((resolve, reject) => {
-        const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-          res.on("error", reject);
-        });
+        const req = http.request(
+          url,
+          { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (c: Buffer) => chunks.push(c));
+            res.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+            res.on("error", reject);
+          },
+        );
         req.on("error", reject);
         req.end(body);
       }),
@@ -142,7 +150,9 @@ export const suite: Suite = {
     const server = new AhpServer({
       handlers: {
         onEvent: (event) =>
-          String((event.payload as typeof payload).arguments.command).includes("rm -rf") ? { decision: "block", reason: "no" } : { decision: "allow" },
+          String((event.payload as typeof payload).arguments.command).includes("rm -rf")
+            ? { decision: "block", reason: "no" }
+            : { decision: "allow" },
         onNotification: () => undefined,
       },
     });
@@ -164,7 +174,8 @@ export const suite: Suite = {
     const oursNodeCall = () => oursNode.send("pre_action", payload);
 
     // Warm every path once (JIT, sockets) before the timed rounds.
-    for (const op of [floorCall, nodeCall, fetchCall, oursCall, oursNodeCall, serverOnlyCall, clientOnlyCall]) for (let i = 0; i < (quick ? 50 : 1000); i++) await op();
+    for (const op of [floorCall, nodeCall, fetchCall, oursCall, oursNodeCall, serverOnlyCall, clientOnlyCall])
+      for (let i = 0; i < (quick ? 50 : 1000); i++) await op();
 
     const sequential = await interleaved(
       {
@@ -228,7 +239,13 @@ export const suite: Suite = {
         ratio: latencyRatio(s.oursNode, s.floor),
         note: "ratio = p50 / floor p50",
       },
-      { suite: name, case: 'same with client: "node", pipelined 64', measurement: p.oursNode, floor: p.floor, ratio: throughputRatio(p.oursNode, p.floor) },
+      {
+        suite: name,
+        case: 'same with client: "node", pipelined 64',
+        measurement: p.oursNode,
+        floor: p.floor,
+        ratio: throughputRatio(p.oursNode, p.floor),
+      },
       {
         suite: name,
         case: "client choice: bare node:http keep-alive Agent, sequential",
@@ -237,7 +254,14 @@ export const suite: Suite = {
         ratio: throughputRatio(s.node, s.floor),
         note: "ratio = req/s vs bare undici",
       },
-      { suite: name, case: "client choice: bare node:http Agent, pipelined 64", measurement: p.node, floor: p.floor, ratio: throughputRatio(p.node, p.floor), note: "ratio = req/s vs bare undici" },
+      {
+        suite: name,
+        case: "client choice: bare node:http Agent, pipelined 64",
+        measurement: p.node,
+        floor: p.floor,
+        ratio: throughputRatio(p.node, p.floor),
+        note: "ratio = req/s vs bare undici",
+      },
       {
         suite: name,
         case: "client choice: built-in fetch, sequential (reference)",
@@ -246,7 +270,14 @@ export const suite: Suite = {
         ratio: throughputRatio(s.fetch, s.floor),
         note: "ratio = req/s vs bare undici",
       },
-      { suite: name, case: "client choice: built-in fetch, pipelined 64 (reference)", measurement: p.fetch, floor: p.floor, ratio: throughputRatio(p.fetch, p.floor), note: "ratio = req/s vs bare undici" },
+      {
+        suite: name,
+        case: "client choice: built-in fetch, pipelined 64 (reference)",
+        measurement: p.fetch,
+        floor: p.floor,
+        ratio: throughputRatio(p.fetch, p.floor),
+        note: "ratio = req/s vs bare undici",
+      },
     ];
     return rows;
   },

@@ -169,7 +169,11 @@ export const suite: Suite = {
           ratio: oursInFlight / floorInFlight,
           note: "ratio = bytes / floor bytes (lower is better); both sides of the connection",
         },
-        { suite: "memory", case: `raw floor: heap left after ${total} requests`, measurement: { ...floorLeft.run, heapBytesPerOp: floorLeft.bytesPerOp } },
+        {
+          suite: "memory",
+          case: `raw floor: heap left after ${total} requests`,
+          measurement: { ...floorLeft.run, heapBytesPerOp: floorLeft.bytesPerOp },
+        },
         {
           suite: "memory",
           case: `AhpClient->memory->AhpServer: heap left after ${total} requests`,

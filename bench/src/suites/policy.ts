@@ -61,7 +61,8 @@ const MIX: AhpEvent[] = [
 function floorDecide(e: AhpEvent): unknown {
   if (e.event_type === "pre_prompt") {
     const text = (e.payload as { prompt: string }).prompt;
-    if (/gh[pousr]_[A-Za-z0-9]{36}|AKIA[A-Z0-9]{16}/.test(text)) return { decision: "modify", modified_payload: { ...(e.payload as object), prompt: "[REDACTED]" } };
+    if (/gh[pousr]_[A-Za-z0-9]{36}|AKIA[A-Z0-9]{16}/.test(text))
+      return { decision: "modify", modified_payload: { ...(e.payload as object), prompt: "[REDACTED]" } };
     return { decision: "allow" };
   }
   if (e.event_type !== "pre_action") return { decision: "allow" };
@@ -76,7 +77,8 @@ function floorDecide(e: AhpEvent): unknown {
   }
   const path = p.arguments.path;
   if ((p.tool === "write_file" || p.tool === "edit_file") && path !== undefined) {
-    if ((path.startsWith("/") && !path.startsWith(`${p.working_directory}/`)) || path.includes("..")) return { decision: "block", reason: "outside" };
+    if ((path.startsWith("/") && !path.startsWith(`${p.working_directory}/`)) || path.includes(".."))
+      return { decision: "block", reason: "outside" };
   }
   return { decision: "allow" };
 }

@@ -10,7 +10,15 @@ import { AhpClient } from "@ahp/core";
 import { StdioClientTransport } from "@ahp/transport-stdio";
 import { StreamMessageReader, StreamMessageWriter, createMessageConnection } from "vscode-jsonrpc/node";
 import type { Suite } from "../harness.js";
-import { RawNdjsonClient, contenderRows, interleavedRounds, measureContender, payload, rawEvent, type ContenderResult } from "../ndjson-bench.js";
+import {
+  RawNdjsonClient,
+  contenderRows,
+  interleavedRounds,
+  measureContender,
+  payload,
+  rawEvent,
+  type ContenderResult,
+} from "../ndjson-bench.js";
 
 const peer = (name: string) => fileURLToPath(new URL(`../peers/${name}`, import.meta.url));
 

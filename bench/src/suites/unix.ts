@@ -13,7 +13,15 @@ import { fileURLToPath } from "node:url";
 import { AhpClient } from "@ahp/core";
 import { UnixSocketClientTransport } from "@ahp/transport-unix";
 import type { Suite } from "../harness.js";
-import { RawNdjsonClient, contenderRows, interleavedRounds, measureContender, payload, rawEvent, type ContenderResult } from "../ndjson-bench.js";
+import {
+  RawNdjsonClient,
+  contenderRows,
+  interleavedRounds,
+  measureContender,
+  payload,
+  rawEvent,
+  type ContenderResult,
+} from "../ndjson-bench.js";
 
 const peer = (name: string) => fileURLToPath(new URL(`../peers/${name}`, import.meta.url));
 

@@ -22,7 +22,14 @@ import {
 
 const payload = { action_type: "tool_call", tool_name: "bash", arguments: { command: "npm test", cwd: "/workspace" } };
 
-const event = (type: string, p: unknown) => ({ event_type: type, session_id: "s", agent_id: "a", timestamp: new Date().toISOString(), depth: 0, payload: p });
+const event = (type: string, p: unknown) => ({
+  event_type: type,
+  session_id: "s",
+  agent_id: "a",
+  timestamp: new Date().toISOString(),
+  depth: 0,
+  payload: p,
+});
 
 /** What the bare server answers a handshake with (so that AhpClient can talk to it). */
 const HANDSHAKE_RESULT = { protocol_version: "2.4", harness_info: { name: "bare", version: "0", capabilities: [] }, config: {} };
@@ -118,7 +125,9 @@ export const suite: Suite = {
     const server = new AhpServer({
       handlers: {
         onEvent: (e) =>
-          String((e.payload as typeof payload).arguments.command).includes("rm -rf") ? { decision: "block", reason: "no" } : { decision: "allow" },
+          String((e.payload as typeof payload).arguments.command).includes("rm -rf")
+            ? { decision: "block", reason: "no" }
+            : { decision: "allow" },
         onNotification: () => void handledNotifications++,
       },
     });
@@ -132,7 +141,8 @@ export const suite: Suite = {
     const clientOnlyCall = () => clientOnly.send("pre_action", payload);
     const serverOnly = await bareClient(listener.url);
 
-    for (const op of [floorClient.call, oursCall, clientOnlyCall, serverOnly.call]) for (let i = 0; i < (quick ? 50 : 2000); i++) await op();
+    for (const op of [floorClient.call, oursCall, clientOnlyCall, serverOnly.call])
+      for (let i = 0; i < (quick ? 50 : 2000); i++) await op();
 
     const sequential = await interleaved(
       {
@@ -149,7 +159,12 @@ export const suite: Suite = {
         floor: () => measurePipelined(floorClient.call, pip),
         ours: () => measurePipelined(oursCall, pip),
         floorNote: () => measureNotifications(floorClient.notify, bare.notifications, notes),
-        oursNote: () => measureNotifications(() => ours.send("post_action", {}), () => handledNotifications, notes),
+        oursNote: () =>
+          measureNotifications(
+            () => ours.send("post_action", {}),
+            () => handledNotifications,
+            notes,
+          ),
       },
       rounds,
       medianMeasurement,

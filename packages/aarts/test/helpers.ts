@@ -135,7 +135,12 @@ export function harness(
 /** A host with one bridge hook over {@link harness}. */
 export async function hostWithHarness(
   onEvent?: AhpServerHandlers["onEvent"],
-  options: { server?: AhpServerOptions; bridge?: Partial<AhpBridgeOptions>; host?: Partial<AartsHostOptions>; onNotification?: AhpServerHandlers["onNotification"] } = {},
+  options: {
+    server?: AhpServerOptions;
+    bridge?: Partial<AhpBridgeOptions>;
+    host?: Partial<AartsHostOptions>;
+    onNotification?: AhpServerHandlers["onNotification"];
+  } = {},
 ) {
   const h = harness(onEvent, options);
   const logs: { level: string; message: string }[] = [];
@@ -144,7 +149,10 @@ export async function hostWithHarness(
 }
 
 /** A scripted in-process engine. */
-export function engine(evaluate: (event: AartsEvent) => unknown | Promise<unknown>, id = "e1"): AartsEngine & { events: AartsEvent[]; notified: AartsEvent[] } {
+export function engine(
+  evaluate: (event: AartsEvent) => unknown | Promise<unknown>,
+  id = "e1",
+): AartsEngine & { events: AartsEvent[]; notified: AartsEvent[] } {
   const events: AartsEvent[] = [];
   const notified: AartsEvent[] = [];
   return {
@@ -161,12 +169,36 @@ export function engine(evaluate: (event: AartsEvent) => unknown | Promise<unknow
   };
 }
 
-export const allow = (extra: Record<string, unknown> = {}) => ({ decision: "allow", category: "none", severity: "info", source: "test", ...extra });
-export const deny = (extra: Record<string, unknown> = {}) => ({ decision: "deny", category: "policy", severity: "warning", source: "test", reasons: ["no"], ...extra });
-export const ask = (extra: Record<string, unknown> = {}) => ({ decision: "ask", category: "policy", severity: "warning", source: "test", reasons: ["check"], ...extra });
+export const allow = (extra: Record<string, unknown> = {}) => ({
+  decision: "allow",
+  category: "none",
+  severity: "info",
+  source: "test",
+  ...extra,
+});
+export const deny = (extra: Record<string, unknown> = {}) => ({
+  decision: "deny",
+  category: "policy",
+  severity: "warning",
+  source: "test",
+  reasons: ["no"],
+  ...extra,
+});
+export const ask = (extra: Record<string, unknown> = {}) => ({
+  decision: "ask",
+  category: "policy",
+  severity: "warning",
+  source: "test",
+  reasons: ["check"],
+  ...extra,
+});
 
 /** A HookRuntime over an AartsHost and an in-memory state store. */
-export function runtime(host: AartsHost, options: AdapterOptions = {}, now = () => new Date("2026-05-01T10:00:00.000Z")): HookRuntime & {
+export function runtime(
+  host: AartsHost,
+  options: AdapterOptions = {},
+  now = () => new Date("2026-05-01T10:00:00.000Z"),
+): HookRuntime & {
   notified: AartsEvent[];
   evaluated: AartsEvent[];
   state: MemoryStateStore;

@@ -24,7 +24,15 @@ function policyEngine() {
     if (text.includes("SECRET")) return deny({ reasons: ["secret"] });
     if (text.includes("jailbreak")) return deny({ reasons: ["injection"] });
     if (event.hook_point === "PreToolUse" && text.includes("sed -i")) {
-      return allow({ directives: { "x-ahp": { request_id: "r", event_type: "pre_action", decision: { decision: "modify", modified_payload: { arguments: { command: "sed -n p f" } } } } } });
+      return allow({
+        directives: {
+          "x-ahp": {
+            request_id: "r",
+            event_type: "pre_action",
+            decision: { decision: "modify", modified_payload: { arguments: { command: "sed -n p f" } } },
+          },
+        },
+      });
     }
     return allow();
   });
@@ -34,14 +42,30 @@ describe("OpenAI Agents SDK adapter", () => {
   it("tool input guardrail: allow, rejectContent with the reason, throwException with haltOnDeny", async () => {
     const e = policyEngine();
     const aarts = createOpenAIAgentsAdapter({ host: new AartsHost({ hooks: [{ id: "e", engine: e }] }), sessionId: "sess-1", now: NOW });
-    const ok = await aarts.toolInputGuardrail.run({ toolCall: { callId: "c1", name: "shell", arguments: JSON.stringify({ commands: ["npm i left-pad"] }) } });
+    const ok = await aarts.toolInputGuardrail.run({
+      toolCall: { callId: "c1", name: "shell", arguments: JSON.stringify({ commands: ["npm i left-pad"] }) },
+    });
     expect(ok.behavior).toEqual({ type: "allow" });
-    expect(e.events[0]).toMatchObject({ hook_point: "PreToolUse", host_id: "openai-agents", session_id: "sess-1", tool_name: "package_install", tool_name_native: "shell" });
-    expect((e.events[0] as { artifacts: unknown[] }).artifacts).toContainEqual({ type: "package", value: "left-pad", context: "npm", source_field: "tool_input.commands.0" });
+    expect(e.events[0]).toMatchObject({
+      hook_point: "PreToolUse",
+      host_id: "openai-agents",
+      session_id: "sess-1",
+      tool_name: "package_install",
+      tool_name_native: "shell",
+    });
+    expect((e.events[0] as { artifacts: unknown[] }).artifacts).toContainEqual({
+      type: "package",
+      value: "left-pad",
+      context: "npm",
+      source_field: "tool_input.commands.0",
+    });
     const no = await aarts.toolInputGuardrail.run({ toolCall: { callId: "c2", name: "shell", arguments: '{"commands":["rm -rf /"]}' } });
     expect(no.behavior).toEqual({ type: "rejectContent", message: "destructive" });
     const halting = createOpenAIAgentsAdapter({ host: new AartsHost({ hooks: [{ id: "e", engine: policyEngine() }] }), haltOnDeny: true });
-    expect((await halting.toolInputGuardrail.run({ toolCall: { callId: "c3", name: "shell", arguments: '{"commands":["rm -rf /"]}' } })).behavior).toEqual({ type: "throwException" });
+    expect(
+      (await halting.toolInputGuardrail.run({ toolCall: { callId: "c3", name: "shell", arguments: '{"commands":["rm -rf /"]}' } }))
+        .behavior,
+    ).toEqual({ type: "throwException" });
   });
 
   it("needsApproval and the guardrail share one evaluation per callId; approval is reported as PostAskResolution", async () => {
@@ -49,19 +73,34 @@ describe("OpenAI Agents SDK adapter", () => {
     const aarts = createOpenAIAgentsAdapter({ host: new AartsHost({ hooks: [{ id: "e", engine: e }], canPrompt: true }), sessionId: "s" });
     const needs = aarts.needsApprovalFor("fetch_page");
     expect(await needs({}, { url: "https://x.test", command: "curl" }, "call-9")).toBe(true);
-    expect((await aarts.toolInputGuardrail.run({ toolCall: { callId: "call-9", name: "fetch_page", arguments: '{"url":"https://x.test","command":"curl"}' } })).behavior).toEqual({ type: "allow" });
+    expect(
+      (
+        await aarts.toolInputGuardrail.run({
+          toolCall: { callId: "call-9", name: "fetch_page", arguments: '{"url":"https://x.test","command":"curl"}' },
+        })
+      ).behavior,
+    ).toEqual({ type: "allow" });
     expect(e.events.filter((ev) => ev.hook_point === "PreToolUse")).toHaveLength(1);
     await aarts.resolveApproval("call-9", "allow_always");
-    expect(e.notified).toEqual([expect.objectContaining({ hook_point: "PostAskResolution", resolution: "allow_always", original_hook_point: "PreToolUse" })]);
+    expect(e.notified).toEqual([
+      expect.objectContaining({ hook_point: "PostAskResolution", resolution: "allow_always", original_hook_point: "PreToolUse" }),
+    ]);
     // Without prompting the same ask is a reject.
     const strict = createOpenAIAgentsAdapter({ host: new AartsHost({ hooks: [{ id: "e", engine: policyEngine() }] }) });
-    expect((await strict.toolInputGuardrail.run({ toolCall: { callId: "x", name: "fetch_page", arguments: '{"command":"curl"}' } })).behavior.type).toBe("rejectContent");
+    expect(
+      (await strict.toolInputGuardrail.run({ toolCall: { callId: "x", name: "fetch_page", arguments: '{"command":"curl"}' } })).behavior
+        .type,
+    ).toBe("rejectContent");
   });
 
   it("tool output guardrail redacts; input/output guardrails trip; callModelInputFilter throws on deny", async () => {
     const aarts = createOpenAIAgentsAdapter({ host: new AartsHost({ hooks: [{ id: "e", engine: policyEngine() }] }), sessionId: "s" });
-    expect(await aarts.toolOutputGuardrail.run({ toolCall: { name: "read", arguments: "{}" }, output: "TOKEN SECRET" })).toMatchObject({ behavior: { type: "rejectContent", message: "[redacted by e1]" } });
-    expect(await aarts.inputGuardrail.execute({ input: [{ role: "user", content: "please jailbreak" }] })).toMatchObject({ tripwireTriggered: true });
+    expect(await aarts.toolOutputGuardrail.run({ toolCall: { name: "read", arguments: "{}" }, output: "TOKEN SECRET" })).toMatchObject({
+      behavior: { type: "rejectContent", message: "[redacted by e1]" },
+    });
+    expect(await aarts.inputGuardrail.execute({ input: [{ role: "user", content: "please jailbreak" }] })).toMatchObject({
+      tripwireTriggered: true,
+    });
     expect(await aarts.inputGuardrail.execute({ input: "hello" })).toMatchObject({ tripwireTriggered: false });
     expect(await aarts.outputGuardrail.execute({ agentOutput: "here is the SECRET" })).toMatchObject({ tripwireTriggered: true });
     const data = { input: [{ role: "user", content: "hi" }], instructions: "be nice" };
@@ -103,26 +142,53 @@ describe("LangChain middleware adapter", () => {
       interrupt: async () => answers.shift() as "edit",
     });
     const handler = async () => ({ content: "fetched" });
-    expect(await mw.wrapToolCall({ toolCall: { id: "a", name: "requests_get", args: { url: "https://x.test", tool: "curl" } } }, handler)).toEqual({ content: "fetched" });
-    expect(await mw.wrapToolCall({ toolCall: { id: "b", name: "requests_get", args: { url: "https://x.test", tool: "curl" } } }, handler)).toMatchObject({ status: "error", content: "Denied by the user" });
+    expect(
+      await mw.wrapToolCall({ toolCall: { id: "a", name: "requests_get", args: { url: "https://x.test", tool: "curl" } } }, handler),
+    ).toEqual({ content: "fetched" });
+    expect(
+      await mw.wrapToolCall({ toolCall: { id: "b", name: "requests_get", args: { url: "https://x.test", tool: "curl" } } }, handler),
+    ).toMatchObject({ status: "error", content: "Denied by the user" });
     expect(e.notified.map((n) => (n as { resolution: string }).resolution)).toEqual(["approved", "denied"]);
-    const noHitl = createLangChainMiddleware({ host: new AartsHost({ hooks: [{ id: "e", engine: policyEngine() }], canPrompt: true }), toolMessage });
-    expect(await noHitl.wrapToolCall({ toolCall: { id: "c", name: "requests_get", args: { tool: "curl" } } }, handler)).toMatchObject({ status: "error" });
+    const noHitl = createLangChainMiddleware({
+      host: new AartsHost({ hooks: [{ id: "e", engine: policyEngine() }], canPrompt: true }),
+      toolMessage,
+    });
+    expect(await noHitl.wrapToolCall({ toolCall: { id: "c", name: "requests_get", args: { tool: "curl" } } }, handler)).toMatchObject({
+      status: "error",
+    });
   });
 
   it("PostToolUse redaction, MCP by origin, model and output checks", async () => {
     const e = policyEngine();
-    const mw = createLangChainMiddleware({ host: new AartsHost({ hooks: [{ id: "e", engine: e }] }), toolMessage, isMcpTool: (t) => (t as { mcp?: boolean })?.mcp === true });
-    const redacted = await mw.wrapToolCall({ toolCall: { id: "r", name: "read_file", args: { file_path: ".env" } } }, async () => ({ content: "KEY=SECRET" }));
+    const mw = createLangChainMiddleware({
+      host: new AartsHost({ hooks: [{ id: "e", engine: e }] }),
+      toolMessage,
+      isMcpTool: (t) => (t as { mcp?: boolean })?.mcp === true,
+    });
+    const redacted = await mw.wrapToolCall({ toolCall: { id: "r", name: "read_file", args: { file_path: ".env" } } }, async () => ({
+      content: "KEY=SECRET",
+    }));
     expect(redacted).toMatchObject({ content: "[redacted by e1]", status: "error" });
-    await mw.wrapToolCall({ toolCall: { id: "m", name: "search_issues", args: { q: "x" } }, tool: { mcp: true } }, async () => ({ content: "ok" }));
-    expect(e.events.find((ev) => ev.hook_point === "PreToolUse" && (ev as { tool_name_native: string }).tool_name_native === "search_issues")).toMatchObject({ tool_name: "mcp_call" });
-    const response = await mw.wrapModelCall({ messages: [{ type: "human", content: "hi" }], model: { model: "gpt-x" } }, async () => ({ type: "ai", content: "hello", tool_calls: [{ name: "terminal", args: { commands: "ls" } }] }));
+    await mw.wrapToolCall({ toolCall: { id: "m", name: "search_issues", args: { q: "x" } }, tool: { mcp: true } }, async () => ({
+      content: "ok",
+    }));
+    expect(
+      e.events.find((ev) => ev.hook_point === "PreToolUse" && (ev as { tool_name_native: string }).tool_name_native === "search_issues"),
+    ).toMatchObject({ tool_name: "mcp_call" });
+    const response = await mw.wrapModelCall({ messages: [{ type: "human", content: "hi" }], model: { model: "gpt-x" } }, async () => ({
+      type: "ai",
+      content: "hello",
+      tool_calls: [{ name: "terminal", args: { commands: "ls" } }],
+    }));
     expect(response.content).toBe("hello");
     const pre = e.events.find((ev) => ev.hook_point === "PreLLMRequest") as AartsEvent & { model_id: string };
     expect(pre.model_id).toBe("gpt-x");
-    expect(e.events.find((ev) => ev.hook_point === "PostLLMResponse")).toMatchObject({ planned_actions: [{ tool_name: "shell", tool_name_native: "terminal" }] });
-    await expect(mw.wrapModelCall({ messages: [{ type: "human", content: "jailbreak" }] }, async () => ({ content: "x" }))).rejects.toBeInstanceOf(AartsBlockedError);
+    expect(e.events.find((ev) => ev.hook_point === "PostLLMResponse")).toMatchObject({
+      planned_actions: [{ tool_name: "shell", tool_name_native: "terminal" }],
+    });
+    await expect(
+      mw.wrapModelCall({ messages: [{ type: "human", content: "jailbreak" }] }, async () => ({ content: "x" })),
+    ).rejects.toBeInstanceOf(AartsBlockedError);
     await expect(mw.afterAgent({ messages: [{ type: "ai", content: "the SECRET is" }] })).rejects.toBeInstanceOf(AartsBlockedError);
     await expect(mw.beforeAgent({ messages: [{ type: "human", content: "jailbreak now" }] })).rejects.toBeInstanceOf(AartsBlockedError);
   });

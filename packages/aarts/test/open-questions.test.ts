@@ -30,7 +30,15 @@ const ctx = { hookPoint: "PreToolUse" as const, requestId: "r", eventType: "pre_
 
 describe("open questions", () => {
   it("Q1 the engine side accepts majors 0 and 1 (configurable); hosts send 0; the envelope version is only checked non-empty", async () => {
-    for (const [version, compatible] of [["0", true], ["0.1", true], ["1", true], ["1.0", true], ["2", false], ["", false], ["v1", false]] as const) {
+    for (const [version, compatible] of [
+      ["0", true],
+      ["0.1", true],
+      ["1", true],
+      ["1.0", true],
+      ["2", false],
+      ["", false],
+      ["v1", false],
+    ] as const) {
       const h = harness();
       expect((await h.bridge.versionCheck({ aarts_version: version })).compatible, version).toBe(compatible);
       await h.close();
@@ -39,7 +47,10 @@ describe("open questions", () => {
     expect((await only1.bridge.versionCheck({ aarts_version: "0" })).compatible).toBe(false);
     await only1.close();
     const seen: string[] = [];
-    const e: AartsEngine = { ...engine(() => allow()), versionCheck: async (r) => (seen.push(r.aarts_version), { compatible: true, engine_id: "e" }) };
+    const e: AartsEngine = {
+      ...engine(() => allow()),
+      versionCheck: async (r) => (seen.push(r.aarts_version), { compatible: true, engine_id: "e" }),
+    };
     await new AartsHost({ hooks: [{ id: "e", engine: e }] }).activate();
     await new AartsHost({ hooks: [{ id: "e", engine: e }], versionCheckMajor: "1" }).activate();
     expect(seen).toEqual(["0", "1"]);
@@ -71,14 +82,30 @@ describe("open questions", () => {
     await bridge.connect(harnessSide);
     const answer = new Promise<Record<string, unknown>>((resolve) => (agentSide.onmessage = (m) => resolve(m as Record<string, unknown>)));
     await agentSide.start();
-    await agentSide.send({ jsonrpc: "2.0", id: "h", method: "ahp/handshake", params: { protocol_version: "2.4", agent_info: { framework: "a", version: "1", capabilities: [] }, session_id: "s", agent_id: "a" } });
+    await agentSide.send({
+      jsonrpc: "2.0",
+      id: "h",
+      method: "ahp/handshake",
+      params: { protocol_version: "2.4", agent_info: { framework: "a", version: "1", capabilities: [] }, session_id: "s", agent_id: "a" },
+    });
     await answer;
     const batch = new Promise<Record<string, unknown>>((resolve) => (agentSide.onmessage = (m) => resolve(m as Record<string, unknown>)));
     await agentSide.send({
       jsonrpc: "2.0",
       id: "b",
       method: "ahp/batch",
-      params: { events: [{ event_type: "pre_action", session_id: "s", agent_id: "a", timestamp: "t", depth: 0, payload: { tool_name: "bash", arguments: { command: "ls" } } }] },
+      params: {
+        events: [
+          {
+            event_type: "pre_action",
+            session_id: "s",
+            agent_id: "a",
+            timestamp: "t",
+            depth: 0,
+            payload: { tool_name: "bash", arguments: { command: "ls" } },
+          },
+        ],
+      },
     });
     const decisions = ((await batch).result as { decisions: { metadata?: Record<string, unknown> }[] }).decisions;
     expect(decisions[0]).toMatchObject({ decision: "block", metadata: { handler_error: true } });
@@ -89,8 +116,18 @@ describe("open questions", () => {
   it("Q4 deny salvage is on by default (host, bridge, reverse bridge) and can be switched off", async () => {
     const malformed = { decision: "deny", reasons: ["nope"] }; // no category/severity/source
     const salvaging = new AartsHost({ hooks: [{ id: "e", engine: engine(() => malformed) }], failurePolicy: "fail-open" });
-    expect((await salvaging.evaluate(preToolUse())).verdict).toEqual({ decision: "deny", category: "policy", severity: "warning", source: "e1", reasons: ["nope"] });
-    const strict = new AartsHost({ hooks: [{ id: "e", engine: engine(() => malformed) }], failurePolicy: "fail-open", salvageMalformedDeny: false });
+    expect((await salvaging.evaluate(preToolUse())).verdict).toEqual({
+      decision: "deny",
+      category: "policy",
+      severity: "warning",
+      source: "e1",
+      reasons: ["nope"],
+    });
+    const strict = new AartsHost({
+      hooks: [{ id: "e", engine: engine(() => malformed) }],
+      failurePolicy: "fail-open",
+      salvageMalformedDeny: false,
+    });
     expect((await strict.evaluate(preToolUse())).verdict).toMatchObject({ decision: "allow", category: "engine_failure" });
     const notADeny = new AartsHost({ hooks: [{ id: "e", engine: engine(() => ({ decision: "allow" })) }], failurePolicy: "fail-open" });
     expect((await notADeny.evaluate(preToolUse())).verdict.category).toBe("engine_failure");
@@ -100,13 +137,21 @@ describe("open questions", () => {
     const command = "npm install x && rm -rf build";
     expect(parseInstalls(command).isInstall).toBe(true);
     expect(canonicalize("claude-code", "Bash", { command }).tool_name).toBe("package_install");
-    expect(extractArtifacts("package_install", { command })[0]).toEqual({ type: "command", value: command, source_field: "tool_input.command" });
+    expect(extractArtifacts("package_install", { command })[0]).toEqual({
+      type: "command",
+      value: command,
+      source_field: "tool_input.command",
+    });
   });
 
   it("Q6 allow is {} on Claude Code (host prompts still apply) and an explicit permission on Cursor", () => {
     const verdict = allow() as Verdict;
-    expect(out(renderClaudeCode({ verdict, enforced: "allow", hookPoint: "PreToolUse" }, { nativeEvent: "PreToolUse", engineId: "e" }))).toEqual({});
-    expect(out(renderCursor({ verdict, enforced: "allow", hookPoint: "PreToolUse" }, { nativeEvent: "beforeShellExecution", engineId: "e" }))).toEqual({ permission: "allow" });
+    expect(
+      out(renderClaudeCode({ verdict, enforced: "allow", hookPoint: "PreToolUse" }, { nativeEvent: "PreToolUse", engineId: "e" })),
+    ).toEqual({});
+    expect(
+      out(renderCursor({ verdict, enforced: "allow", hookPoint: "PreToolUse" }, { nativeEvent: "beforeShellExecution", engineId: "e" })),
+    ).toEqual({ permission: "allow" });
   });
 
   it("Q7 Copilot CLI without a session id: a synthetic id from cwd + first sessionStart, kept until sessionEnd", async () => {
@@ -117,7 +162,11 @@ describe("open questions", () => {
     const expected = syntheticSessionId("/w", 1714557600000);
     expect(expected).toMatch(/^copilot-cli:[0-9a-f]{64}$/);
     expect(e.events.map((ev) => ev.session_id)).toEqual([expected, expected]);
-    await runCopilotCliHook({ timestamp: 1714557602000, cwd: "/w", sessionId: "real-1", toolName: "view", toolArgs: "{}" }, rt, "preToolUse");
+    await runCopilotCliHook(
+      { timestamp: 1714557602000, cwd: "/w", sessionId: "real-1", toolName: "view", toolArgs: "{}" },
+      rt,
+      "preToolUse",
+    );
     expect(e.events.at(-1)!.session_id).toBe("real-1");
     await runCopilotCliHook({ timestamp: 1714557603000, cwd: "/w", reason: "complete" }, rt, "sessionEnd");
     await runCopilotCliHook({ timestamp: 1714557609000, cwd: "/w", toolName: "view", toolArgs: "{}" }, rt, "preToolUse");
@@ -135,11 +184,21 @@ describe("open questions", () => {
   it("Q9 PostAskResolution carries the merged verdict that was shown, to every engine", async () => {
     const a = engine(() => ask({ reasons: ["a"] }), "ea");
     const b = engine(() => ask({ reasons: ["b"], severity: "critical" }), "eb");
-    const host = new AartsHost({ hooks: [{ id: "ha", engine: a }, { id: "hb", engine: b }], mergePolicy: "strict", canPrompt: true });
+    const host = new AartsHost({
+      hooks: [
+        { id: "ha", engine: a },
+        { id: "hb", engine: b },
+      ],
+      mergePolicy: "strict",
+      canPrompt: true,
+    });
     const d = await host.evaluate(preToolUse());
     expect(d.verdict).toMatchObject({ decision: "ask", severity: "critical", reasons: ["[ha] a", "[hb] b"] });
     await host.resolveAsk(d, "deny_always");
-    for (const e of [a, b]) expect(e.notified).toEqual([expect.objectContaining({ hook_point: "PostAskResolution", original_verdict: d.verdict, resolution: "deny_always" })]);
+    for (const e of [a, b])
+      expect(e.notified).toEqual([
+        expect.objectContaining({ hook_point: "PostAskResolution", original_verdict: d.verdict, resolution: "deny_always" }),
+      ]);
   });
 
   it("Q10 the default merge is permissive (as AARTS says); strict lets one engine's deny win", async () => {
@@ -148,7 +207,10 @@ describe("open questions", () => {
       { id: "security", engine: engine(() => deny({ reasons: ["malware"] }), "security") },
     ];
     expect((await new AartsHost({ hooks }).evaluate(preToolUse())).verdict.decision).toBe("allow");
-    expect((await new AartsHost({ hooks, mergePolicy: "strict" }).evaluate(preToolUse())).verdict).toMatchObject({ decision: "deny", reasons: ["[security] malware"] });
+    expect((await new AartsHost({ hooks, mergePolicy: "strict" }).evaluate(preToolUse())).verdict).toMatchObject({
+      decision: "deny",
+      reasons: ["[security] malware"],
+    });
   });
 
   it("Q11 nothing depends on Appendix A: categories are open strings; bridge defaults are none / policy / rate_limit", () => {

@@ -25,11 +25,15 @@ import {
 } from "@ahp/aarts";
 
 const corpus = new URL("../../../schemas/examples/aarts/", import.meta.url);
-const templates = HOOK_POINTS.map((h) => JSON.parse(readFileSync(new URL(`${h}Event/valid/full.json`, corpus), "utf8")) as Record<string, unknown>);
+const templates = HOOK_POINTS.map(
+  (h) => JSON.parse(readFileSync(new URL(`${h}Event/valid/full.json`, corpus), "utf8")) as Record<string, unknown>,
+);
 const json = (v: unknown) => JSON.parse(JSON.stringify(v)) as unknown;
 
 const hostId = fc.stringMatching(/^[a-z0-9]{1,8}(-[a-z0-9]{1,8}){0,2}$/);
-const timestamp = fc.date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString());
+const timestamp = fc
+  .date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true })
+  .map((d) => d.toISOString());
 const text = fc.string({ maxLength: 40 });
 const jsonObject = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
 const stringOrObject = fc.oneof(text, jsonObject);
@@ -90,7 +94,13 @@ const verdictArb = (withDirectives = true): fc.Arbitrary<Verdict> =>
       return out as Verdict;
     });
 
-const ctx = { hookPoint: "PreToolUse" as const, requestId: "r", eventType: "pre_action", harnessName: "h", hostModifiable: ["PreToolUse" as const] };
+const ctx = {
+  hookPoint: "PreToolUse" as const,
+  requestId: "r",
+  eventType: "pre_action",
+  harnessName: "h",
+  hostModifiable: ["PreToolUse" as const],
+};
 const safeMetadata = fc.dictionary(fc.constantFrom("policy", "trace", "rules", "note"), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
 const reason = fc.string({ maxLength: 30 });
 const ahpDecision = fc.oneof(
@@ -181,7 +191,11 @@ describe("merge laws", () => {
   const rank = { allow: 0, ask: 1, deny: 2 } as const;
   const results = fc.array(
     fc.oneof(
-      fc.constantFrom("allow", "ask", "deny").map((d): HookResult => ({ hookId: "h", ok: true, verdict: { decision: d, category: "c", severity: "info", source: "s" } as Verdict })),
+      fc
+        .constantFrom("allow", "ask", "deny")
+        .map(
+          (d): HookResult => ({ hookId: "h", ok: true, verdict: { decision: d, category: "c", severity: "info", source: "s" } as Verdict }),
+        ),
       fc.constant<HookResult>({ hookId: "f", ok: false, failure: Object.assign(new Error("x"), { failureCause: "timeout" }) as never }),
     ),
     { minLength: 1, maxLength: 6 },
@@ -221,8 +235,22 @@ describe("shell parser", () => {
     fc.assert(
       fc.property(
         pkgName,
-        fc.constantFrom((p: string) => p, (p: string) => `'${p}'`, (p: string) => `"${p}"`),
-        fc.constantFrom(["npm install", "npm"], ["pnpm add", "npm"], ["yarn add", "npm"], ["bun add", "npm"], ["pip install", "pypi"], ["cargo install", "cargo"], ["gem install", "gem"], ["apk add", "apk"], ["brew install", "brew"]),
+        fc.constantFrom(
+          (p: string) => p,
+          (p: string) => `'${p}'`,
+          (p: string) => `"${p}"`,
+        ),
+        fc.constantFrom(
+          ["npm install", "npm"],
+          ["pnpm add", "npm"],
+          ["yarn add", "npm"],
+          ["bun add", "npm"],
+          ["pip install", "pypi"],
+          ["cargo install", "cargo"],
+          ["gem install", "gem"],
+          ["apk add", "apk"],
+          ["brew install", "brew"],
+        ),
         fc.constantFrom("", "sudo ", "FOO=1 ", "env -i "),
         (pkg, quote, [manager, registry], prefix) => {
           const { isInstall, artifacts } = parseInstalls(`${prefix}${manager} ${quote(pkg)} && echo done`);

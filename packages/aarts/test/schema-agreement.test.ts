@@ -47,7 +47,12 @@ for (const type of readdirSync(examplesDir).sort()) {
       continue;
     }
     for (const file of files) {
-      examples.push({ type, expected, path: `${type}/${expected}/${file}`, value: JSON.parse(readFileSync(join(examplesDir, type, expected, file), "utf8")) });
+      examples.push({
+        type,
+        expected,
+        path: `${type}/${expected}/${file}`,
+        value: JSON.parse(readFileSync(join(examplesDir, type, expected, file), "utf8")),
+      });
     }
   }
 }
@@ -76,9 +81,22 @@ const verdictOf = (ok: boolean) => (ok ? "valid" : "invalid");
 describe("AARTS corpus", () => {
   it("has at least 60 instances, valid and invalid ones for every event type and the verdict", () => {
     expect(examples.length).toBeGreaterThanOrEqual(60);
-    for (const type of [...HOOK_POINTS.map((h) => `${h}Event`), "AartsEvent", "Verdict", "Artifact", "VersionCheckRequest", "VersionCheckResponse"]) {
-      expect(examples.some((e) => e.type === type && e.expected === "valid"), `${type} valid`).toBe(true);
-      expect(examples.some((e) => e.type === type && e.expected === "invalid"), `${type} invalid`).toBe(true);
+    for (const type of [
+      ...HOOK_POINTS.map((h) => `${h}Event`),
+      "AartsEvent",
+      "Verdict",
+      "Artifact",
+      "VersionCheckRequest",
+      "VersionCheckResponse",
+    ]) {
+      expect(
+        examples.some((e) => e.type === type && e.expected === "valid"),
+        `${type} valid`,
+      ).toBe(true);
+      expect(
+        examples.some((e) => e.type === type && e.expected === "invalid"),
+        `${type} invalid`,
+      ).toBe(true);
     }
     expect(readdirSync(examplesDir).filter((t) => !(t in bundle.$defs))).toEqual([]);
   });

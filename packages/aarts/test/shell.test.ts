@@ -11,7 +11,11 @@ describe("tokenizer", () => {
     ["quotes and escapes", `echo 'a b' "c \\"d\\" \\$e" f\\ g`, [["echo", "a b", 'c "d" $e', "f g"]]],
     ["operators end segments", "a && b || c; d | e & f\ng", [["a"], ["b"], ["c"], ["d"], ["e"], ["f"], ["g"]]],
     ["operators inside quotes do not", `echo "a && b; c | d"`, [["echo", "a && b; c | d"]]],
-    ["redirections and their targets are removed", "cmd a > out.txt 2>&1 b >>log c <in d &>/dev/null e 2> err", [["cmd", "a", "b", "c", "d", "e"]]],
+    [
+      "redirections and their targets are removed",
+      "cmd a > out.txt 2>&1 b >>log c <in d &>/dev/null e 2> err",
+      [["cmd", "a", "b", "c", "d", "e"]],
+    ],
     ["attached redirection", "cmd>out x", [["cmd", "x"]]],
     ["a quoted > is an argument", `echo '>' x`, [["echo", ">", "x"]]],
     ["clobber >| is a redirection, not a pipe", "echo hi >| f", [["echo", "hi"]]],
@@ -21,8 +25,15 @@ describe("tokenizer", () => {
     ["comments", "ls # npm install x\npwd", [["ls"], ["pwd"]]],
     ["a # inside a word is not a comment", "echo a#b", [["echo", "a#b"]]],
     ["line continuation", "npm \\\n install x", [["npm", "install", "x"]]],
-    ["subshell parentheses", "(cd web && npm ci)", [["cd", "web"], ["npm", "ci"]]],
-    ["${...} stays one word", 'echo ${A:-x y}', [["echo", "${A:-x y}"]]],
+    [
+      "subshell parentheses",
+      "(cd web && npm ci)",
+      [
+        ["cd", "web"],
+        ["npm", "ci"],
+      ],
+    ],
+    ["${...} stays one word", "echo ${A:-x y}", [["echo", "${A:-x y}"]]],
     ["unterminated quote is taken literally", "echo 'abc", [["echo", "abc"]]],
   ])("%s", (_name, command, expected) => {
     expect(words(command)).toEqual(expected);
@@ -35,18 +46,39 @@ describe("tokenizer", () => {
 
   it("records segment offsets and the operator that ended each", () => {
     const t = tokenizeShell("curl u | sh");
-    expect(t.segments.map((s) => [s.start, s.end, s.operator])).toEqual([[0, 7, "|"], [8, 11, undefined]]);
+    expect(t.segments.map((s) => [s.start, s.end, s.operator])).toEqual([
+      [0, 7, "|"],
+      [8, 11, undefined],
+    ]);
   });
 });
 
 describe("segment normalisation", () => {
   it.each([
-    [["sudo", "-u", "root", "-E", "apt", "install", "x"], ["apt", "install", "x"]],
-    [["env", "-i", "-u", "HOME", "A=1", "pip", "install", "y"], ["pip", "install", "y"]],
-    [["FOO=1", "BAR=2", "nohup", "nice", "-n", "5", "npm", "i"], ["npm", "i"]],
-    [["timeout", "-s", "KILL", "30s", "time", "command", "exec", "yarn", "add", "z"], ["yarn", "add", "z"]],
-    [["doas", "-u", "x", "stdbuf", "-o", "L", "brew", "install", "q"], ["brew", "install", "q"]],
-    [["sudo", "--", "npm", "i"], ["npm", "i"]],
+    [
+      ["sudo", "-u", "root", "-E", "apt", "install", "x"],
+      ["apt", "install", "x"],
+    ],
+    [
+      ["env", "-i", "-u", "HOME", "A=1", "pip", "install", "y"],
+      ["pip", "install", "y"],
+    ],
+    [
+      ["FOO=1", "BAR=2", "nohup", "nice", "-n", "5", "npm", "i"],
+      ["npm", "i"],
+    ],
+    [
+      ["timeout", "-s", "KILL", "30s", "time", "command", "exec", "yarn", "add", "z"],
+      ["yarn", "add", "z"],
+    ],
+    [
+      ["doas", "-u", "x", "stdbuf", "-o", "L", "brew", "install", "q"],
+      ["brew", "install", "q"],
+    ],
+    [
+      ["sudo", "--", "npm", "i"],
+      ["npm", "i"],
+    ],
   ])("%j", (input, expected) => {
     expect(stripWrappers(input)).toEqual(expected);
   });
@@ -62,7 +94,13 @@ describe("segment normalisation", () => {
 
 describe("install forms (spec §3.4 table)", () => {
   it.each<[string, A[]]>([
-    ["npm i -D typescript@5 @types/node", [["package", "typescript@5", "npm"], ["package", "@types/node", "npm"]]],
+    [
+      "npm i -D typescript@5 @types/node",
+      [
+        ["package", "typescript@5", "npm"],
+        ["package", "@types/node", "npm"],
+      ],
+    ],
     ["npm isntall lodash", [["package", "lodash", "npm"]]],
     ["npm --registry https://r.example install x", [["package", "x", "npm"]]],
     ["npm install --prefix ./tools x", [["package", "x", "npm"]]],
@@ -75,7 +113,13 @@ describe("install forms (spec §3.4 table)", () => {
     ["bun x prettier .", [["package", "prettier", "npm:exec"]]],
     ["bunx vitest", [["package", "vitest", "npm:exec"]]],
     ["pip3.11 install --index-url https://x/simple flask", [["package", "flask", "pypi"]]],
-    ["python -m pip install -e . -c constraints.txt", [["file_path", ".", "local_package"], ["file_path", "constraints.txt", "requirements_file"]]],
+    [
+      "python -m pip install -e . -c constraints.txt",
+      [
+        ["file_path", ".", "local_package"],
+        ["file_path", "constraints.txt", "requirements_file"],
+      ],
+    ],
     ["py -3 -m pip install --requirement=req.txt", [["file_path", "req.txt", "requirements_file"]]],
     ["python3 -m uv pip install httpx", [["package", "httpx", "pypi"]]],
     ["uv add 'fastapi[all]>=0.100'", [["package", "fastapi[all]>=0.100", "pypi"]]],
@@ -83,7 +127,13 @@ describe("install forms (spec §3.4 table)", () => {
     ["uv tool run black --check .", [["package", "black", "pypi:exec"]]],
     ["uvx --with requests ruff check", [["package", "ruff", "pypi:exec"]]],
     ["pipx run cowsay moo", [["package", "cowsay", "pypi:exec"]]],
-    ["pipx inject env extra", [["package", "env", "pypi"], ["package", "extra", "pypi"]]],
+    [
+      "pipx inject env extra",
+      [
+        ["package", "env", "pypi"],
+        ["package", "extra", "pypi"],
+      ],
+    ],
     ["poetry add requests", [["package", "requests", "pypi"]]],
     ["pdm add httpx", [["package", "httpx", "pypi"]]],
     ["conda install -c conda-forge numpy", [["package", "numpy", "conda"]]],
@@ -100,7 +150,13 @@ describe("install forms (spec §3.4 table)", () => {
     ["brew reinstall --cask firefox", [["package", "firefox", "brew"]]],
     ["port install wget", [["package", "wget", "macports"]]],
     ["snap install code --classic", [["package", "code", "snap"]]],
-    ["flatpak install flathub org.gimp.GIMP", [["package", "flathub", "flatpak"], ["package", "org.gimp.GIMP", "flatpak"]]],
+    [
+      "flatpak install flathub org.gimp.GIMP",
+      [
+        ["package", "flathub", "flatpak"],
+        ["package", "org.gimp.GIMP", "flatpak"],
+      ],
+    ],
     ["choco install git", [["package", "git", "chocolatey"]]],
     ["winget install --id Git.Git", [["package", "Git.Git", "winget"]]],
     ["scoop install jq", [["package", "jq", "scoop"]]],
@@ -116,13 +172,16 @@ describe("install forms (spec §3.4 table)", () => {
     ["opam install dune", [["package", "dune", "opam"]]],
     ["luarocks install luasocket", [["package", "luasocket", "luarocks"]]],
     ["cpanm Moose", [["package", "Moose", "cpan"]]],
-    ["npm i https://x.test/p.tgz ../lib file:../other ~/pkg /abs/p", [
-      ["url", "https://x.test/p.tgz", "npm"],
-      ["file_path", "../lib", "local_package"],
-      ["file_path", "file:../other", "local_package"],
-      ["file_path", "~/pkg", "local_package"],
-      ["file_path", "/abs/p", "local_package"],
-    ]],
+    [
+      "npm i https://x.test/p.tgz ../lib file:../other ~/pkg /abs/p",
+      [
+        ["url", "https://x.test/p.tgz", "npm"],
+        ["file_path", "../lib", "local_package"],
+        ["file_path", "file:../other", "local_package"],
+        ["file_path", "~/pkg", "local_package"],
+        ["file_path", "/abs/p", "local_package"],
+      ],
+    ],
     ["npm i a && npm i a && yarn add a", [["package", "a", "npm"]]],
   ])("%s", (command, expected) => {
     expect(parseInstalls(command).isInstall).toBe(true);
@@ -156,14 +215,20 @@ describe("install forms (spec §3.4 table)", () => {
   });
 
   it("zero-target installs are installs", () => {
-    for (const c of ["npm ci", "pip install -r requirements.txt", "bundle install", "pnpm install --help", "yarn install --frozen-lockfile"]) {
+    for (const c of [
+      "npm ci",
+      "pip install -r requirements.txt",
+      "bundle install",
+      "pnpm install --help",
+      "yarn install --frozen-lockfile",
+    ]) {
       expect(parseInstalls(c).isInstall, c).toBe(true);
     }
   });
 
   it("shell re-entry: sh/bash -c, -lc, cmd /c, powershell -Command", () => {
     expect(arts("sh -lc 'pip install x'")).toEqual([["package", "x", "pypi"]]);
-    expect(arts("bash -e -c \"npm i y\"")).toEqual([["package", "y", "npm"]]);
+    expect(arts('bash -e -c "npm i y"')).toEqual([["package", "y", "npm"]]);
     expect(arts("cmd /c npm install z")).toEqual([["package", "z", "npm"]]);
     expect(arts("pwsh -Command choco install git")).toEqual([["package", "git", "chocolatey"]]);
     expect(arts("powershell.exe -c 'winget install x'")).toEqual([["package", "x", "winget"]]);

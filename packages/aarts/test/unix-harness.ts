@@ -3,7 +3,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AhpServer, NdjsonStreamTransport, type AhpEvent, type AhpServerHandlers, type AhpServerOptions, type DecisionInput } from "@ahp/core";
+import {
+  AhpServer,
+  NdjsonStreamTransport,
+  type AhpEvent,
+  type AhpServerHandlers,
+  type AhpServerOptions,
+  type DecisionInput,
+} from "@ahp/core";
 
 export interface UnixHarness {
   readonly path: string;
@@ -52,7 +59,12 @@ export async function startUnixHarness(
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => undefined);
-    const transport = new NdjsonStreamTransport({ readable: socket, writable: socket, info: { transport: "unix", remote: path }, onClose: () => void socket.destroy() });
+    const transport = new NdjsonStreamTransport({
+      readable: socket,
+      writable: socket,
+      info: { transport: "unix", remote: path },
+      onClose: () => void socket.destroy(),
+    });
     void server.connect(transport);
   });
   await new Promise<void>((resolve, reject) => {

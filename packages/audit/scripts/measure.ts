@@ -85,7 +85,9 @@ for (const [fsync, total, concurrency] of [
   ["always", 500, 1],
 ] as const) {
   const r = await appends(fsync, total, concurrency);
-  rows.push(`append fsync=${fsync} concurrency=${concurrency}: ${fmt(r.measured)} rec/s, floor ${fmt(r.floor)} lines/s, ratio ${(r.measured / r.floor).toFixed(2)}`);
+  rows.push(
+    `append fsync=${fsync} concurrency=${concurrency}: ${fmt(r.measured)} rec/s, floor ${fmt(r.floor)} lines/s, ratio ${(r.measured / r.floor).toFixed(2)}`,
+  );
 }
 const base: AhpServerHandlers = { onEvent: () => ({ decision: "allow" }) };
 const bare = await roundTrips(base, 20_000);
@@ -94,5 +96,7 @@ const log = await openAuditLog({ key, path: join(dir, "audit.log"), file: { fsyn
 const audited = await roundTrips(withAudit(base, log), 20_000);
 await log.close();
 await rm(dir, { recursive: true, force: true });
-rows.push(`round trip bare: ${fmt(bare)} req/s; withAudit (file, fsync=never): ${fmt(audited)} req/s, ratio ${(audited / bare).toFixed(2)}`);
+rows.push(
+  `round trip bare: ${fmt(bare)} req/s; withAudit (file, fsync=never): ${fmt(audited)} req/s, ratio ${(audited / bare).toFixed(2)}`,
+);
 process.stdout.write(`${rows.join("\n")}\n`);

@@ -117,7 +117,10 @@ async function scanTail(file: string, size: number, maxScan: number): Promise<Ta
         }
         torn.push({ bytes: line.length, sha256: sha256(line) });
         if (torn.length > MAX_TORN_LINES) {
-          throw new AuditError("CHAIN_BROKEN", `${file}: more than ${MAX_TORN_LINES} trailing lines are not audit records; is this an audit log?`);
+          throw new AuditError(
+            "CHAIN_BROKEN",
+            `${file}: more than ${MAX_TORN_LINES} trailing lines are not audit records; is this an audit log?`,
+          );
         }
         if (pos < 0) return { torn: torn.reverse(), unterminated };
         end = pos;
@@ -240,7 +243,9 @@ export class FileAuditSink implements AuditSink {
     return this.#enqueue(async () => {
       if (this.#closed) throw new AuditError("CLOSED", "audit sink is closed");
       if (this.#broken !== undefined) {
-        throw new AuditError("WRITE_FAILED", `audit file is unusable after an earlier failure: ${this.#broken.message}`, { cause: this.#broken });
+        throw new AuditError("WRITE_FAILED", `audit file is unusable after an earlier failure: ${this.#broken.message}`, {
+          cause: this.#broken,
+        });
       }
       if (this.#handle === undefined) throw new AuditError("CLOSED", "audit sink is not open");
       if (this.#size > 0 && this.#size + data.length > this.#maxBytes) await this.#rotate();

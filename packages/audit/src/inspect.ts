@@ -83,11 +83,7 @@ async function lastLines(file: string, n: number): Promise<{ lines: Buffer[]; en
  * fewer), then, with `follow`, every new record as it is appended, across rotations, until the
  * signal aborts or the consumer stops iterating.
  */
-export async function* tailAuditLog(
-  file: string,
-  n = 10,
-  follow: boolean | TailFollowOptions = false,
-): AsyncGenerator<AuditTailEntry> {
+export async function* tailAuditLog(file: string, n = 10, follow: boolean | TailFollowOptions = false): AsyncGenerator<AuditTailEntry> {
   const files = await auditLogFiles(file);
   const collected: AuditTailEntry[] = [];
   let liveEnd = 0;
@@ -132,7 +128,12 @@ async function listFiles(file: string): Promise<FileId[]> {
   }
 }
 
-async function* followFile(file: string, startIno: number | undefined, startAt: number, options: TailFollowOptions): AsyncGenerator<AuditTailEntry> {
+async function* followFile(
+  file: string,
+  startIno: number | undefined,
+  startAt: number,
+  options: TailFollowOptions,
+): AsyncGenerator<AuditTailEntry> {
   const { signal } = options;
   const interval = options.pollIntervalMs ?? 200;
   let handle: FileHandle | undefined;

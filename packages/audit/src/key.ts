@@ -106,7 +106,10 @@ export async function loadAuditKey(options: LoadAuditKeyOptions = {}): Promise<A
     try {
       bytes = await readFile(options.keyFile);
     } catch (error) {
-      throw new AuditError("INVALID_KEY", `cannot read audit key file ${options.keyFile}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+      throw new AuditError(
+        "INVALID_KEY",
+        `cannot read audit key file ${options.keyFile}: ${(error as NodeJS.ErrnoException).code ?? "error"}`,
+      );
     }
     const text = bytes.toString("utf8");
     // A text file (hex, base64, passphrase) is decoded as text; anything else is raw key bytes.

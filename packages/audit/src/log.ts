@@ -63,11 +63,17 @@ export async function openAuditLog(options: AuditLogOptions): Promise<AuditLog> 
     const last = state.last;
     if (last.kid !== key.id) {
       await sink.close().catch(() => undefined);
-      throw new AuditError("KEY_MISMATCH", `the existing audit log was written with key ${last.kid}, this key is ${key.id}; start a new log for a new key`);
+      throw new AuditError(
+        "KEY_MISMATCH",
+        `the existing audit log was written with key ${last.kid}, this key is ${key.id}; start a new log for a new key`,
+      );
     }
     if (!checkRecordMac(last, key)) {
       await sink.close().catch(() => undefined);
-      throw new AuditError("CHAIN_BROKEN", `the last record of the existing audit log (seq ${last.seq}) does not verify; run verification before writing`);
+      throw new AuditError(
+        "CHAIN_BROKEN",
+        `the last record of the existing audit log (seq ${last.seq}) does not verify; run verification before writing`,
+      );
     }
     seq = last.seq;
     prev = recordHash(last);
@@ -178,7 +184,10 @@ export class AuditLog {
       record = sealRecord({ ...rest, payload_truncated: true }, { seq, prev, key: this.#key });
       if (Buffer.byteLength(recordLine(record)) <= this.#maxRecordBytes) return record;
     }
-    throw new AuditError("RECORD_TOO_LARGE", `audit record of ${Buffer.byteLength(recordLine(record))} bytes exceeds maxRecordBytes ${this.#maxRecordBytes}`);
+    throw new AuditError(
+      "RECORD_TOO_LARGE",
+      `audit record of ${Buffer.byteLength(recordLine(record))} bytes exceeds maxRecordBytes ${this.#maxRecordBytes}`,
+    );
   }
 
   async #drain(): Promise<void> {
@@ -224,7 +233,9 @@ export class AuditLog {
   /** Stores records in order; returns how many were stored before a failure. */
   async #store(records: AuditRecord[]): Promise<{ count: number; error?: Error }> {
     const fail = (error: unknown) =>
-      AuditError.isInstance(error) ? error : new AuditError("WRITE_FAILED", `audit sink failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      AuditError.isInstance(error)
+        ? error
+        : new AuditError("WRITE_FAILED", `audit sink failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     if (this.#sink.appendBatch !== undefined) {
       try {
         await this.#sink.appendBatch(records);

@@ -168,7 +168,8 @@ export function parseRecord(text: string): { ok: true; record: AuditRecord } | {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, problem: "not a JSON object" };
   const r = value as Record<string, unknown>;
   if (r.v !== AUDIT_FORMAT_VERSION) return { ok: false, problem: `unknown format version ${JSON.stringify(r.v)}` };
-  if (typeof r.seq !== "number" || !Number.isSafeInteger(r.seq) || r.seq < 1) return { ok: false, problem: "seq is not a positive integer" };
+  if (typeof r.seq !== "number" || !Number.isSafeInteger(r.seq) || r.seq < 1)
+    return { ok: false, problem: "seq is not a positive integer" };
   if (typeof r.kid !== "string" || !/^[0-9a-f]{8}$/.test(r.kid)) return { ok: false, problem: "kid is not 8 hex digits" };
   if (typeof r.prev !== "string" || !HASH.test(r.prev)) return { ok: false, problem: "prev is not a SHA-256 hex digest" };
   if (typeof r.mac !== "string" || !HASH.test(r.mac)) return { ok: false, problem: "mac is not a SHA-256 hex digest" };

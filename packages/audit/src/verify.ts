@@ -22,15 +22,7 @@ import { AuditError } from "./errors.js";
 import { auditLogFiles } from "./file-sink.js";
 import { toAuditKey, type AuditKeyInput } from "./key.js";
 import { readRawLines } from "./lines.js";
-import {
-  checkRecordMac,
-  formatAuditHead,
-  genesisHash,
-  parseAuditHead,
-  recordHash,
-  type AuditHead,
-  type AuditRecord,
-} from "./record.js";
+import { checkRecordMac, formatAuditHead, genesisHash, parseAuditHead, recordHash, type AuditHead, type AuditRecord } from "./record.js";
 
 export type AuditBreakKind = "altered" | "deleted" | "inserted" | "reordered" | "truncated" | "wrong_key";
 
@@ -111,7 +103,7 @@ export async function verifyAuditLog(
   let expectHead: AuditHead | undefined;
   if (options.expectHead !== undefined) {
     expectHead = typeof options.expectHead === "string" ? parseAuditHead(options.expectHead) : options.expectHead;
-    if (expectHead === undefined) throw new AuditError("INVALID_ARGUMENT", "expectHead must be \"<seq>:<sha256 hex>\"");
+    if (expectHead === undefined) throw new AuditError("INVALID_ARGUMENT", 'expectHead must be "<seq>:<sha256 hex>"');
   }
 
   const entries: Entry[] = [];
@@ -208,7 +200,12 @@ export async function verifyAuditLog(
     const r = e.record;
     if (!e.macOk) {
       if (continuesChain(entries[i + 1])) {
-        return fail(e, "inserted", `record at ${where(e)} (seq ${r.seq}) has an invalid MAC and the chain continues around it: a forged record was inserted`, expectedSeq);
+        return fail(
+          e,
+          "inserted",
+          `record at ${where(e)} (seq ${r.seq}) has an invalid MAC and the chain continues around it: a forged record was inserted`,
+          expectedSeq,
+        );
       }
       const why = r.kid !== key.id ? `its key id ${r.kid} differs from ${key.id}` : "its MAC does not match its content";
       return fail(e, "altered", `record at ${where(e)} (seq ${r.seq}) was altered: ${why}`, expectedSeq);
@@ -225,19 +222,34 @@ export async function verifyAuditLog(
       report.first = { seq: r.seq, file: e.file, line: e.line };
     } else if (r.seq === expectedSeq) {
       if (r.prev !== prevHash) {
-        return fail(e, "altered", `record at ${where(e)} (seq ${r.seq}) does not chain to the previous record (prev mismatch): it comes from another chain`, expectedSeq);
+        return fail(
+          e,
+          "altered",
+          `record at ${where(e)} (seq ${r.seq}) does not chain to the previous record (prev mismatch): it comes from another chain`,
+          expectedSeq,
+        );
       }
     } else if (r.seq > expectedSeq) {
       const later = entries.findIndex((x, k) => k > i && x.macOk && x.record!.seq === expectedSeq);
       if (later >= 0) {
-        return fail(e, "reordered", `record seq ${r.seq} at ${where(e)} comes before seq ${expectedSeq}, which appears later at ${where(entries[later]!)}: reordered`, expectedSeq);
+        return fail(
+          e,
+          "reordered",
+          `record seq ${r.seq} at ${where(e)} comes before seq ${expectedSeq}, which appears later at ${where(entries[later]!)}: reordered`,
+          expectedSeq,
+        );
       }
       const missing = r.seq - expectedSeq === 1 ? `record ${expectedSeq} is` : `records ${expectedSeq}..${r.seq - 1} are`;
       return fail(e, "deleted", `${missing} missing before ${where(e)} (seq ${r.seq}): deleted`, expectedSeq);
     } else {
       const earlier = entries.findIndex((x, k) => k < i && x.macOk && x.record!.seq === r.seq && x.hash === e.hash);
       if (earlier >= 0) {
-        return fail(e, "inserted", `record at ${where(e)} is a copy of seq ${r.seq} from ${where(entries[earlier]!)}: inserted`, expectedSeq);
+        return fail(
+          e,
+          "inserted",
+          `record at ${where(e)} is a copy of seq ${r.seq} from ${where(entries[earlier]!)}: inserted`,
+          expectedSeq,
+        );
       }
       return fail(e, "reordered", `record seq ${r.seq} at ${where(e)} comes after seq ${expectedSeq - 1}: reordered`, expectedSeq);
     }
@@ -254,11 +266,21 @@ export async function verifyAuditLog(
       report.expectedHead = { head: expectHead, matched: false };
       const ends = report.head === undefined ? "the log has no records" : `the log ends at seq ${report.head.seq}`;
       const at = lastEntry ?? { file: list[list.length - 1] ?? "", line: 0, bytes: 0, terminated: true, macOk: false };
-      return fail(at, "truncated", `${ends}, but the published head is ${formatAuditHead(expectHead)}: trailing records were removed`, expectHead.seq);
+      return fail(
+        at,
+        "truncated",
+        `${ends}, but the published head is ${formatAuditHead(expectHead)}: trailing records were removed`,
+        expectHead.seq,
+      );
     }
     if (match.hash !== expectHead.hash) {
       report.expectedHead = { head: expectHead, matched: false };
-      return fail(match, "altered", `record seq ${expectHead.seq} at ${where(match)} differs from the published head ${formatAuditHead(expectHead)}`, expectHead.seq);
+      return fail(
+        match,
+        "altered",
+        `record seq ${expectHead.seq} at ${where(match)} differs from the published head ${formatAuditHead(expectHead)}`,
+        expectHead.seq,
+      );
     }
     report.expectedHead = { head: expectHead, matched: true };
   }

@@ -7,13 +7,7 @@ import { canonicalJson } from "./canonical.js";
 import { AuditError } from "./errors.js";
 import { sha256Hex, type AuditEntry, type AuditRecord } from "./record.js";
 import { findRuleId, readAnnotation, type RuleIdSources } from "@ahp/core";
-import {
-  applyHandlerMiddleware,
-  decisionKindOf,
-  failureMessage,
-  type HandlerCall,
-  type HandlerMiddleware,
-} from "@ahp/core";
+import { applyHandlerMiddleware, decisionKindOf, failureMessage, type HandlerCall, type HandlerMiddleware } from "@ahp/core";
 
 /** Anything records can be appended to (an `AuditLog`, or a test double). */
 export interface AuditRecorder {

@@ -42,4 +42,3 @@ export const SAMPLES = {
   pem: j("-----BEGIN ", "RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7x\nabcdef==\n-----END ", "RSA PRIVATE KEY-----"),
   password: "hunter2-Secret!",
 };
-

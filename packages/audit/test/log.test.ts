@@ -32,7 +32,7 @@ afterEach(() => cleanup());
 describe("canonical JSON", () => {
   it("sorts keys recursively, drops undefined, no whitespace", () => {
     expect(canonicalJson({ b: 1, a: { d: [1, "x", null], c: true }, u: undefined })).toBe('{"a":{"c":true,"d":[1,"x",null]},"b":1}');
-    expect(canonicalJson({ "é": 1, Z: 2, a: 3 })).toBe('{"Z":2,"a":3,"é":1}');
+    expect(canonicalJson({ é: 1, Z: 2, a: 3 })).toBe('{"Z":2,"a":3,"é":1}');
     expect(canonicalJson("line\nbreak \u2028")).toBe(JSON.stringify("line\nbreak \u2028"));
   });
   it("rejects values without a JSON form", () => {
@@ -87,7 +87,10 @@ describe("AuditKey", () => {
     expect((await loadAuditKey({ env: { AHP_AUDIT_KEY: KEY_HEX } })).id).toBe(key.id);
     expect((await loadAuditKey({ keyFile: textFile, env: { AHP_AUDIT_KEY: "3c".repeat(32) } })).id).toBe(key.id);
     await expect(loadAuditKey({ env: {} })).rejects.toMatchObject({ code: "INVALID_KEY" });
-    await expect(loadAuditKey({ keyFile: join(dir, "none") })).rejects.toMatchObject({ code: "INVALID_KEY", message: expect.stringContaining("ENOENT") });
+    await expect(loadAuditKey({ keyFile: join(dir, "none") })).rejects.toMatchObject({
+      code: "INVALID_KEY",
+      message: expect.stringContaining("ENOENT"),
+    });
   });
 });
 

@@ -274,7 +274,7 @@ describe("torn lines and recovery", () => {
 
   it("a torn line without its recovery record in the middle is tampering", async () => {
     await writeLog(3);
-    await appendFile(path, "{\"broken\n");
+    await appendFile(path, '{"broken\n');
     const log = await openAuditLog({ key, path, file: { fsync: "never" } });
     await log.append(entry(1));
     await log.close();

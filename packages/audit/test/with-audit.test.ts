@@ -29,7 +29,9 @@ function counting(log: AuditLog) {
     },
   };
   const until = (n: number) =>
-    appended.length >= n ? Promise.all(appended) : new Promise<void>((resolve) => waiters.push({ n, resolve })).then(() => Promise.all(appended));
+    appended.length >= n
+      ? Promise.all(appended)
+      : new Promise<void>((resolve) => waiters.push({ n, resolve })).then(() => Promise.all(appended));
   return { recorder, until };
 }
 
@@ -50,14 +52,21 @@ afterEach(async () => {
   await cleanup();
 });
 
-async function session(handlers: AhpServerHandlers, options: WithAuditOptions = {}, serverOptions: Omit<AhpServerOptions, "handlers"> = {}) {
+async function session(
+  handlers: AhpServerHandlers,
+  options: WithAuditOptions = {},
+  serverOptions: Omit<AhpServerOptions, "handlers"> = {},
+) {
   const counter = counting(log);
   const server = new AhpServer({ ...serverOptions, handlers: withAudit(handlers, counter.recorder, options) });
   const [agentSide, harnessSide] = createLinkedPair();
   await server.connect(harnessSide);
   const client = new AhpClient({ sessionId: "sess-1", agentId: "agent-1", timeoutMs: 5000 });
   await client.connect(agentSide);
-  closers.push(() => client.close(), () => server.close());
+  closers.push(
+    () => client.close(),
+    () => server.close(),
+  );
   return { client, until: counter.until };
 }
 
@@ -86,16 +95,25 @@ describe("withAudit through AhpServer", () => {
       },
     });
     const payload = { tool_name: "bash", arguments: { command: "rm -rf /" } };
-    expect(await client.send("pre_action", payload, { metadata: { trace_id: "0af7651916cd43dd8448eb211c80319c" } })).toMatchObject({ decision: "block" });
+    expect(await client.send("pre_action", payload, { metadata: { trace_id: "0af7651916cd43dd8448eb211c80319c" } })).toMatchObject({
+      decision: "block",
+    });
     expect(await client.send("pre_action", { tool_name: "ls" }, { depth: 2 })).toEqual({ decision: "allow" });
     expect(await client.send("pre_prompt", { prompt: "hi" })).toMatchObject({ decision: "defer" });
     await client.send("post_action", { tool_name: "ls", result: "ok" });
-    const pre = { event_type: "pre_action" as const, session_id: "sess-1", agent_id: "agent-1", timestamp: "t", depth: 0, payload: { tool_name: "cat" } };
+    const pre = {
+      event_type: "pre_action" as const,
+      session_id: "sess-1",
+      agent_id: "agent-1",
+      timestamp: "t",
+      depth: 0,
+      payload: { tool_name: "cat" },
+    };
     const post = { ...pre, event_type: "post_action" as const };
     expect(await client.batch([pre, post])).toHaveLength(2);
-    expect(
-      await client.send("confirmation", { session_id: "sess-1", confirmation_type: "user_confirm", message: "deploy?" }),
-    ).toEqual({ decision: "approve" });
+    expect(await client.send("confirmation", { session_id: "sess-1", confirmation_type: "user_confirm", message: "deploy?" })).toEqual({
+      decision: "approve",
+    });
     expect(await client.query("approval_check", { x: 1 })).toMatchObject({ answer: true });
     await until(9);
     await log.flush();
@@ -112,8 +130,14 @@ describe("withAudit through AhpServer", () => {
       ["decision", "confirmation", "request", "approve"],
       ["query", "query", "request", undefined],
     ]);
-    const [handshake, blocked, allowed, deferred, , b0, b1, confirm, query] = records as AuditRecord[] & [AuditRecord, AuditRecord, AuditRecord, AuditRecord, AuditRecord, AuditRecord, AuditRecord, AuditRecord, AuditRecord];
-    expect(handshake).toMatchObject({ session: "sess-1", agent: "agent-1", agent_framework: "@ahp/core", conn: { transport: "memory", id: 1 } });
+    const [handshake, blocked, allowed, deferred, , b0, b1, confirm, query] = records as AuditRecord[] &
+      [AuditRecord, AuditRecord, AuditRecord, AuditRecord, AuditRecord, AuditRecord, AuditRecord, AuditRecord, AuditRecord];
+    expect(handshake).toMatchObject({
+      session: "sess-1",
+      agent: "agent-1",
+      agent_framework: "@ahp/core",
+      conn: { transport: "memory", id: 1 },
+    });
     expect(blocked).toMatchObject({
       session: "sess-1",
       agent: "agent-1",
@@ -130,7 +154,12 @@ describe("withAudit through AhpServer", () => {
     expect(allowed).toMatchObject({ depth: 2 });
     expect(allowed.rule).toBeUndefined();
     expect(deferred).toMatchObject({ rule: "rate.burst" });
-    expect([b0.batch, b1.batch]).toEqual(expect.arrayContaining([{ index: 0, size: 2 }, { index: 1, size: 2 }]));
+    expect([b0.batch, b1.batch]).toEqual(
+      expect.arrayContaining([
+        { index: 0, size: 2 },
+        { index: 1, size: 2 },
+      ]),
+    );
     expect(confirm).toMatchObject({ rule: "confirm.auto", policy_us: 12 });
     expect(query).toMatchObject({ query_type: "approval_check", reason: "ok", payload_sha256: sha256Hex('{"x":1}') });
     expect(await verifyAuditLog(path, key)).toMatchObject({ status: "intact", records: 9 });
@@ -147,7 +176,10 @@ describe("withAudit through AhpServer", () => {
       {},
       { handlerFailure: "decision" },
     );
-    expect(await client.send("pre_prompt", { prompt: "x" })).toMatchObject({ decision: "block", reason: expect.stringContaining("Handler error") });
+    expect(await client.send("pre_prompt", { prompt: "x" })).toMatchObject({
+      decision: "block",
+      reason: expect.stringContaining("Handler error"),
+    });
     await until(2);
     await log.flush();
     const records = await fileRecords();
@@ -163,7 +195,14 @@ describe("withAudit through AhpServer", () => {
         return { decision: "allow" };
       },
     });
-    const ev = (n: number) => ({ event_type: "pre_action" as const, session_id: "s", agent_id: "a", timestamp: "t", depth: 0, payload: { n } });
+    const ev = (n: number) => ({
+      event_type: "pre_action" as const,
+      session_id: "s",
+      agent_id: "a",
+      timestamp: "t",
+      depth: 0,
+      payload: { n },
+    });
     const decisions = await client.batch([ev(0), ev(1), ev(2)]);
     expect(decisions.map((d) => d.decision)).toEqual(["allow", "block", "allow"]);
     await until(4);
@@ -178,7 +217,10 @@ describe("withAudit through AhpServer", () => {
       {},
       { handlerTimeoutMs: 50 },
     );
-    await expect(client.send("pre_action", { tool_name: "slow" })).rejects.toMatchObject({ code: -32603, message: expect.stringContaining("Timeout") });
+    await expect(client.send("pre_action", { tool_name: "slow" })).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining("Timeout"),
+    });
     await until(2);
     await log.flush();
     const failure = (await fileRecords()).find((r) => r.kind === "failure");
@@ -219,25 +261,38 @@ describe("withAudit through AhpServer", () => {
   it("awaitWrites fails the call when the record cannot be written", async () => {
     await log.close();
     const broken: AuditRecorder = { append: () => Promise.reject(new Error("disk gone")) };
-    const server = new AhpServer({ handlers: withAudit({ onEvent: () => ({ decision: "allow" }) }, broken, { awaitWrites: true, observeMissing: false }) });
+    const server = new AhpServer({
+      handlers: withAudit({ onEvent: () => ({ decision: "allow" }) }, broken, { awaitWrites: true, observeMissing: false }),
+    });
     const [a, h] = createLinkedPair();
     await server.connect(h);
     const client = new AhpClient();
     await client.connect(a);
-    closers.push(() => client.close(), () => server.close());
-    await expect(client.send("pre_action", { tool_name: "x" })).rejects.toMatchObject({ code: -32603, message: expect.stringContaining("audit record could not be written") });
+    closers.push(
+      () => client.close(),
+      () => server.close(),
+    );
+    await expect(client.send("pre_action", { tool_name: "x" })).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining("audit record could not be written"),
+    });
     log = await openAuditLog({ key, path, file: { fsync: "never" } });
   });
 
   it("without awaitWrites a write failure goes to onerror and the decision is unaffected", async () => {
     const errors: Error[] = [];
     const broken: AuditRecorder = { append: () => Promise.reject(new Error("disk gone")) };
-    const server = new AhpServer({ handlers: withAudit({ onEvent: () => ({ decision: "allow" }) }, broken, { onerror: (e) => errors.push(e) }) });
+    const server = new AhpServer({
+      handlers: withAudit({ onEvent: () => ({ decision: "allow" }) }, broken, { onerror: (e) => errors.push(e) }),
+    });
     const [a, h] = createLinkedPair();
     await server.connect(h);
     const client = new AhpClient();
     await client.connect(a);
-    closers.push(() => client.close(), () => server.close());
+    closers.push(
+      () => client.close(),
+      () => server.close(),
+    );
     expect(await client.send("pre_action", { tool_name: "x" })).toEqual({ decision: "allow" });
     await new Promise((r) => setImmediate(r));
     expect(errors.map((e) => e.message)).toEqual(["disk gone", "disk gone"]);

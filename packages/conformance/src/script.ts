@@ -59,8 +59,7 @@ export class ScriptError extends Error {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** Reads `container.script`; `undefined` when there is none. Throws {@link ScriptError} when it is malformed. */
 export function readScript(container: unknown, maxDelayMs = DEFAULT_MAX_SCRIPT_DELAY_MS): ParsedScript | undefined {

@@ -201,7 +201,12 @@ function conformanceHandlers(log: ConformanceLog, config: ConformanceServerConfi
       })("ok");
     },
     onEvent: (event, ctx) => {
-      const finish = log.begin({ handler: "event", via: ctx.batch === undefined ? "request" : "batch", ...eventFields(event), ...contextFields(ctx) });
+      const finish = log.begin({
+        handler: "event",
+        via: ctx.batch === undefined ? "request" : "batch",
+        ...eventFields(event),
+        ...contextFields(ctx),
+      });
       return tracked(finish, () =>
         runScript(readScript(event.payload, maxDelayMs), () => ctx.signal, {
           pick: "decision",
@@ -212,7 +217,9 @@ function conformanceHandlers(log: ConformanceLog, config: ConformanceServerConfi
     },
     onNotification: async (event, ctx) => {
       const finish = log.begin({ handler: "notification", via: "notification", ...eventFields(event), ...contextFields(ctx) });
-      await tracked(finish, () => runScript(readScript(event.payload, maxDelayMs), () => ctx.signal, { pick: "decision", fallback: () => undefined }));
+      await tracked(finish, () =>
+        runScript(readScript(event.payload, maxDelayMs), () => ctx.signal, { pick: "decision", fallback: () => undefined }),
+      );
     },
   };
   if (config.queryHandler !== false) {

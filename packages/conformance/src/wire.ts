@@ -18,8 +18,7 @@ interface Waiter {
   timer: ReturnType<typeof setTimeout>;
 }
 
-export const isRecord = (value: unknown): value is WireMessage =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
+export const isRecord = (value: unknown): value is WireMessage => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** True for a response (no `method`) whose `id` is exactly `id`. */
 export const isResponseTo =
@@ -151,7 +150,11 @@ export class WireClient {
    */
   async log(sessionId: string, wait: Omit<LogWait, "session_id"> = {}): Promise<ConformanceRecord[]> {
     // Half the response timeout: a log that never completes is answered (and then fails an assertion) before the call times out.
-    const answer = (await this.query(sessionId, CONFORMANCE_QUERY.log, { session_id: sessionId, timeout_ms: Math.floor(this.timeoutMs / 2), ...wait })) as {
+    const answer = (await this.query(sessionId, CONFORMANCE_QUERY.log, {
+      session_id: sessionId,
+      timeout_ms: Math.floor(this.timeoutMs / 2),
+      ...wait,
+    })) as {
       records: ConformanceRecord[];
     };
     return answer.records;

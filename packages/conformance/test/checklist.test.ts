@@ -18,7 +18,8 @@ describe("checklist", () => {
 
   it("assigns at least 80 items to this suite and names the package for every other one", () => {
     expect(SUITE_ITEMS.length).toBeGreaterThanOrEqual(80);
-    for (const item of CHECKLIST.filter((i) => i.where === "transport")) expect(item.how).toMatch(/^@ahp\/transport-(stdio|http|ws|unix): /);
+    for (const item of CHECKLIST.filter((i) => i.where === "transport"))
+      expect(item.how).toMatch(/^@ahp\/transport-(stdio|http|ws|unix): /);
   });
 
   it("README.md carries the generated count and table (regenerate with `pnpm --filter @ahp/conformance readme`)", () => {

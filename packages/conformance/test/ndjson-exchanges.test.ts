@@ -138,7 +138,9 @@ describe("spec example exchanges over NDJSON bytes", () => {
       '{"jsonrpc":"2.0","id":"q-1","method":"ahp/query","params":{"session_id":"sess-1","agent_id":"agent-1","query_type":"approval_check","payload":{"question":"May I wipe the build cache?","path":"build/"}}}\n',
     );
     expect(parseLine(await h.nextLine())).toStrictEqual(
-      JSON.parse('{"jsonrpc":"2.0","id":"q-1","result":{"alternatives":["clean only stale entries"],"answer":"no","reason":"cache is shared with another run"}}'),
+      JSON.parse(
+        '{"jsonrpc":"2.0","id":"q-1","result":{"alternatives":["clean only stale entries"],"answer":"no","reason":"cache is shared with another run"}}',
+      ),
     );
   });
 
@@ -151,7 +153,9 @@ describe("spec example exchanges over NDJSON bytes", () => {
         '{"event_type":"pre_action","session_id":"s","agent_id":"a","timestamp":"2026-06-01T10:16:00Z","depth":0,"payload":{"arguments":{"command":"rm -rf /"}}}]}}\n',
     );
     expect(parseLine(await h.nextLine())).toStrictEqual(
-      JSON.parse('{"jsonrpc":"2.0","id":"b-1","result":{"decisions":[{"decision":"allow"},{"decision":"block","reason":"refusing recursive delete of /"}]}}'),
+      JSON.parse(
+        '{"jsonrpc":"2.0","id":"b-1","result":{"decisions":[{"decision":"allow"},{"decision":"block","reason":"refusing recursive delete of /"}]}}',
+      ),
     );
   });
 
@@ -169,10 +173,24 @@ describe("spec example exchanges over NDJSON bytes", () => {
 
 describe("§11.6 error catalogue over NDJSON bytes (code + AHP prefix)", () => {
   const ev = (type: string, extra: Record<string, unknown> = {}) =>
-    JSON.stringify({ event_type: type, session_id: "s", agent_id: "a", timestamp: "2026-06-01T10:15:00Z", depth: 0, payload: {}, ...extra });
+    JSON.stringify({
+      event_type: type,
+      session_id: "s",
+      agent_id: "a",
+      timestamp: "2026-06-01T10:15:00Z",
+      depth: 0,
+      payload: {},
+      ...extra,
+    });
   const cases: Array<[string, string, number, string, boolean]> = [
     ["unknown method", '{"jsonrpc":"2.0","id":"c1","method":"ahp/control","params":{}}', -32601, "Method not found", true],
-    ["handshake params", '{"jsonrpc":"2.0","id":"c2","method":"ahp/handshake","params":{"protocol_version":"2.4"}}', -32602, "Invalid params: ", false],
+    [
+      "handshake params",
+      '{"jsonrpc":"2.0","id":"c2","method":"ahp/handshake","params":{"protocol_version":"2.4"}}',
+      -32602,
+      "Invalid params: ",
+      false,
+    ],
     [
       "version",
       '{"jsonrpc":"2.0","id":"c3","method":"ahp/handshake","params":{"protocol_version":"3.0","agent_info":{"framework":"f","version":"1","capabilities":[]},"session_id":"s","agent_id":"a"}}',
@@ -188,7 +206,13 @@ describe("§11.6 error catalogue over NDJSON bytes (code + AHP prefix)", () => {
       "Invalid event: Protocol error: Event depth 11 exceeds configured max depth 10",
       true,
     ],
-    ["contract shape", `{"jsonrpc":"2.0","id":"c6","method":"ahp/event","params":${ev("verification")}}`, -32602, "Invalid event: Serialization error: ", false],
+    [
+      "contract shape",
+      `{"jsonrpc":"2.0","id":"c6","method":"ahp/event","params":${ev("verification")}}`,
+      -32602,
+      "Invalid event: Serialization error: ",
+      false,
+    ],
     [
       "fire-and-forget",
       `{"jsonrpc":"2.0","id":"c7","method":"ahp/event","params":${ev("session_end")}}`,
@@ -210,7 +234,13 @@ describe("§11.6 error catalogue over NDJSON bytes (code + AHP prefix)", () => {
       "Event type planning cannot be batched because it does not return a generic Decision",
       true,
     ],
-    ["typed payload", `{"jsonrpc":"2.0","id":"c10","method":"ahp/event","params":${ev("reasoning")}}`, -32603, "Handler error: Serialization error: ", false],
+    [
+      "typed payload",
+      `{"jsonrpc":"2.0","id":"c10","method":"ahp/event","params":${ev("reasoning")}}`,
+      -32603,
+      "Handler error: Serialization error: ",
+      false,
+    ],
     [
       "typed default",
       `{"jsonrpc":"2.0","id":"c11","method":"ahp/event","params":${ev("rate_limit", { payload: { session_id: "s", limit_type: { custom: "gpu" }, retry_after_ms: 5, current_usage: "1" } })}}`,
@@ -218,7 +248,13 @@ describe("§11.6 error catalogue over NDJSON bytes (code + AHP prefix)", () => {
       "Handler error: Capability not supported: Rate limit decisions not supported",
       true,
     ],
-    ["query params", '{"jsonrpc":"2.0","id":"c12","method":"ahp/query","params":{"session_id":"s","agent_id":"a"}}', -32602, "Invalid params: ", false],
+    [
+      "query params",
+      '{"jsonrpc":"2.0","id":"c12","method":"ahp/query","params":{"session_id":"s","agent_id":"a"}}',
+      -32602,
+      "Invalid params: ",
+      false,
+    ],
     ["batch params", '{"jsonrpc":"2.0","id":"c13","method":"ahp/batch","params":{"events":{}}}', -32602, "Invalid params: ", false],
   ];
 
@@ -254,10 +290,20 @@ describe("NDJSON framing as bytes", () => {
     const lines = [await h.nextLine(), await h.nextLine(), await h.nextLine()].map(parseLine);
     expect(lines[0]).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
     expect((lines[0]!.error as { message: string }).message.startsWith("Parse error")).toBe(true);
-    expect(lines.slice(1).map((l) => l.id).sort()).toEqual(["r1", "r2"]);
+    expect(
+      lines
+        .slice(1)
+        .map((l) => l.id)
+        .sort(),
+    ).toEqual(["r1", "r2"]);
     expect(await h.drain()).toEqual([]);
     expect(h.output().endsWith("\n")).toBe(true);
-    expect(h.output().split("\n").filter((l) => l.length > 0)).toHaveLength(4);
+    expect(
+      h
+        .output()
+        .split("\n")
+        .filter((l) => l.length > 0),
+    ).toHaveLength(4);
   });
 
   it("a line with raw U+2028/U+2029 inside a string is one message", async () => {
@@ -301,6 +347,12 @@ describe("NDJSON framing as bytes", () => {
     );
     const log = parseLine(await h.nextLine()) as { result: { answer: { records: Array<Record<string, unknown>> } } };
     expect(log.result.answer.records).toHaveLength(1);
-    expect(log.result.answer.records[0]).toMatchObject({ handler: "event", via: "request", request_id: 1, transport: "ndjson", outcome: "ok" });
+    expect(log.result.answer.records[0]).toMatchObject({
+      handler: "event",
+      via: "request",
+      request_id: 1,
+      transport: "ndjson",
+      outcome: "ok",
+    });
   });
 });

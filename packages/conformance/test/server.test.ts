@@ -23,7 +23,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function harness(config: ConformanceServerConfig = {}, errors: Error[] = []): Promise<{ server: ConformanceServer; wire: WireClient }> {
+async function harness(
+  config: ConformanceServerConfig = {},
+  errors: Error[] = [],
+): Promise<{ server: ConformanceServer; wire: WireClient }> {
   const server = createConformanceServer(config, { onerror: (error) => errors.push(error) });
   const [agent, side] = createLinkedPair();
   await server.connect(side);
@@ -40,7 +43,9 @@ const event = (wire: WireClient, payload: unknown, session = "s", type = "pre_ac
 
 describe("configuration", () => {
   it("accepts the documented members and drops undefined ones", () => {
-    expect(parseConformanceServerConfig({ harnessConfig: { batch_size: 3 }, typedHandlers: true, logLimit: 5, handlerTimeoutMs: undefined })).toEqual({
+    expect(
+      parseConformanceServerConfig({ harnessConfig: { batch_size: 3 }, typedHandlers: true, logLimit: 5, handlerTimeoutMs: undefined }),
+    ).toEqual({
       harnessConfig: { batch_size: 3 },
       typedHandlers: true,
       logLimit: 5,
@@ -99,7 +104,9 @@ describe("script protocol", () => {
     const delayed = await event(wire, { script: { delay_ms: 60, decision: { decision: "block", reason: "late" } } });
     expect(Date.now() - started).toBeGreaterThanOrEqual(55);
     expect(delayed.result).toEqual({ decision: "block", reason: "late" });
-    expect((await event(wire, { script: { throw: "x", decision: { decision: "allow" } } })).error).toMatchObject({ message: "Handler error: x" });
+    expect((await event(wire, { script: { throw: "x", decision: { decision: "allow" } } })).error).toMatchObject({
+      message: "Handler error: x",
+    });
     expect((await event(wire, { script: { result: { decision: "allow", modified_payload: 1 }, echo: true } })).result).toEqual({
       decision: "allow",
       modified_payload: 1,
@@ -122,7 +129,14 @@ describe("script protocol", () => {
 describe("the log and the reserved queries", () => {
   it("records every handler call with how it arrived", async () => {
     const { server, wire } = await harness({ typedHandlers: true });
-    await wire.call(request("h", "ahp/handshake", { protocol_version: "2.4", agent_info: { framework: "f", version: "1", capabilities: [] }, session_id: "s", agent_id: "a" }));
+    await wire.call(
+      request("h", "ahp/handshake", {
+        protocol_version: "2.4",
+        agent_info: { framework: "f", version: "1", capabilities: [] },
+        session_id: "s",
+        agent_id: "a",
+      }),
+    );
     await event(wire, {});
     await wire.call(request("b", "ahp/batch", { events: [wireEvent("post_action", {}, "s"), wireEvent("pre_prompt", {}, "s")] }));
     await wire.send({ jsonrpc: "2.0", method: "ahp/event", params: wireEvent("session_end", {}, "s") });
@@ -175,7 +189,9 @@ describe("the log and the reserved queries", () => {
     const { last } = await wire.errors();
     await wire.send({ jsonrpc: "2.0", method: "ahp/event", params: wireEvent("pre_action", {}, "b") });
     const { errors: seen } = await wire.errors(last);
-    expect(seen.map((e) => [e.code, e.message])).toEqual([[-32603, "Handler error: Protocol error: Blocking event pre_action must be sent as a request"]]);
+    expect(seen.map((e) => [e.code, e.message])).toEqual([
+      [-32603, "Handler error: Protocol error: Blocking event pre_action must be sent as a request"],
+    ]);
     expect(errors.map((e) => e.message)).toContain("Handler error: Protocol error: Blocking event pre_action must be sent as a request");
     const unknown = await wire.call(request("u", "ahp/query", queryParams("s", "conformance/nope", {})));
     expect(unknown.error).toEqual({ code: -32603, message: "Handler error: unknown conformance query conformance/nope" });
@@ -186,7 +202,9 @@ describe("the log and the reserved queries", () => {
   it("scripts queries through payload.script and echoes others", async () => {
     const { wire } = await harness();
     expect(await wire.query("s", "approval_check", { q: 1 })).toEqual({ query_type: "approval_check", payload: { q: 1 } });
-    const response = await wire.call(request("r", "ahp/query", queryParams("s", "x", { script: { response: { answer: [1], reason: "r" } } })));
+    const response = await wire.call(
+      request("r", "ahp/query", queryParams("s", "x", { script: { response: { answer: [1], reason: "r" } } })),
+    );
     expect(response.result).toEqual({ answer: [1], reason: "r" });
   });
 });

@@ -298,15 +298,15 @@ export class AhpClient {
     try {
       const info = EVENT_TABLE[event.event_type];
       if (info === undefined || info.blocking) {
-        throw new AhpLocalError(
-          "INVALID_ARGUMENT",
-          `Protocol error: Blocking event ${String(event.event_type)} must be sent as a request`,
-        );
+        throw new AhpLocalError("INVALID_ARGUMENT", `Protocol error: Blocking event ${String(event.event_type)} must be sent as a request`);
       }
       const transport = this.#ready("Event");
       this.#checkOutgoing(event, "Event");
       const signal = options.signal;
-      const sent = transport.send({ jsonrpc: "2.0", method: AHP_METHODS.event, params: event }, signal === undefined ? undefined : { signal });
+      const sent = transport.send(
+        { jsonrpc: "2.0", method: AHP_METHODS.event, params: event },
+        signal === undefined ? undefined : { signal },
+      );
       return sent.then(
         () => value,
         (error: unknown) => {
@@ -340,7 +340,10 @@ export class AhpClient {
     }
     const limit = this.#options.enforceHarnessLimits === false ? undefined : this.harnessConfig.batch_size;
     if (limit !== undefined && limit !== null && events.length > limit) {
-      throw new AhpLocalError("LIMIT_EXCEEDED", `Protocol error: Batch failed: batch size ${events.length} exceeds the harness limit ${limit}`);
+      throw new AhpLocalError(
+        "LIMIT_EXCEEDED",
+        `Protocol error: Batch failed: batch size ${events.length} exceeds the harness limit ${limit}`,
+      );
     }
     const response = await this.#call("Batch", AHP_METHODS.batch, { events }, BatchResponseSchema, options);
     if (response.decisions.length !== events.length) {
@@ -387,10 +390,7 @@ export class AhpClient {
     }
     const maxDepth = this.#options.enforceHarnessLimits === false ? undefined : this.harnessConfig.max_depth;
     if (maxDepth !== undefined && maxDepth !== null && event.depth > maxDepth) {
-      throw new AhpLocalError(
-        "LIMIT_EXCEEDED",
-        `Protocol error: Event depth ${event.depth} exceeds the harness max depth ${maxDepth}`,
-      );
+      throw new AhpLocalError("LIMIT_EXCEEDED", `Protocol error: Event depth ${event.depth} exceeds the harness max depth ${maxDepth}`);
     }
   }
 
@@ -476,4 +476,3 @@ export class AhpClient {
     this.#pending.clear();
   }
 }
-

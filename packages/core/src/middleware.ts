@@ -97,8 +97,7 @@ export function applyHandlerMiddleware(
   options: ApplyMiddlewareOptions = {},
 ): AhpServerHandlers {
   const observeMissing = options.observeMissing ?? true;
-  const run = (call: HandlerCall, fn: () => unknown): Promise<unknown> =>
-    middleware(call, () => raceAbort(invoke(fn), call.ctx.signal));
+  const run = (call: HandlerCall, fn: () => unknown): Promise<unknown> => middleware(call, () => raceAbort(invoke(fn), call.ctx.signal));
   const out: AhpServerHandlers = { ...handlers };
 
   const onEvent = handlers.onEvent;
@@ -149,7 +148,10 @@ export function applyHandlerMiddleware(
   }
   if (handlers.typed !== undefined) {
     const typed: Record<string, TypedEventHandler<SpecializedEventType>> = {};
-    for (const [type, handler] of Object.entries(handlers.typed) as [SpecializedEventType, TypedEventHandler<SpecializedEventType> | undefined][]) {
+    for (const [type, handler] of Object.entries(handlers.typed) as [
+      SpecializedEventType,
+      TypedEventHandler<SpecializedEventType> | undefined,
+    ][]) {
       if (handler === undefined) continue;
       typed[type] = ((payload: never, event: AhpEvent, ctx: AhpHandlerContext) =>
         run(eventCall("typed", event, ctx), () => handler(payload, event, ctx))) as TypedEventHandler<SpecializedEventType>;

@@ -115,8 +115,7 @@ export class NdjsonStreamTransport implements Transport {
     } else if (this.onparseerror !== undefined) {
       if (frame.id === undefined) this.onparseerror(frame.error);
       else this.onparseerror(frame.error, { id: frame.id });
-    }
-    else this.onerror?.(frame.error);
+    } else this.onerror?.(frame.error);
   }
 
   readonly #onEnd = (): void => {
@@ -220,8 +219,7 @@ export class NdjsonStreamTransport implements Transport {
 
   #written(batch: QueuedLine[], error: Error | undefined): void {
     if (!this.#inFlight.delete(batch)) return; // already failed by close
-    const failure =
-      error === undefined ? undefined : new AhpLocalError("SEND_FAILED", `write failed: ${error.message}`, { cause: error });
+    const failure = error === undefined ? undefined : new AhpLocalError("SEND_FAILED", `write failed: ${error.message}`, { cause: error });
     for (const entry of batch) settleLine(entry, failure, this.#sendFailure);
   }
 

@@ -17,7 +17,8 @@ export type Redactor = (text: string) => string;
 export const redactSecrets: Redactor = (text) => redactText(text);
 
 /** Object keys whose values are replaced wholesale in {@link redactValue}. */
-export const SENSITIVE_KEY = /^(?:password|passwd|pwd|passphrase|secret|client_?secret|token|access_?token|refresh_?token|id_?token|auth_?token|api_?key|apikey|access_?key|secret_?access_?key|private_?key|authorization|proxy_?authorization|cookie|set_?cookie|credentials?|session_?token)$/i;
+export const SENSITIVE_KEY =
+  /^(?:password|passwd|pwd|passphrase|secret|client_?secret|token|access_?token|refresh_?token|id_?token|auth_?token|api_?key|apikey|access_?key|secret_?access_?key|private_?key|authorization|proxy_?authorization|cookie|set_?cookie|credentials?|session_?token)$/i;
 
 /** Applies several redactors in order. */
 export function composeRedactors(...redactors: readonly Redactor[]): Redactor {

@@ -69,11 +69,14 @@ export function shannonEntropy(value: string): number {
   return entropy;
 }
 
-const PLACEHOLDER = /example|your[_-]?|xxxx|\*\*\*|changeme|change[_-]me|placeholder|redacted|dummy|sample|secret_here|<|>|\$\{|\{\{|process\.env|environ|getenv|^\$|^%|^\[/i;
+const PLACEHOLDER =
+  /example|your[_-]?|xxxx|\*\*\*|changeme|change[_-]me|placeholder|redacted|dummy|sample|secret_here|<|>|\$\{|\{\{|process\.env|environ|getenv|^\$|^%|^\[/i;
 const DOTTED_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$/;
 
 function characterClasses(value: string): number {
-  return (/[a-z]/.test(value) ? 1 : 0) + (/[A-Z]/.test(value) ? 1 : 0) + (/[0-9]/.test(value) ? 1 : 0) + (/[^A-Za-z0-9]/.test(value) ? 1 : 0);
+  return (
+    (/[a-z]/.test(value) ? 1 : 0) + (/[A-Z]/.test(value) ? 1 : 0) + (/[0-9]/.test(value) ? 1 : 0) + (/[^A-Za-z0-9]/.test(value) ? 1 : 0)
+  );
 }
 
 /** A value that looks like a real secret rather than a placeholder, a variable or a word. */
@@ -153,7 +156,9 @@ const GENERIC_HINT = /pass|pwd|secret|key|token|credential/i;
 
 const DETECTORS: readonly Detector[] = [
   privateKeyDetector,
-  regexDetector("aws_access_key_id", 80, /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}\b/g, { hint: (t) => /A[KSBCGINRP][A-Z]A/.test(t) }),
+  regexDetector("aws_access_key_id", 80, /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}\b/g, {
+    hint: (t) => /A[KSBCGINRP][A-Z]A/.test(t),
+  }),
   regexDetector(
     "aws_secret_access_key",
     60,
@@ -163,8 +168,12 @@ const DETECTORS: readonly Detector[] = [
   regexDetector("github_token", 80, /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g, {
     hint: (t) => t.includes("_"),
   }),
-  regexDetector("gitlab_token", 80, /\b(?:glpat|gldt|glrt|glptt|glcbt|glft|glimt|gloas)-[A-Za-z0-9_-]{20,}/g, { hint: (t) => t.includes("gl") }),
-  regexDetector("slack_webhook", 80, /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{16,}/g, { hint: (t) => t.includes("hooks.slack.com") }),
+  regexDetector("gitlab_token", 80, /\b(?:glpat|gldt|glrt|glptt|glcbt|glft|glimt|gloas)-[A-Za-z0-9_-]{20,}/g, {
+    hint: (t) => t.includes("gl"),
+  }),
+  regexDetector("slack_webhook", 80, /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{16,}/g, {
+    hint: (t) => t.includes("hooks.slack.com"),
+  }),
   regexDetector("slack_token", 80, /\bxox[abposer]-[A-Za-z0-9-]{10,}/g, { accept: hasDigitAndLetter, hint: (t) => t.includes("xox") }),
   regexDetector("stripe_key", 80, /\b(?:sk|rk)_live_[A-Za-z0-9]{16,}\b/g, { hint: (t) => t.includes("_live_") }),
   regexDetector("google_api_key", 80, /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, { hint: (t) => t.includes("AIza") }),

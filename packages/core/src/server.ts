@@ -50,8 +50,11 @@ export const DEFAULT_HARNESS_CAPABILITIES = Object.freeze([
   "verification",
 ]);
 
-export const DEFAULT_HARNESS_CONFIG: Readonly<Required<Pick<HarnessConfig, "timeout_ms" | "batch_size" | "max_depth">>> =
-  Object.freeze({ timeout_ms: 10_000, batch_size: 100, max_depth: 10 });
+export const DEFAULT_HARNESS_CONFIG: Readonly<Required<Pick<HarnessConfig, "timeout_ms" | "batch_size" | "max_depth">>> = Object.freeze({
+  timeout_ms: 10_000,
+  batch_size: 100,
+  max_depth: 10,
+});
 
 /** Per-call facts handed to every handler. */
 export interface AhpHandlerContext {
@@ -347,7 +350,6 @@ export class AhpServer {
     this.#connections.clear();
   }
 
-
   #serve(connection: Connection, message: unknown): void {
     let result: AhpProcessResult | Promise<AhpProcessResult>;
     try {
@@ -522,7 +524,9 @@ export class AhpServer {
   #validateEvent(params: unknown, inBatch: boolean): AhpEvent {
     const decoded = decode(AhpEventSchema, params);
     if (!decoded.ok) {
-      throw inBatch ? new AhpError(AhpErrorCode.InvalidParams, `Invalid event: Serialization error: ${decoded.detail}`) : invalidParams(decoded.detail);
+      throw inBatch
+        ? new AhpError(AhpErrorCode.InvalidParams, `Invalid event: Serialization error: ${decoded.detail}`)
+        : invalidParams(decoded.detail);
     }
     const event = decoded.value;
     const maxDepth = this.config.max_depth;
@@ -546,10 +550,7 @@ export class AhpServer {
     const event = this.#validateEvent(params, false);
     const info = EVENT_TABLE[event.event_type];
     if (!info.blocking) {
-      throw new AhpError(
-        AhpErrorCode.InvalidParams,
-        `Fire-and-forget event ${event.event_type} must be sent as a notification`,
-      );
+      throw new AhpError(AhpErrorCode.InvalidParams, `Fire-and-forget event ${event.event_type} must be sent as a notification`);
     }
     let result: unknown;
     try {
@@ -588,11 +589,7 @@ export class AhpServer {
       if (type === "idle") return { decision: "allow" };
       throw handlerError(`Capability not supported: ${info.capabilityLabel} not supported`);
     }
-    const decision = await this.#callHandler(
-      (ctx) => handler(payload.value as never, event, ctx) as Awaitable<unknown>,
-      connection,
-      id,
-    );
+    const decision = await this.#callHandler((ctx) => handler(payload.value as never, event, ctx) as Awaitable<unknown>, connection, id);
     return this.#checkResult(info.decisionSchema!, decision);
   }
 
@@ -785,11 +782,12 @@ export class AhpServer {
       );
     });
   }
-
 }
 
 function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
-  return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as PromiseLike<T>).then === "function";
+  return (
+    value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as PromiseLike<T>).then === "function"
+  );
 }
 
 /** A handler ran past the timeout: its signal is aborted and the call fails with -32603. */

@@ -25,9 +25,7 @@ const V1ParamsSchema = z.object({
 export type V1Action = "continue" | "block" | "skip" | "retry";
 export type V1Outcome = DecisionInput & { action: V1Action };
 
-export function fromV1Request(
-  params: unknown,
-): { ok: true; event: AhpEvent; blocking: boolean } | { ok: false; detail: string } {
+export function fromV1Request(params: unknown): { ok: true; event: AhpEvent; blocking: boolean } | { ok: false; detail: string } {
   const decoded = decode(V1ParamsSchema, params);
   if (!decoded.ok) return decoded;
   const v1 = decoded.value;
@@ -55,11 +53,7 @@ export function fromV1Request(
 /** The 2.4 decision plus the v1 `action` member, so a v1 agent and a 2.x-aware one can both read it. */
 export function toV1Result(decision: DecisionInput): V1Outcome {
   const action: V1Action =
-    decision.decision === "allow" || decision.decision === "modify"
-      ? "continue"
-      : decision.decision === "defer"
-        ? "retry"
-        : "block";
+    decision.decision === "allow" || decision.decision === "modify" ? "continue" : decision.decision === "defer" ? "retry" : "block";
   const out: V1Outcome = { ...decision, action };
   return out;
 }

@@ -83,15 +83,14 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], root: unknow
       const shallow = (b: readonly z.core.$ZodIssue[]) =>
         b[0] !== undefined && (b[0].code === "unrecognized_keys" || b[0].path.length <= 1);
       if (input !== null && typeof input === "object" && !Array.isArray(input) && branches.length > 0 && branches.every(shallow)) {
-        const keys = Object.keys(input).map((k) => `\`${k}\``).join(", ");
+        const keys = Object.keys(input)
+          .map((k) => `\`${k}\``)
+          .join(", ");
         return `data did not match any variant (given members: ${keys || "none"})${where}`;
       }
       const best = branches.sort((a, b) => depthOf(b) - depthOf(a))[0];
       if (best !== undefined && depthOf(best) > 0) {
-        return describeIssues(
-          best.map((i) => ({ ...i, path: [...path, ...i.path] })) as z.core.$ZodIssue[],
-          root,
-        );
+        return describeIssues(best.map((i) => ({ ...i, path: [...path, ...i.path] })) as z.core.$ZodIssue[], root);
       }
       return `data did not match any variant${where}`;
     }

@@ -36,7 +36,13 @@ describe("createEvent", () => {
       context: {},
       metadata: { trace_id: "t-1" },
     });
-    expect(event).toMatchObject({ depth: 2, timestamp: "2026-06-01T12:34:56.123456789+00:00", context: {}, metadata: { trace_id: "t-1" }, payload: null });
+    expect(event).toMatchObject({
+      depth: 2,
+      timestamp: "2026-06-01T12:34:56.123456789+00:00",
+      context: {},
+      metadata: { trace_id: "t-1" },
+      payload: null,
+    });
   });
 
   it("builds typed payloads that the schemas accept", () => {

@@ -28,7 +28,12 @@ class SlowClosingTransport implements Transport {
 
 describe("AhpClient.close()", () => {
   it("rejects pending calls before the transport has finished closing, and refuses new ones", async () => {
-    const server = new AhpServer({ handlerTimeoutMs: 0, handlers: { onEvent: (_event, ctx) => new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))) } });
+    const server = new AhpServer({
+      handlerTimeoutMs: 0,
+      handlers: {
+        onEvent: (_event, ctx) => new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
+      },
+    });
     const [agent, harness] = createLinkedPair();
     await server.connect(harness);
     const client = new AhpClient({ timeoutMs: 10_000 });

@@ -59,7 +59,10 @@ describe("AhpError", () => {
     const error = AhpError.fromJSON(wire);
     expect(AhpError.isInstance(error)).toBe(true);
     expect(error.toJSON()).toEqual(wire);
-    expect(AhpError.fromJSON({ code: -32601, message: "Method not found" }).toJSON()).toEqual({ code: -32601, message: "Method not found" });
+    expect(AhpError.fromJSON({ code: -32601, message: "Method not found" }).toJSON()).toEqual({
+      code: -32601,
+      message: "Method not found",
+    });
   });
 
   it("isInstance recognizes an AhpError made by a second copy of the package, where instanceof fails", async () => {

@@ -46,37 +46,75 @@ describe("event table (spec §5.1)", () => {
     expect(Object.keys(EVENT_TABLE)).toEqual([...EVENT_TYPES]);
   });
 
-  it.each(SPEC_5_1.map((row) => [row[0], row] as const))("%s matches its row", (type, [, blocking, decision, batchable, check, payload]) => {
-    const info = EVENT_TABLE[type];
-    expect(info.type).toBe(type);
-    expect(info.blocking).toBe(blocking);
-    expect(info.decisionTypeName).toBe(decision);
-    expect(info.batchable).toBe(batchable);
-    expect(info.payloadCheck).toBe(check);
-    expect(info.payloadTypeName).toBe(payload);
-    expect(info.specialized).toBe(check === "dispatch");
-    // The schemas behind the names are the registered ones.
-    if (payload !== undefined) expect(info.payloadSchema).toBe(AHP_SCHEMA_TYPES[payload]);
-    else expect(info.payloadSchema).toBeUndefined();
-    if (decision !== undefined) expect(info.decisionSchema).toBe(AHP_SCHEMA_TYPES[decision]);
-    else expect(info.decisionSchema).toBeUndefined();
-  });
+  it.each(SPEC_5_1.map((row) => [row[0], row] as const))(
+    "%s matches its row",
+    (type, [, blocking, decision, batchable, check, payload]) => {
+      const info = EVENT_TABLE[type];
+      expect(info.type).toBe(type);
+      expect(info.blocking).toBe(blocking);
+      expect(info.decisionTypeName).toBe(decision);
+      expect(info.batchable).toBe(batchable);
+      expect(info.payloadCheck).toBe(check);
+      expect(info.payloadTypeName).toBe(payload);
+      expect(info.specialized).toBe(check === "dispatch");
+      // The schemas behind the names are the registered ones.
+      if (payload !== undefined) expect(info.payloadSchema).toBe(AHP_SCHEMA_TYPES[payload]);
+      else expect(info.payloadSchema).toBeUndefined();
+      if (decision !== undefined) expect(info.decisionSchema).toBe(AHP_SCHEMA_TYPES[decision]);
+      else expect(info.decisionSchema).toBeUndefined();
+    },
+  );
 
   it("derives the sets exactly as §5.1 lists them (12 / 10 / 8 / 12)", () => {
     expect(BLOCKING_EVENT_TYPES).toEqual([
-      "handshake", "pre_action", "pre_prompt", "query", "idle", "context_perception",
-      "memory_recall", "planning", "reasoning", "rate_limit", "confirmation", "intent_detection",
+      "handshake",
+      "pre_action",
+      "pre_prompt",
+      "query",
+      "idle",
+      "context_perception",
+      "memory_recall",
+      "planning",
+      "reasoning",
+      "rate_limit",
+      "confirmation",
+      "intent_detection",
     ]);
     expect(NON_BLOCKING_EVENT_TYPES).toEqual([
-      "post_action", "post_response", "session_start", "session_end", "error",
-      "heartbeat", "success", "run_lifecycle", "task_list", "verification",
+      "post_action",
+      "post_response",
+      "session_start",
+      "session_end",
+      "error",
+      "heartbeat",
+      "success",
+      "run_lifecycle",
+      "task_list",
+      "verification",
     ]);
     expect(SPECIALIZED_EVENT_TYPES).toEqual([
-      "idle", "context_perception", "memory_recall", "planning", "reasoning", "rate_limit", "confirmation", "intent_detection",
+      "idle",
+      "context_perception",
+      "memory_recall",
+      "planning",
+      "reasoning",
+      "rate_limit",
+      "confirmation",
+      "intent_detection",
     ]);
     expect(BATCHABLE_EVENT_TYPES).toEqual([
-      "pre_action", "post_action", "pre_prompt", "post_response", "session_start", "session_end",
-      "error", "heartbeat", "success", "run_lifecycle", "task_list", "verification",
+      "pre_action",
+      "post_action",
+      "pre_prompt",
+      "post_response",
+      "session_start",
+      "session_end",
+      "error",
+      "heartbeat",
+      "success",
+      "run_lifecycle",
+      "task_list",
+      "verification",
     ]);
     expect(RUN_CONTRACT_EVENT_TYPES).toEqual(["run_lifecycle", "task_list", "verification"]);
     expect(Object.isFrozen(BLOCKING_EVENT_TYPES)).toBe(true);

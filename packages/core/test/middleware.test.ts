@@ -11,7 +11,14 @@ import {
   type HandlerMiddleware,
 } from "../src/index.js";
 
-const event = (type: AhpEvent["event_type"] = "pre_action"): AhpEvent => ({ event_type: type, session_id: "s", agent_id: "a", timestamp: "t", depth: 0, payload: null });
+const event = (type: AhpEvent["event_type"] = "pre_action"): AhpEvent => ({
+  event_type: type,
+  session_id: "s",
+  agent_id: "a",
+  timestamp: "t",
+  depth: 0,
+  payload: null,
+});
 const ctx = (extra: Partial<AhpHandlerContext> = {}): AhpHandlerContext => ({
   signal: new AbortController().signal,
   connection: { id: 1, info: { transport: "memory" }, signal: new AbortController().signal },
@@ -39,7 +46,16 @@ describe("handler middleware shape", () => {
     );
     expect(await handlers.onEvent!(event(), ctx())).toEqual({ decision: "allow" });
     await expect(handlers.onEvent!(event("pre_prompt"), ctx({ batch: { index: 0, size: 1 } }))).rejects.toBe(failure);
-    expect(order).toEqual(["outer>event:request", "inner>event:request", "inner<", "outer<", "outer>event:batch", "inner>event:batch", "inner<", "outer<"]);
+    expect(order).toEqual([
+      "outer>event:request",
+      "inner>event:request",
+      "inner<",
+      "outer<",
+      "outer>event:batch",
+      "inner>event:batch",
+      "inner<",
+      "outer<",
+    ]);
   });
 
   it("keeps absent handlers absent, wraps only present typed handlers, observes notifications and handshakes", () => {
@@ -113,6 +129,14 @@ describe("handler middleware shape", () => {
     });
     const query = { session_id: "s", agent_id: "a", query_type: "approval_check", payload: null };
     await handlers.onQuery!(query, ctx());
-    expect(calls[0]).toMatchObject({ kind: "query", form: "request", eventType: "query", sessionId: "s", agentId: "a", query, target: query });
+    expect(calls[0]).toMatchObject({
+      kind: "query",
+      form: "request",
+      eventType: "query",
+      sessionId: "s",
+      agentId: "a",
+      query,
+      target: query,
+    });
   });
 });

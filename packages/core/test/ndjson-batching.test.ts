@@ -86,7 +86,9 @@ describe("NdjsonStreamTransport write batching", () => {
     await Promise.all(sends);
     await transport.close();
     for (const flushLines of [0, -1, Number.NaN]) {
-      expect(() => new NdjsonStreamTransport({ readable: new PassThrough(), writable: new PassThrough(), flushLines })).toThrow(/flushLines/);
+      expect(() => new NdjsonStreamTransport({ readable: new PassThrough(), writable: new PassThrough(), flushLines })).toThrow(
+        /flushLines/,
+      );
     }
   });
 

@@ -80,7 +80,15 @@ async function make(options: Partial<NdjsonStreamTransportOptions> = {}) {
   transport.onclose = (e) => closes.push(e);
   await transport.start();
   open.push(transport);
-  return { transport, readable: (options.readable as PassThrough | undefined) ?? readable, writable, received, parseErrors, errors, closes };
+  return {
+    transport,
+    readable: (options.readable as PassThrough | undefined) ?? readable,
+    writable,
+    received,
+    parseErrors,
+    errors,
+    closes,
+  };
 }
 
 function linesOf(writable: PassThrough): string[] {

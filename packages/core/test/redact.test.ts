@@ -32,7 +32,15 @@ describe("redactSecrets", () => {
   }
 
   it("keeps ordinary text unchanged", () => {
-    for (const text of ["ls -la /tmp", "git push origin feature/x", "sk-short", "the password policy", "AKIA is a prefix", "eyJ alone", ""]) {
+    for (const text of [
+      "ls -la /tmp",
+      "git push origin feature/x",
+      "sk-short",
+      "the password policy",
+      "AKIA is a prefix",
+      "eyJ alone",
+      "",
+    ]) {
       expect(redactSecrets(text)).toBe(text);
     }
   });
@@ -59,7 +67,12 @@ describe("redactValue", () => {
     expect(JSON.stringify(out)).not.toContain(SAMPLES.openai);
     expect(JSON.stringify(out)).not.toContain(SAMPLES.password);
     expect(JSON.stringify(out)).not.toContain("plain-value");
-    expect(out.env).toMatchObject({ API_KEY: "[REDACTED:api_key]", password: "[REDACTED:password]", "client-secret": "[REDACTED:client-secret]", harmless: 3 });
+    expect(out.env).toMatchObject({
+      API_KEY: "[REDACTED:api_key]",
+      password: "[REDACTED:password]",
+      "client-secret": "[REDACTED:client-secret]",
+      harmless: 3,
+    });
     expect(out.list[0]).toBe("[REDACTED:stripe_key]");
     expect(input.env.password).toBe(SAMPLES.password);
   });

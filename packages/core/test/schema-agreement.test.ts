@@ -159,7 +159,7 @@ describe("zod and the JSON Schema bundle agree on every example", () => {
   });
 });
 
-describe("zod output of every valid example fits the io: \"output\" bundle", () => {
+describe('zod output of every valid example fits the io: "output" bundle', () => {
   const outputBundle = toJsonSchemaBundle(AHP_SCHEMA_TYPES, { id: "urn:ahp:test:output", io: "output" }) as JsonSchemaObject & {
     $id: string;
   };

@@ -48,37 +48,43 @@ function run(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 }
 
 describe("Python jsonschema agrees with the corpus", () => {
-  if (!pythonReady && inCi) it("has Python's jsonschema available in CI", () => {
-    expect.fail(
-      `${PYTHON} cannot import jsonschema with Draft 2020-12 support (${(probe.stderr || probe.error?.message || "").trim()}). ` +
-        `Install it on the CI image: ${INSTALL_HINT}`,
-    );
-  });
+  if (!pythonReady && inCi)
+    it("has Python's jsonschema available in CI", () => {
+      expect.fail(
+        `${PYTHON} cannot import jsonschema with Draft 2020-12 support (${(probe.stderr || probe.error?.message || "").trim()}). ` +
+          `Install it on the CI image: ${INSTALL_HINT}`,
+      );
+    });
 
-  if (pythonReady) it("validates every example with the expected verdict", async () => {
-    const { code, stdout, stderr } = await run([script]);
-    const summary = /^(\d+) passed, (\d+) failed$/m.exec(stdout);
-    expect(summary, `unexpected output:\n${stdout}\n${stderr}`).not.toBeNull();
-    expect(Number(summary![2]), stderr).toBe(0);
-    expect(Number(summary![1])).toBe(corpusSize());
-    expect(code).toBe(0);
-  });
+  if (pythonReady)
+    it("validates every example with the expected verdict", async () => {
+      const { code, stdout, stderr } = await run([script]);
+      const summary = /^(\d+) passed, (\d+) failed$/m.exec(stdout);
+      expect(summary, `unexpected output:\n${stdout}\n${stderr}`).not.toBeNull();
+      expect(Number(summary![2]), stderr).toBe(0);
+      expect(Number(summary![1])).toBe(corpusSize());
+      expect(code).toBe(0);
+    });
 
-  if (pythonReady) it("fails when an example gets the wrong verdict", async () => {
-    // A copy of the schemas folder whose corpus claims an invalid instance is valid.
-    const dir = mkdtempSync(join(tmpdir(), "ahp-schemas-"));
-    try {
-      cpSync(join(schemasDir, "ahp.schema.json"), join(dir, "ahp.schema.json"));
-      mkdirSync(join(dir, "examples", "TaskItem", "valid"), { recursive: true });
-      writeFileSync(join(dir, "examples", "TaskItem", "valid", "depends-on-null.json"), '{"id":"t","title":"x","status":"pending","depends_on":null}');
-      const { code, stdout, stderr } = await run([script, dir]);
-      expect(stdout).toMatch(/^0 passed, 1 failed$/m);
-      expect(stderr).toContain("TaskItem/valid/depends-on-null.json: expected valid, got invalid");
-      expect(code).toBe(1);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  if (pythonReady)
+    it("fails when an example gets the wrong verdict", async () => {
+      // A copy of the schemas folder whose corpus claims an invalid instance is valid.
+      const dir = mkdtempSync(join(tmpdir(), "ahp-schemas-"));
+      try {
+        cpSync(join(schemasDir, "ahp.schema.json"), join(dir, "ahp.schema.json"));
+        mkdirSync(join(dir, "examples", "TaskItem", "valid"), { recursive: true });
+        writeFileSync(
+          join(dir, "examples", "TaskItem", "valid", "depends-on-null.json"),
+          '{"id":"t","title":"x","status":"pending","depends_on":null}',
+        );
+        const { code, stdout, stderr } = await run([script, dir]);
+        expect(stdout).toMatch(/^0 passed, 1 failed$/m);
+        expect(stderr).toContain("TaskItem/valid/depends-on-null.json: expected valid, got invalid");
+        expect(code).toBe(1);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
 
   // Locally without the module: reported as skipped, with the reason in the test name.
   if (!pythonReady && !inCi) it.skip(`needs ${PYTHON} with jsonschema (${INSTALL_HINT})`, () => {});

@@ -21,8 +21,16 @@ const TRUE_POSITIVES: [SecretKind, string, string][] = [
   ["anthropic_api_key", j("sk-ant", "-api03-", "abcdefGHIJ1234567890_xyz-abcdefghKLMN"), "ANTHROPIC_API_KEY=@@"],
   ["openai_api_key", j("sk-proj", "-", "Abc123Def456Ghi789Jkl012Mno345Pqr678"), "OPENAI_API_KEY=@@"],
   ["openai_api_key", j("sk", "-", "T3BlbkFJa1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"), "@@"],
-  ["jwt", j("eyJhbGciOiJIUzI1NiJ9", ".", "eyJzdWIiOiIxMjM0NTY3ODkwIn0", ".", "dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk"), "Cookie: session=@@"],
-  ["private_key", j("-----BEGIN RSA ", "PRIVATE KEY-----\nMIIEpAIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END RSA ", "PRIVATE KEY-----"), "key:\n@@\nend"],
+  [
+    "jwt",
+    j("eyJhbGciOiJIUzI1NiJ9", ".", "eyJzdWIiOiIxMjM0NTY3ODkwIn0", ".", "dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+    "Cookie: session=@@",
+  ],
+  [
+    "private_key",
+    j("-----BEGIN RSA ", "PRIVATE KEY-----\nMIIEpAIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END RSA ", "PRIVATE KEY-----"),
+    "key:\n@@\nend",
+  ],
   ["private_key", j("-----BEGIN OPENSSH ", "PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH ", "PRIVATE KEY-----"), "@@"],
   ["private_key", j("-----BEGIN ", "PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC"), "truncated output: @@"],
   ["url_credentials", "S3cr3tPw0rd", "DATABASE_URL=postgres://admin:@@@db.internal:5432/app"],
@@ -85,7 +93,13 @@ describe("findSecrets", () => {
   });
 
   it("stays fast on adversarial input", () => {
-    const inputs = ["a.".repeat(50_000), "password=".repeat(10_000), "a_".repeat(50_000), "http://".repeat(20_000), "-----BEGIN ".repeat(10_000)];
+    const inputs = [
+      "a.".repeat(50_000),
+      "password=".repeat(10_000),
+      "a_".repeat(50_000),
+      "http://".repeat(20_000),
+      "-----BEGIN ".repeat(10_000),
+    ];
     for (const text of inputs) {
       const start = performance.now();
       findSecrets(text);

@@ -88,6 +88,14 @@ expectTypeOf<SpecializedEventType>().toEqualTypeOf<
 createEvent("idle", { idle_duration_ms: 1, idle_reason: "quiet" }, { sessionId: "s", agentId: "a" });
 // @ts-expect-error idle_reason is required in an idle payload
 createEvent("idle", { idle_duration_ms: 1 }, { sessionId: "s", agentId: "a" });
-createEvent("task_list", { run_id: "r", session_id: "s", updated_at: "u", tasks: [{ id: "t", title: "x", status: "in_progress" }] }, { sessionId: "s", agentId: "a" });
+createEvent(
+  "task_list",
+  { run_id: "r", session_id: "s", updated_at: "u", tasks: [{ id: "t", title: "x", status: "in_progress" }] },
+  { sessionId: "s", agentId: "a" },
+);
 // @ts-expect-error "InProgress" is not a task status
-createEvent("task_list", { run_id: "r", session_id: "s", updated_at: "u", tasks: [{ id: "t", title: "x", status: "InProgress" }] }, { sessionId: "s", agentId: "a" });
+createEvent(
+  "task_list",
+  { run_id: "r", session_id: "s", updated_at: "u", tasks: [{ id: "t", title: "x", status: "InProgress" }] },
+  { sessionId: "s", agentId: "a" },
+);

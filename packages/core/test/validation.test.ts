@@ -20,7 +20,12 @@ import {
 import type { z } from "zod";
 
 const event = { event_type: "pre_action", session_id: "s", agent_id: "a", timestamp: "t", depth: 0, payload: null };
-const handshake = { protocol_version: "2.4", agent_info: { framework: "f", version: "1", capabilities: [] }, session_id: "s", agent_id: "a" };
+const handshake = {
+  protocol_version: "2.4",
+  agent_info: { framework: "f", version: "1", capabilities: [] },
+  session_id: "s",
+  agent_id: "a",
+};
 
 function detail<T>(result: DecodeResult<T>): string {
   expect(result.ok).toBe(false);
@@ -44,9 +49,9 @@ describe("decode", () => {
     );
     expect(detail(decode(AhpEventSchema, without(event, "timestamp")))).toMatch(/^missing field `timestamp`/);
     expect(detail(decode(AhpEventSchema, without(event, "payload")))).toMatch(/^missing field `payload`/);
-    expect(detail(decode(AhpEventSchema, { ...event, context: { session_stats: { total_actions: 1, duration_ms: 1, error_count: 0 } } }))).toBe(
-      "missing field `total_tokens` at context.session_stats.total_tokens",
-    );
+    expect(
+      detail(decode(AhpEventSchema, { ...event, context: { session_stats: { total_actions: 1, duration_ms: 1, error_count: 0 } } })),
+    ).toBe("missing field `total_tokens` at context.session_stats.total_tokens");
   });
 
   it("names an unknown enumeration value as `unknown variant` with the accepted ones", () => {
@@ -76,14 +81,16 @@ describe("decode", () => {
       "invalid type: null, expected array at depends_on",
     );
     const cp = { session_id: "s", intent: "locate", target: { location: { path: "a", location_type: "b" } }, context: { workspace: "w" } };
-    expect(detail(decode(ContextPerceptionEventSchema, { ...cp, constraints: null }))).toBe("invalid type: null, expected object at constraints");
+    expect(detail(decode(ContextPerceptionEventSchema, { ...cp, constraints: null }))).toBe(
+      "invalid type: null, expected object at constraints",
+    );
   });
 
   it("names the extra member of a single-key object", () => {
     expect(detail(decode(PlanningStrategySchema, { custom: "x", other: "y" }))).toMatch(/unknown field `other`|`custom`, `other`/);
-    expect(detail(decode(PerceptionTargetSchema, { location: { path: "a", location_type: "b" }, entity: { name: "n", entity_type: "t" } }))).toMatch(
-      /`location`, `entity`/,
-    );
+    expect(
+      detail(decode(PerceptionTargetSchema, { location: { path: "a", location_type: "b" }, entity: { name: "n", entity_type: "t" } })),
+    ).toMatch(/`location`, `entity`/);
   });
 
   it("keeps the zod issues for callers that want structure", () => {

@@ -164,7 +164,12 @@ export function loggingMiddleware(logger: Logger, options: LoggingMiddlewareOpti
         if (!logger.isLevelEnabled(decisionLevel)) return;
         const decision = decisionKindOf(outcome.result);
         if (decision !== undefined) fields.decision = decision;
-        logger[decisionLevel](call.kind === "notification" ? "ahp event" : `ahp ${call.kind === "query" ? "query" : call.kind === "handshake" ? "handshake" : "decision"}`, fields);
+        logger[decisionLevel](
+          call.kind === "notification"
+            ? "ahp event"
+            : `ahp ${call.kind === "query" ? "query" : call.kind === "handshake" ? "handshake" : "decision"}`,
+          fields,
+        );
       } else {
         fields.error = failureMessage(outcome.error);
         logger[failureLevel]("ahp handler failed", fields);

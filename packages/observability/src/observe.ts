@@ -15,7 +15,8 @@ export interface ObservabilityOptions extends ApplyMiddlewareOptions {
 
 export function withObservability(handlers: AhpServerHandlers, options: ObservabilityOptions): AhpServerHandlers {
   const layers: HandlerMiddleware[] = [];
-  if (options.tracing !== undefined && options.tracing !== false) layers.push(tracingMiddleware(options.tracing === true ? {} : options.tracing));
+  if (options.tracing !== undefined && options.tracing !== false)
+    layers.push(tracingMiddleware(options.tracing === true ? {} : options.tracing));
   if (options.metrics !== undefined) layers.push(options.metrics.middleware());
   if (options.logger !== undefined) layers.push(loggingMiddleware(options.logger, options.logging));
   if (layers.length === 0) return handlers;

@@ -82,7 +82,11 @@ export function tracingMiddleware(options: TracingOptions = {}): HandlerMiddlewa
     if (call.kind === "handshake" && !options.traceHandshakes) return next();
     const parent = parentContextFromMetadata(call.event?.metadata);
     const name =
-      call.kind === "handshake" ? "ahp.handshake" : call.kind === "notification" ? `ahp.event ${call.eventType}` : `ahp.decision ${call.eventType}`;
+      call.kind === "handshake"
+        ? "ahp.handshake"
+        : call.kind === "notification"
+          ? `ahp.event ${call.eventType}`
+          : `ahp.decision ${call.eventType}`;
     const attributes: Attributes = {
       "ahp.event_type": call.eventType,
       "ahp.session_id": call.sessionId,

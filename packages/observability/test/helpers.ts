@@ -13,7 +13,8 @@ export function parseExposition(text: string): Sample[] {
     if (match === null) throw new Error(`unparseable exposition line: ${line}`);
     const labels: Record<string, string> = {};
     if (match[2] !== undefined && match[2].length > 0) {
-      for (const pair of match[2].matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!.replace(/\\(.)/g, "$1");
+      for (const pair of match[2].matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+        labels[pair[1]!] = pair[2]!.replace(/\\(.)/g, "$1");
     }
     const raw = match[3]!;
     samples.push({ name: match[1]!, labels, value: raw === "+Inf" ? Infinity : Number(raw) });

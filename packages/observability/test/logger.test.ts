@@ -20,7 +20,9 @@ describe("createLogger", () => {
     const out = memory();
     const logger = createLogger({ stream: out.stream, bindings: { app: "harness" }, clock: () => new Date("2026-01-02T03:04:05.000Z") });
     logger.info("hello", { n: 1, nested: { ok: true } });
-    expect(out.lines).toEqual(['{"time":"2026-01-02T03:04:05.000Z","level":"info","msg":"hello","app":"harness","n":1,"nested":{"ok":true}}\n']);
+    expect(out.lines).toEqual([
+      '{"time":"2026-01-02T03:04:05.000Z","level":"info","msg":"hello","app":"harness","n":1,"nested":{"ok":true}}\n',
+    ]);
   });
 
   it("filters by level; child loggers add bindings", () => {
@@ -53,7 +55,12 @@ describe("createLogger", () => {
     const text = out.lines.join("");
     for (const secret of [STRIPE, GH, "bound-secret-value", "abc.def.ghi", "hunter2-Secret!"]) expect(text).not.toContain(secret);
     const record = out.records()[0]!;
-    expect(record).toMatchObject({ level: "error", field_level: "fake", token: "[REDACTED:token]", headers: { authorization: "[REDACTED:authorization]", accept: "json" } });
+    expect(record).toMatchObject({
+      level: "error",
+      field_level: "fake",
+      token: "[REDACTED:token]",
+      headers: { authorization: "[REDACTED:authorization]", accept: "json" },
+    });
     expect(record.error).toMatchObject({ name: "Error", message: "failed with password=[REDACTED:generic_secret]" });
     expect(String((record.error as { stack: string }).stack)).toContain("[REDACTED:generic_secret]");
   });
@@ -63,7 +70,14 @@ describe("createLogger", () => {
     createLogger({ stream: out.stream, redactor: (t) => t.replace(/ACME-\d+/g, "[REDACTED:acme]") }).info("id ACME-42");
     expect(out.records()[0]!.msg).toBe("id [REDACTED:acme]");
     const errors: Error[] = [];
-    const logger = createLogger({ stream: { write: () => { throw new Error("EPIPE"); } }, onerror: (e) => errors.push(e) });
+    const logger = createLogger({
+      stream: {
+        write: () => {
+          throw new Error("EPIPE");
+        },
+      },
+      onerror: (e) => errors.push(e),
+    });
     expect(() => logger.info("x")).not.toThrow();
     expect(errors.map((e) => e.message)).toEqual(["EPIPE"]);
   });
@@ -93,7 +107,10 @@ describe("createLogger", () => {
     });
     expect(code).toBe(0);
     expect(stdout).toBe("");
-    const records = stderr.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const records = stderr
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(records.map((r) => r.msg)).toEqual(["starting", "decided", "slow handler", "failed", "child line"]);
     expect(records[4]).toMatchObject({ component: "child", session: "s-1" });
   }, 20_000);
@@ -125,7 +142,15 @@ describe("withLogging", () => {
     await server.close();
     const records = out.records();
     expect(records).toHaveLength(2);
-    expect(records[0]).toMatchObject({ level: "debug", msg: "ahp decision", event_type: "pre_action", session: "s-9", decision: "block", rule: "r.1", form: "request" });
+    expect(records[0]).toMatchObject({
+      level: "debug",
+      msg: "ahp decision",
+      event_type: "pre_action",
+      session: "s-9",
+      decision: "block",
+      rule: "r.1",
+      form: "request",
+    });
     expect(records[1]).toMatchObject({ level: "warn", msg: "ahp handler failed", error: "bad [REDACTED:stripe_key]" });
     expect(typeof records[0]!.latency_ms).toBe("number");
   });

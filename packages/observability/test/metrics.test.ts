@@ -44,7 +44,10 @@ describe("AhpMetrics through a real AhpServer", () => {
       ),
     });
     const stop = trackConnections(server, metrics);
-    closers.push(async () => stop(), () => server.close());
+    closers.push(
+      async () => stop(),
+      () => server.close(),
+    );
     const [agentSide, harnessSide] = createLinkedPair();
     await server.connect(harnessSide);
     const client = new AhpClient();
@@ -93,8 +96,28 @@ describe("AhpMetrics through a real AhpServer", () => {
     expect(valueOf(samples, "ahp_decision_latency_seconds_count", { event_type: "pre_action" })).toBe(6);
     expect(valueOf(samples, "ahp_decision_latency_seconds_bucket", { event_type: "pre_action", le: "+Inf" })).toBe(6);
     expect(valueOf(samples, "ahp_decision_latency_seconds_count", { event_type: "session_end" })).toBeUndefined(); // notifications are not timed
-    const buckets = samples.filter((s) => s.name === "ahp_decision_latency_seconds_bucket" && s.labels.event_type === "pre_action").map((s) => s.labels.le);
-    expect(buckets).toEqual(["0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "+Inf"]);
+    const buckets = samples
+      .filter((s) => s.name === "ahp_decision_latency_seconds_bucket" && s.labels.event_type === "pre_action")
+      .map((s) => s.labels.le);
+    expect(buckets).toEqual([
+      "0.0001",
+      "0.00025",
+      "0.0005",
+      "0.001",
+      "0.0025",
+      "0.005",
+      "0.01",
+      "0.025",
+      "0.05",
+      "0.1",
+      "0.25",
+      "0.5",
+      "1",
+      "2.5",
+      "5",
+      "10",
+      "+Inf",
+    ]);
     expect(valueOf(samples, "ahp_decision_latency_seconds_sum", { event_type: "pre_action" })).toBeGreaterThan(0);
     expect(valueOf(samples, "ahp_decision_latency_seconds_count", { event_type: "post_action" })).toBe(1); // batch element
 
@@ -126,7 +149,11 @@ describe("AhpMetrics through a real AhpServer", () => {
   it("bounds the decision label and leaves handler results untouched", async () => {
     const metrics = createAhpMetrics({ prefix: "x_" });
     const handlers = withMetrics({ onEvent: () => ({ decision: "weird" }) as never }, metrics);
-    const ctx = { signal: new AbortController().signal, connection: { id: 1, info: { transport: "memory" }, signal: new AbortController().signal }, requestId: "1" };
+    const ctx = {
+      signal: new AbortController().signal,
+      connection: { id: 1, info: { transport: "memory" }, signal: new AbortController().signal },
+      requestId: "1",
+    };
     const event = { event_type: "pre_action" as const, session_id: "s", agent_id: "a", timestamp: "t", depth: 0, payload: null };
     expect(await handlers.onEvent!(event, ctx)).toEqual({ decision: "weird" });
     expect(valueOf(parseExposition(await metrics.metrics()), "x_events_total", { decision: "other" })).toBe(1);

@@ -28,7 +28,12 @@ class TestContextManager implements ContextManager {
   active(): Context {
     return this.#storage.getStore() ?? ROOT_CONTEXT;
   }
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    ctx: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
     return this.#storage.run(ctx, () => fn.call(thisArg, ...args));
   }
   bind<T>(_ctx: Context, target: T): T {
@@ -140,7 +145,10 @@ async function connect(handlers: AhpServerHandlers) {
   await server.connect(h);
   const client = new AhpClient({ sessionId: "sess-7", agentId: "agent-7" });
   await client.connect(a);
-  closers.push(() => client.close(), () => server.close());
+  closers.push(
+    () => client.close(),
+    () => server.close(),
+  );
   return client;
 }
 
@@ -185,15 +193,24 @@ describe("spans per decision", () => {
   });
 
   it("accepts traceparent, ignores invalid ids, and uses the active context otherwise", async () => {
-    expect(spanContextFromMetadata({ traceparent: `00-${TRACE_ID}-${PARENT_SPAN}-00` })).toMatchObject({ traceId: TRACE_ID, spanId: PARENT_SPAN, traceFlags: 0 });
+    expect(spanContextFromMetadata({ traceparent: `00-${TRACE_ID}-${PARENT_SPAN}-00` })).toMatchObject({
+      traceId: TRACE_ID,
+      spanId: PARENT_SPAN,
+      traceFlags: 0,
+    });
     expect(spanContextFromMetadata({ trace_id: "0".repeat(32), parent_span_id: PARENT_SPAN })).toBeUndefined();
     expect(spanContextFromMetadata({ trace_id: TRACE_ID })).toBeUndefined();
     expect(spanContextFromMetadata({ trace_id: TRACE_ID, parent_span_id: "xyz" })).toBeUndefined();
-    expect(spanContextFromMetadata({ trace_id: TRACE_ID.toUpperCase(), parent_span_id: PARENT_SPAN, trace_flags: "00" })).toMatchObject({ traceId: TRACE_ID, traceFlags: 0 });
+    expect(spanContextFromMetadata({ trace_id: TRACE_ID.toUpperCase(), parent_span_id: PARENT_SPAN, trace_flags: "00" })).toMatchObject({
+      traceId: TRACE_ID,
+      traceFlags: 0,
+    });
     expect(spanContextFromMetadata(null)).toBeUndefined();
 
     const provider = new TestProvider();
-    const client = await connect(withTracing({ onEvent: () => ({ decision: "allow" }), onNotification: () => undefined }, { tracerProvider: provider }));
+    const client = await connect(
+      withTracing({ onEvent: () => ({ decision: "allow" }), onNotification: () => undefined }, { tracerProvider: provider }),
+    );
     await client.send("pre_action", { tool_name: "ls" }, { metadata: { trace_id: "not-hex", parent_span_id: PARENT_SPAN } });
     expect(provider.tracer.spans[0]!.parent).toBeUndefined();
     expect(provider.tracer.spans[0]!.attributes["ahp.decision"]).toBe("allow");
@@ -228,7 +245,9 @@ describe("spans per decision", () => {
   it("withObservability composes spans, metrics and logs on one handler set", async () => {
     const provider = new TestProvider();
     const metrics = createAhpMetrics();
-    const client = await connect(withObservability({ onEvent: () => ({ decision: "allow" }) }, { tracing: { tracerProvider: provider }, metrics }));
+    const client = await connect(
+      withObservability({ onEvent: () => ({ decision: "allow" }) }, { tracing: { tracerProvider: provider }, metrics }),
+    );
     await client.send("pre_prompt", { prompt: "hi" });
     expect(provider.tracer.spans.map((s) => s.name)).toEqual(["ahp.decision pre_prompt"]);
     expect(await metrics.metrics()).toContain('ahp_events_total{event_type="pre_prompt",decision="allow"} 1');

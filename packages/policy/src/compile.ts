@@ -291,7 +291,11 @@ export function compileFieldCondition(c: FieldConditionInput, at: DocPath, issue
   if (c.one_of !== undefined) {
     const options = c.one_of.map(norm);
     const strings = options.every((o) => typeof o === "string") ? new Set(options as string[]) : undefined;
-    tests.push(strings !== undefined ? (v) => typeof v === "string" && strings.has(norm(v) as string) : (v) => options.some((o) => jsonEqual(norm(v), o)));
+    tests.push(
+      strings !== undefined
+        ? (v) => typeof v === "string" && strings.has(norm(v) as string)
+        : (v) => options.some((o) => jsonEqual(norm(v), o)),
+    );
   }
   if (c.glob !== undefined) {
     const re = issues.guard([...at, "glob"], () => compileGlobs(asList(c.glob!), { ignoreCase: ic }));
@@ -299,7 +303,9 @@ export function compileFieldCondition(c: FieldConditionInput, at: DocPath, issue
   }
   if (c.regex !== undefined) {
     const list = asList(c.regex);
-    const res = list.map((source, k) => issues.guard([...at, "regex", ...(typeof c.regex === "string" ? [] : [k])], () => compileRegex(source, ic)));
+    const res = list.map((source, k) =>
+      issues.guard([...at, "regex", ...(typeof c.regex === "string" ? [] : [k])], () => compileRegex(source, ic)),
+    );
     const ok = res.filter((r): r is RegExp => r !== undefined);
     tests.push((v) => {
       if (typeof v !== "string") return false;
@@ -330,7 +336,8 @@ export function compileFieldCondition(c: FieldConditionInput, at: DocPath, issue
     const inner = compileFieldCondition(c.not, [...at, "not"], issues, maxLen);
     tests.push((v) => !inner(v));
   }
-  if (tests.length === 0) issues.add(at, "empty condition: give at least one operator (equals, one_of, glob, regex, contains, lt, lte, gt, gte, exists, not)");
+  if (tests.length === 0)
+    issues.add(at, "empty condition: give at least one operator (equals, one_of, glob, regex, contains, lt, lte, gt, gte, exists, not)");
   return and(tests);
 }
 
@@ -426,7 +433,8 @@ function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen: number
   }
   if (m.option !== undefined) {
     const names = asList(m.option.name);
-    const value = m.option.value === undefined ? undefined : compileFieldCondition(m.option.value, [...at, "option", "value"], issues, maxLen);
+    const value =
+      m.option.value === undefined ? undefined : compileFieldCondition(m.option.value, [...at, "option", "value"], issues, maxLen);
     per.push((cmd) =>
       names.some((name) => {
         const values = cmd.options.get(name);
@@ -469,7 +477,8 @@ function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen: number
       return false;
     });
   }
-  if (line === undefined && per.length === 0) issues.add(at, "empty shell condition: give line, program, flags_any, flags_all, option, args, argv, redirect, piped_to or word");
+  if (line === undefined && per.length === 0)
+    issues.add(at, "empty shell condition: give line, program, flags_any, flags_all, option, args, argv, redirect, piped_to or word");
   const command =
     per.length === 0
       ? undefined
@@ -695,8 +704,13 @@ function compileDecision(
   const keys = variantKeys(schema, tag);
   const typeName = EVENT_TABLE[type].decisionTypeName ?? "Decision";
   if (keys === undefined) {
-    const allowed = (schema as unknown as { options: { shape: { decision: { value: string } } }[] }).options.map((o) => `\`${o.shape.decision.value}\``);
-    issues.add([...at, "decision"], `decision \`${tag}\` is not valid for event type \`${type}\` (${typeName} allows ${allowed.join(", ")})`);
+    const allowed = (schema as unknown as { options: { shape: { decision: { value: string } } }[] }).options.map(
+      (o) => `\`${o.shape.decision.value}\``,
+    );
+    issues.add(
+      [...at, "decision"],
+      `decision \`${tag}\` is not valid for event type \`${type}\` (${typeName} allows ${allowed.join(", ")})`,
+    );
     return undefined;
   }
   const { merge_patch: mergePatch, redact_secrets: redact, ...base } = action as Record<string, unknown> & PolicyAction;
@@ -707,7 +721,10 @@ function compileDecision(
   }
   const computesPayload = mergePatch !== undefined || (redact !== undefined && redact !== false);
   if (computesPayload && !keys.has("modified_payload")) {
-    issues.add([...at, mergePatch !== undefined ? "merge_patch" : "redact_secrets"], `merge_patch and redact_secrets need a decision with modified_payload (allow or modify of a generic event), not \`${tag}\` of \`${type}\``);
+    issues.add(
+      [...at, mergePatch !== undefined ? "merge_patch" : "redact_secrets"],
+      `merge_patch and redact_secrets need a decision with modified_payload (allow or modify of a generic event), not \`${tag}\` of \`${type}\``,
+    );
     return undefined;
   }
   if (computesPayload && base.modified_payload !== undefined) {
@@ -794,7 +811,10 @@ export interface CompileOptions {
 }
 
 /** Compiles a validated policy; returns the compiled data or the list of issues (paths only, no positions). */
-export function compileValidated(policy: PolicyFile, options: CompileOptions = {}): { ok: true; data: CompiledPolicyData } | { ok: false; issues: PolicyIssue[] } {
+export function compileValidated(
+  policy: PolicyFile,
+  options: CompileOptions = {},
+): { ok: true; data: CompiledPolicyData } | { ok: false; issues: PolicyIssue[] } {
   const issues = new Issues((p) => {
     if (p[0] !== "rules" || typeof p[1] !== "number") return undefined;
     return policy.rules[p[1]]?.id;

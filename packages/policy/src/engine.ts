@@ -195,7 +195,11 @@ export class PolicyEngine {
   #take(rule: CompiledRule, ctx: EvalContext, now: number): number {
     const rl = rule.rateLimit!;
     const buckets =
-      rl.scope === "global" ? this.#state.global : rl.scope === "agent" ? this.#state.agents.get(ctx.event.agent_id, now).buckets : ctx.session().buckets;
+      rl.scope === "global"
+        ? this.#state.global
+        : rl.scope === "agent"
+          ? this.#state.agents.get(ctx.event.agent_id, now).buckets
+          : ctx.session().buckets;
     let bucket = buckets.get(rl.key);
     if (bucket === undefined) {
       bucket = new TokenBucket(rl.rate, rl.intervalMs, rl.burst, now);
@@ -213,7 +217,13 @@ export class PolicyEngine {
    * Records the final decision of an event (session counters, background budget) and reports
    * the evaluation to `onDecision`.
    */
-  complete(event: AhpEvent, outcome: PolicyMatchOutcome, decision: unknown, source: DecisionSource, notification = false): PolicyEvaluation {
+  complete(
+    event: AhpEvent,
+    outcome: PolicyMatchOutcome,
+    decision: unknown,
+    source: DecisionSource,
+    notification = false,
+  ): PolicyEvaluation {
     this.#record(event, decision);
     const evaluation: PolicyEvaluation = {
       decision,
@@ -299,7 +309,8 @@ export class PolicyEngine {
         break;
       case "heartbeat": {
         const p = event.payload as { tokens_used?: unknown } | null;
-        if (p !== null && typeof p === "object" && typeof p.tokens_used === "number") s.heartbeatTokens = Math.max(s.heartbeatTokens, p.tokens_used);
+        if (p !== null && typeof p === "object" && typeof p.tokens_used === "number")
+          s.heartbeatTokens = Math.max(s.heartbeatTokens, p.tokens_used);
         break;
       }
       case "idle":

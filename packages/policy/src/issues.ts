@@ -36,7 +36,11 @@ export function zodIssues(issues: readonly z.core.$ZodIssue[], root: unknown): L
     ) {
       message = `missing field \`${String(path[path.length - 1])}\``;
     } else if (issue.code === "invalid_union") {
-      const expected = [...new Set(issue.errors.flatMap((b) => (b[0]?.code === "invalid_type" ? [b[0].expected === "array" ? "a list" : `a ${b[0].expected}`] : [])))];
+      const expected = [
+        ...new Set(
+          issue.errors.flatMap((b) => (b[0]?.code === "invalid_type" ? [b[0].expected === "array" ? "a list" : `a ${b[0].expected}`] : [])),
+        ),
+      ];
       message = `invalid value ${JSON.stringify(value) ?? "undefined"}${expected.length > 0 ? `, expected ${expected.join(" or ")}` : ""}`;
     } else if (issue.code === "invalid_format" && path[path.length - 1] === "id") {
       message = `invalid rule id ${JSON.stringify(value)}: use letters, digits and _ . : - (starting with a letter or digit)`;

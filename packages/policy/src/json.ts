@@ -1,7 +1,6 @@
 /** Small JSON value helpers: deep equality and RFC 7396 merge patch (never mutating the input). */
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** Deep equality of JSON values (object member order ignored). */
 export function jsonEqual(a: unknown, b: unknown): boolean {

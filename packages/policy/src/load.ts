@@ -99,7 +99,13 @@ function validate(value: unknown, file: string | undefined, locator: SourceLocat
   return parsed.data;
 }
 
-function compile(policy: PolicyFile, root: unknown, options: LoadPolicyOptions, locator: SourceLocator | undefined, text?: string): CompiledPolicy {
+function compile(
+  policy: PolicyFile,
+  root: unknown,
+  options: LoadPolicyOptions,
+  locator: SourceLocator | undefined,
+  text?: string,
+): CompiledPolicy {
   const result = compileValidated(policy, options);
   if (!result.ok) fail(result.issues as Located[], root, options.file, locator);
   return new CompiledPolicy(result.data, {

@@ -40,7 +40,10 @@ export function catastrophicReason(source: string): string | undefined {
       if (frame.quantified) stack[stack.length - 1]!.quantified = true;
       continue;
     }
-    const unbounded = c === "*" || c === "+" || (c === "{" && /^\{\d*,\d*\}|^\{\d{2,}\}/.test(source.slice(i)) && !/^\{[01]\}|^\{0?,1\}/.test(source.slice(i)));
+    const unbounded =
+      c === "*" ||
+      c === "+" ||
+      (c === "{" && /^\{\d*,\d*\}|^\{\d{2,}\}/.test(source.slice(i)) && !/^\{[01]\}|^\{0?,1\}/.test(source.slice(i)));
     if (unbounded) {
       if (lastWasGroup && lastGroupQuantified) {
         return "nested quantifier (a repeated group that itself repeats) can take exponential time";
@@ -59,6 +62,8 @@ export function compileRegex(source: string, ignoreCase: boolean): RegExp {
   try {
     return new RegExp(source, ignoreCase ? "i" : "");
   } catch (error) {
-    throw new Error(`invalid regular expression \`${source}\`: ${(error as Error).message.replace(/^Invalid regular expression: (?:\/.*\/[a-z]*: )?/s, "")}`);
+    throw new Error(
+      `invalid regular expression \`${source}\`: ${(error as Error).message.replace(/^Invalid regular expression: (?:\/.*\/[a-z]*: )?/s, "")}`,
+    );
   }
 }

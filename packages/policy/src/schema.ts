@@ -34,8 +34,6 @@ export const POLICY_DECISION_TAGS = [
   "reject",
 ] as const;
 
-
-
 const nonNegInt = () => z.int().min(0);
 const posInt = () => z.int().min(1);
 
@@ -135,7 +133,10 @@ export const ShellMatchSchema = z
     /** The command has at least one of these flags (`-rf` gives r and f; `--force` gives force). */
     flags_any: z.array(z.string().min(1)).min(1).optional(),
     /** The command has every listed flag; an inner list means "any of these spellings". */
-    flags_all: z.array(z.union([z.string().min(1), z.array(z.string().min(1)).min(1)])).min(1).optional(),
+    flags_all: z
+      .array(z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]))
+      .min(1)
+      .optional(),
     /** An option is present (`--name value`, `--name=value`, `-n value`), optionally with a value condition. */
     option: z
       .strictObject({
@@ -227,9 +228,7 @@ export const PolicyActionSchema = z
     /** `modify`/`allow`: an RFC 7396 JSON merge patch applied to a copy of the payload. */
     merge_patch: z.unknown().optional(),
     /** `modify`/`allow`: replace every detected secret in a copy of the payload by `[REDACTED:<kind>]`. */
-    redact_secrets: z
-      .union([z.boolean(), z.strictObject({ kinds: z.array(z.enum(SECRET_KINDS)).min(1) })])
-      .optional(),
+    redact_secrets: z.union([z.boolean(), z.strictObject({ kinds: z.array(z.enum(SECRET_KINDS)).min(1) })]).optional(),
   })
   .describe(
     "The decision a rule yields: the protocol's decision object for the matched event type, plus the policy-only members merge_patch and redact_secrets. Other members are the fields of typed decisions (e.g. selected_strategy).",

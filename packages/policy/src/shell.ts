@@ -130,7 +130,21 @@ function skipBraces(src: string, open: number): number {
   return src.length;
 }
 
-const ANSI: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
+const ANSI: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
+};
 
 const REDIRECT_OPS = ["<<<", "<<-", "<<", "<>", "<&", "<", ">>", ">|", ">&", ">"];
 /** Characters that end a word or start quoting, escaping or substitution. */
@@ -289,7 +303,8 @@ function lex(src: string): Tok[] {
     }
     i += op.length;
     while (i < n && isBlank(src[i])) i++;
-    const target = i < n && !isMeta(src[i]) && src[i] !== "<" && src[i] !== ">" ? readWord() : { kind: "word" as const, text: "", subs: [] };
+    const target =
+      i < n && !isMeta(src[i]) && src[i] !== "<" && src[i] !== ">" ? readWord() : { kind: "word" as const, text: "", subs: [] };
     const redirect: Redirect = { op, target: target.text };
     if (fd !== undefined) redirect.fd = fd;
     toks.push({ kind: "redir", redirect });
@@ -353,7 +368,25 @@ function lex(src: string): Tok[] {
 
 // ---------------------------------------------------------------- commands
 
-const RESERVED = new Set(["!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "esac", "time", "coproc", "[[", "]]"]);
+const RESERVED = new Set([
+  "!",
+  "{",
+  "}",
+  "if",
+  "then",
+  "else",
+  "elif",
+  "fi",
+  "do",
+  "done",
+  "while",
+  "until",
+  "esac",
+  "time",
+  "coproc",
+  "[[",
+  "]]",
+]);
 const SKIP_SEGMENT = new Set(["for", "select", "case"]);
 const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "busybox-sh"]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
@@ -369,32 +402,79 @@ interface WrapperSpec {
 
 const spec = (values: string[], extra: Omit<WrapperSpec, "values"> = {}): WrapperSpec => ({ values: new Set(values), ...extra });
 
-const WRAPPERS = new Map<string, WrapperSpec>(Object.entries({
-  sudo: spec(["u", "g", "h", "p", "C", "D", "r", "t", "T", "U", "user", "group", "host", "prompt", "close-from", "chdir", "role", "type", "command-timeout", "other-user"], { assignments: true }),
-  doas: spec(["u", "C"]),
-  env: spec(["u", "C", "unset", "chdir", "S", "split-string"], { assignments: true }),
-  command: spec([]),
-  builtin: spec([]),
-  exec: spec(["a"]),
-  nohup: spec([]),
-  nice: spec(["n", "adjustment"]),
-  ionice: spec(["c", "n", "p", "P", "u", "class", "classdata"]),
-  time: spec(["f", "o", "format", "output"]),
-  timeout: spec(["s", "k", "signal", "kill-after"], { positionals: 1 }),
-  stdbuf: spec(["i", "o", "e", "input", "output", "error"]),
-  setsid: spec([]),
-  unbuffer: spec([]),
-  chronic: spec([]),
-  caffeinate: spec(["t", "w"]),
-  xargs: spec(["a", "d", "E", "e", "I", "i", "L", "l", "n", "P", "s", "arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"]),
-  busybox: spec([]),
-  strace: spec(["e", "o", "p", "s", "u", "E"]),
-  flock: spec(["w", "E", "timeout", "conflict-exit-code"], { positionals: 1 }),
-  watch: spec(["n", "d", "interval", "differences"]),
-  proxychains: spec(["f"]),
-  proxychains4: spec(["f"]),
-  torsocks: spec([]),
-}));
+const WRAPPERS = new Map<string, WrapperSpec>(
+  Object.entries({
+    sudo: spec(
+      [
+        "u",
+        "g",
+        "h",
+        "p",
+        "C",
+        "D",
+        "r",
+        "t",
+        "T",
+        "U",
+        "user",
+        "group",
+        "host",
+        "prompt",
+        "close-from",
+        "chdir",
+        "role",
+        "type",
+        "command-timeout",
+        "other-user",
+      ],
+      { assignments: true },
+    ),
+    doas: spec(["u", "C"]),
+    env: spec(["u", "C", "unset", "chdir", "S", "split-string"], { assignments: true }),
+    command: spec([]),
+    builtin: spec([]),
+    exec: spec(["a"]),
+    nohup: spec([]),
+    nice: spec(["n", "adjustment"]),
+    ionice: spec(["c", "n", "p", "P", "u", "class", "classdata"]),
+    time: spec(["f", "o", "format", "output"]),
+    timeout: spec(["s", "k", "signal", "kill-after"], { positionals: 1 }),
+    stdbuf: spec(["i", "o", "e", "input", "output", "error"]),
+    setsid: spec([]),
+    unbuffer: spec([]),
+    chronic: spec([]),
+    caffeinate: spec(["t", "w"]),
+    xargs: spec([
+      "a",
+      "d",
+      "E",
+      "e",
+      "I",
+      "i",
+      "L",
+      "l",
+      "n",
+      "P",
+      "s",
+      "arg-file",
+      "delimiter",
+      "eof",
+      "replace",
+      "max-lines",
+      "max-args",
+      "max-procs",
+      "max-chars",
+      "process-slot-var",
+    ]),
+    busybox: spec([]),
+    strace: spec(["e", "o", "p", "s", "u", "E"]),
+    flock: spec(["w", "E", "timeout", "conflict-exit-code"], { positionals: 1 }),
+    watch: spec(["n", "d", "interval", "differences"]),
+    proxychains: spec(["f"]),
+    proxychains4: spec(["f"]),
+    torsocks: spec([]),
+  }),
+);
 
 /** A command word that is itself a substitution (`$(curl …)`) runs whatever it prints: reported as `eval`. */
 const programName = (word: string) => (/\$\(|`|[<>]\(/.test(word) ? "eval" : basename(word));
@@ -442,7 +522,44 @@ export function normalizeShellPath(word: string): string {
  * programs the word after an option is both a candidate value and a positional argument.
  */
 const VALUE_OPTIONS: ReadonlyMap<string, ReadonlySet<string>> = (() => {
-  const pip = ["index-url", "extra-index-url", "i", "r", "requirement", "c", "constraint", "f", "find-links", "trusted-host", "t", "target", "prefix", "root", "src", "upgrade-strategy", "python-version", "platform", "abi", "implementation", "cache-dir", "log", "proxy", "retries", "timeout", "exists-action", "cert", "client-cert", "only-binary", "no-binary", "progress-bar", "report", "index", "default-index", "python", "p"];
+  const pip = [
+    "index-url",
+    "extra-index-url",
+    "i",
+    "r",
+    "requirement",
+    "c",
+    "constraint",
+    "f",
+    "find-links",
+    "trusted-host",
+    "t",
+    "target",
+    "prefix",
+    "root",
+    "src",
+    "upgrade-strategy",
+    "python-version",
+    "platform",
+    "abi",
+    "implementation",
+    "cache-dir",
+    "log",
+    "proxy",
+    "retries",
+    "timeout",
+    "exists-action",
+    "cert",
+    "client-cert",
+    "only-binary",
+    "no-binary",
+    "progress-bar",
+    "report",
+    "index",
+    "default-index",
+    "python",
+    "p",
+  ];
   const npm = ["registry", "prefix", "C", "dir", "filter", "F", "cache", "userconfig", "workspace", "w", "tag", "otp", "scope", "loglevel"];
   const table: Record<string, string[]> = {
     git: ["C", "c", "git-dir", "work-tree", "namespace", "exec-path", "config-env"],
@@ -683,7 +800,15 @@ class Builder {
     // Text printed into a shell is run by it: `echo 'rm -rf /' | sh`, `cat <<EOF | bash`.
     if ((program === "echo" || program === "printf" || program === "cat") && consumers.some((c) => SHELLS.has(c) || c === "eval")) {
       const shellConsumers = consumers.slice(consumers.findIndex((c) => SHELLS.has(c) || c === "eval") + 1);
-      if (program !== "cat") this.script(argv.slice(1).filter((w) => !w.startsWith("-")).join(" "), depth + 1, shellConsumers);
+      if (program !== "cat")
+        this.script(
+          argv
+            .slice(1)
+            .filter((w) => !w.startsWith("-"))
+            .join(" "),
+          depth + 1,
+          shellConsumers,
+        );
       for (const r of stage.redirects) {
         if ((r.op === "<<" || r.op === "<<-") && r.body !== undefined) this.script(r.body, depth + 1, shellConsumers);
         if (r.op === "<<<") this.script(r.target, depth + 1, shellConsumers);

@@ -65,7 +65,11 @@ export function watchPolicyFile(file: string, options: WatchPolicyOptions = {}):
       text = await readFile(path, "utf8");
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      report(new Error(`policy file ${file} could not be read (${code ?? (error as Error).message}); the current policy stays in force`, { cause: error }));
+      report(
+        new Error(`policy file ${file} could not be read (${code ?? (error as Error).message}); the current policy stays in force`, {
+          cause: error,
+        }),
+      );
       return;
     }
     if (closed || text === lastText) return;

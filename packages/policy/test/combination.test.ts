@@ -9,7 +9,12 @@ const policy: PolicyFileInput = {
   rules: [
     { id: "allow-ls", events: "pre_action", match: { tool: "ls" }, action: { decision: "allow" } },
     { id: "block-bash", events: "pre_action", match: { tool: "bash" }, action: { decision: "block", reason: "no shell" } },
-    { id: "escalate-bash-or-git", events: ["pre_action"], match: { tool: ["bash", "git"] }, action: { decision: "escalate", reason: "ask", escalation_target: "ops" } },
+    {
+      id: "escalate-bash-or-git",
+      events: ["pre_action"],
+      match: { tool: ["bash", "git"] },
+      action: { decision: "escalate", reason: "ask", escalation_target: "ops" },
+    },
     { id: "disabled", enabled: false, events: "pre_action", match: { tool: "curl" }, action: { decision: "allow" } },
     { id: "prompt-defer", events: "pre_prompt", action: { decision: "defer", retry_after_ms: 250, reason: "later" } },
     { id: "meta", events: "pre_action", match: { tool: "meta" }, action: { decision: "allow", metadata: { team: "blue" } } },
@@ -21,7 +26,10 @@ describe("combination rule: first match in file order wins, default when none", 
   const decide = (tool: string) => engine.evaluate(ev("pre_action", { tool_name: tool }));
 
   it("the earlier rule wins over a later, stricter one", () => {
-    expect(decide("bash")).toMatchObject({ ruleId: "block-bash", decision: { decision: "block", reason: "no shell", metadata: { rule: "block-bash" } } });
+    expect(decide("bash")).toMatchObject({
+      ruleId: "block-bash",
+      decision: { decision: "block", reason: "no shell", metadata: { rule: "block-bash" } },
+    });
     expect(decide("ls")).toMatchObject({ ruleId: "allow-ls", decision: { decision: "allow", metadata: { rule: "allow-ls" } } });
   });
 

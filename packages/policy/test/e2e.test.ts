@@ -1,6 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AhpClient, AhpError, AhpServer, createLinkedPair, type AhpServerHandlers } from "@ahp/core";
-import { DEFAULT_POLICY, PolicyEngine, composeHandlers, createPolicyHandler, type PolicyEvaluation, type PolicyFileInput } from "@ahp/policy";
+import {
+  DEFAULT_POLICY,
+  PolicyEngine,
+  composeHandlers,
+  createPolicyHandler,
+  type PolicyEvaluation,
+  type PolicyFileInput,
+} from "@ahp/policy";
 
 const GH = ["ghp", "_", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"].join("");
 
@@ -28,12 +35,16 @@ describe("end to end: AhpClient -> linked pair -> AhpServer with the default pol
   });
 
   it("blocks, escalates, modifies and allows over the wire", async () => {
-    expect(await client.send("pre_action", { action_type: "tool_call", tool_name: "bash", arguments: { command: "sudo rm -rf /" } })).toEqual({
+    expect(
+      await client.send("pre_action", { action_type: "tool_call", tool_name: "bash", arguments: { command: "sudo rm -rf /" } }),
+    ).toEqual({
       decision: "block",
       reason: "Recursive delete of the root, home or a system directory",
       metadata: { rule: "block-recursive-delete-root" },
     });
-    expect(await client.send("pre_action", { tool: "bash", arguments: { command: "git push origin main" }, working_directory: "/w" })).toMatchObject({
+    expect(
+      await client.send("pre_action", { tool: "bash", arguments: { command: "git push origin main" }, working_directory: "/w" }),
+    ).toMatchObject({
       decision: "escalate",
       escalation_target: "maintainers",
     });
@@ -64,7 +75,9 @@ describe("end to end: AhpClient -> linked pair -> AhpServer with the default pol
 
   it("typed points: idle is allowed, the others answer the protocol default", async () => {
     expect(await client.send("idle", { idle_duration_ms: 1000, idle_reason: "no input" })).toEqual({ decision: "allow" });
-    const error = await client.send("planning", { session_id: "s", task_description: "x", available_strategies: ["none"] }).catch((e: unknown) => e);
+    const error = await client
+      .send("planning", { session_id: "s", task_description: "x", available_strategies: ["none"] })
+      .catch((e: unknown) => e);
     expect(AhpError.isInstance(error)).toBe(true);
     expect((error as AhpError).code).toBe(-32603);
     expect((error as AhpError).message).toContain("Handler error: Capability not supported: Planning not supported");
@@ -85,7 +98,12 @@ describe("composition with user handlers", () => {
     default: { decision: "block", reason: "policy default" },
     rules: [
       { id: "no-rm", events: "pre_action", match: { shell: { program: "rm" } }, action: { decision: "block", reason: "no rm" } },
-      { id: "approve-safety", events: "confirmation", match: { fields: { "payload.confirmation_type": { equals: "safety_confirm" } } }, action: { decision: "approve" } },
+      {
+        id: "approve-safety",
+        events: "confirmation",
+        match: { fields: { "payload.confirmation_type": { equals: "safety_confirm" } } },
+        action: { decision: "approve" },
+      },
       { id: "quota", events: "pre_action", match: { session: { actions: { gte: 2 } } }, action: { decision: "block", reason: "quota" } },
     ],
   };
@@ -104,15 +122,32 @@ describe("composition with user handlers", () => {
     });
     const { server, client } = await connect(handlers);
     try {
-      expect(await client.send("pre_action", { tool_name: "bash", arguments: { command: "rm x" } })).toMatchObject({ decision: "block", reason: "no rm" });
-      expect(await client.send("pre_action", { tool_name: "bash", arguments: { command: "ls" } })).toEqual({ decision: "allow", metadata: { by: "user" } });
+      expect(await client.send("pre_action", { tool_name: "bash", arguments: { command: "rm x" } })).toMatchObject({
+        decision: "block",
+        reason: "no rm",
+      });
+      expect(await client.send("pre_action", { tool_name: "bash", arguments: { command: "ls" } })).toEqual({
+        decision: "allow",
+        metadata: { by: "user" },
+      });
       expect(userCalls).toEqual(["pre_action"]);
-      expect(await client.send("confirmation", { session_id: "s", confirmation_type: "safety_confirm", message: "ok?" })).toEqual({ decision: "approve" });
-      expect(await client.send("confirmation", { session_id: "s", confirmation_type: "cost_confirm", message: "pay?" })).toEqual({ decision: "reject", reason: "user says no" });
+      expect(await client.send("confirmation", { session_id: "s", confirmation_type: "safety_confirm", message: "ok?" })).toEqual({
+        decision: "approve",
+      });
+      expect(await client.send("confirmation", { session_id: "s", confirmation_type: "cost_confirm", message: "pay?" })).toEqual({
+        decision: "reject",
+        reason: "user says no",
+      });
       expect(await client.query("status", null)).toMatchObject({ answer: "echo status" });
       // Actions the user handler allowed count towards the policy's quota.
-      expect(await client.send("pre_action", { tool_name: "bash", arguments: { command: "ls" } })).toEqual({ decision: "allow", metadata: { by: "user" } });
-      expect(await client.send("pre_action", { tool_name: "bash", arguments: { command: "ls" } })).toMatchObject({ decision: "block", reason: "quota" });
+      expect(await client.send("pre_action", { tool_name: "bash", arguments: { command: "ls" } })).toEqual({
+        decision: "allow",
+        metadata: { by: "user" },
+      });
+      expect(await client.send("pre_action", { tool_name: "bash", arguments: { command: "ls" } })).toMatchObject({
+        decision: "block",
+        reason: "quota",
+      });
       expect(seen.map((e) => e.source)).toEqual(["rule", "handler", "rule", "handler", "handler", "rule"]);
     } finally {
       await client.close();

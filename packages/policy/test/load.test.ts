@@ -32,9 +32,26 @@ describe("YAML errors name file, line, column and rule", () => {
   });
 
   it("unknown field points at the key", () => {
-    const text = ["version: 1", "rules:", "  - id: first", "    events: pre_action", "    action: { decision: allow }", "  - id: second", "    events: pre_action", "    matchh:", "      tool: bash", "    action: { decision: allow }", ""].join("\n");
+    const text = [
+      "version: 1",
+      "rules:",
+      "  - id: first",
+      "    events: pre_action",
+      "    action: { decision: allow }",
+      "  - id: second",
+      "    events: pre_action",
+      "    matchh:",
+      "      tool: bash",
+      "    action: { decision: allow }",
+      "",
+    ].join("\n");
     const e = errorOf(yaml(text));
-    expect({ line: e.line, column: e.column, ruleId: e.ruleId, path: e.path }).toEqual({ line: 8, column: 5, ruleId: "second", path: ["rules", 1, "matchh"] });
+    expect({ line: e.line, column: e.column, ruleId: e.ruleId, path: e.path }).toEqual({
+      line: 8,
+      column: 5,
+      ruleId: "second",
+      path: ["rules", 1, "matchh"],
+    });
     expect(e.message).toBe('policy.yaml:8:5: rule "second": unknown field `matchh` (at rules[1].matchh)');
   });
 
@@ -53,14 +70,19 @@ describe("YAML errors name file, line, column and rule", () => {
   });
 
   it("invalid regex, with its position", () => {
-    const text = "version: 1\nrules:\n  - id: bad-regex\n    events: pre_action\n    match:\n      fields:\n        payload.x:\n          regex: \"([a-z\"\n    action: {decision: allow}\n";
+    const text =
+      'version: 1\nrules:\n  - id: bad-regex\n    events: pre_action\n    match:\n      fields:\n        payload.x:\n          regex: "([a-z"\n    action: {decision: allow}\n';
     const e = errorOf(yaml(text));
     expect({ line: e.line, column: e.column, ruleId: e.ruleId }).toEqual({ line: 8, column: 18, ruleId: "bad-regex" });
     expect(e.message).toContain("invalid regular expression");
   });
 
   it("catastrophic-looking regex is refused", () => {
-    const e = errorOf(yaml("version: 1\nrules:\n  - id: redos\n    events: pre_action\n    match: { fields: { payload.x: { regex: \"^(a+)+$\" } } }\n    action: {decision: allow}\n"));
+    const e = errorOf(
+      yaml(
+        'version: 1\nrules:\n  - id: redos\n    events: pre_action\n    match: { fields: { payload.x: { regex: "^(a+)+$" } } }\n    action: {decision: allow}\n',
+      ),
+    );
     expect(e.message).toContain("nested quantifier");
     expect(e.line).toBe(5);
   });
@@ -72,16 +94,33 @@ describe("YAML errors name file, line, column and rule", () => {
   });
 
   it("bad field path, duplicate ids, bad ids, empty conditions", () => {
-    expect(errorOf(yaml("version: 1\nrules:\n  - id: p\n    events: pre_action\n    match: { fields: { payloads.x: { exists: true } } }\n    action: {decision: allow}\n")).message).toContain("must start with one of");
-    const dup = errorOf(yaml("version: 1\nrules:\n  - {id: a, events: pre_action, action: {decision: allow}}\n  - {id: a, events: pre_action, action: {decision: allow}}\n"));
+    expect(
+      errorOf(
+        yaml(
+          "version: 1\nrules:\n  - id: p\n    events: pre_action\n    match: { fields: { payloads.x: { exists: true } } }\n    action: {decision: allow}\n",
+        ),
+      ).message,
+    ).toContain("must start with one of");
+    const dup = errorOf(
+      yaml(
+        "version: 1\nrules:\n  - {id: a, events: pre_action, action: {decision: allow}}\n  - {id: a, events: pre_action, action: {decision: allow}}\n",
+      ),
+    );
     expect(dup.message).toContain("duplicate rule id `a`");
     expect(dup.line).toBe(4);
-    expect(errorOf(yaml("version: 1\nrules:\n  - {id: 'has space', events: pre_action, action: {decision: allow}}\n")).message).toContain("invalid rule id");
-    expect(errorOf(yaml("version: 1\nrules:\n  - {id: e, events: pre_action, match: {fields: {payload.x: {}}}, action: {decision: allow}}\n")).message).toContain("empty condition");
+    expect(errorOf(yaml("version: 1\nrules:\n  - {id: 'has space', events: pre_action, action: {decision: allow}}\n")).message).toContain(
+      "invalid rule id",
+    );
+    expect(
+      errorOf(yaml("version: 1\nrules:\n  - {id: e, events: pre_action, match: {fields: {payload.x: {}}}, action: {decision: allow}}\n"))
+        .message,
+    ).toContain("empty condition");
   });
 
   it("unbalanced glob brace", () => {
-    expect(errorOf(yaml("version: 1\nrules:\n  - {id: g, events: pre_action, match: {tool: 'a{b'}, action: {decision: allow}}\n")).message).toContain("unbalanced");
+    expect(
+      errorOf(yaml("version: 1\nrules:\n  - {id: g, events: pre_action, match: {tool: 'a{b'}, action: {decision: allow}}\n")).message,
+    ).toContain("unbalanced");
   });
 
   it("a document that is not a mapping, and a wrong version", () => {
@@ -90,7 +129,14 @@ describe("YAML errors name file, line, column and rule", () => {
   });
 
   it("alias bombs are refused", () => {
-    const bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]", "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]", "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]", "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]", "version: 1", "rules: []"].join("\n");
+    const bomb = [
+      "a: &a [x, x, x, x, x, x, x, x, x, x]",
+      "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]",
+      "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]",
+      "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]",
+      "version: 1",
+      "rules: []",
+    ].join("\n");
     expect(errorOf(yaml(bomb)).message).toMatch(/YAML/);
   });
 });
@@ -106,7 +152,8 @@ describe("JSON errors name file, line and column too", () => {
   });
 
   it("schema errors with positions", () => {
-    const text = '{\n  "version": 1,\n  "rules": [\n    {\n      "id": "j1",\n      "events": "pre_action",\n      "action": {"decision": "defer", "retry_after_ms": -5}\n    }\n  ]\n}\n';
+    const text =
+      '{\n  "version": 1,\n  "rules": [\n    {\n      "id": "j1",\n      "events": "pre_action",\n      "action": {"decision": "defer", "retry_after_ms": -5}\n    }\n  ]\n}\n';
     const e = errorOf(json(text));
     expect({ line: e.line, column: e.column, ruleId: e.ruleId }).toEqual({ line: 7, column: 57, ruleId: "j1" });
   });
@@ -117,7 +164,11 @@ describe("JSON errors name file, line and column too", () => {
   });
 
   it("parses what JSON.parse parses", () => {
-    const text = JSON.stringify({ version: 1, name: "é \u2028 \"q\" \\", rules: [{ id: "x", events: "pre_action", match: { fields: { "payload.n": { gte: -1.5e3 } } }, action: { decision: "allow" } }] });
+    const text = JSON.stringify({
+      version: 1,
+      name: 'é \u2028 "q" \\',
+      rules: [{ id: "x", events: "pre_action", match: { fields: { "payload.n": { gte: -1.5e3 } } }, action: { decision: "allow" } }],
+    });
     expect(parsePolicy(text, { format: "json" })).toEqual(JSON.parse(text));
   });
 
@@ -162,7 +213,11 @@ describe("format detection and files", () => {
   });
 
   it("details lists every issue", () => {
-    const e = errorOf(yaml("version: 1\nrules:\n  - {id: a, events: pre_action, bogus: 1, action: {decision: allow}}\n  - {id: b, events: nope, action: {decision: allow}}\n"));
+    const e = errorOf(
+      yaml(
+        "version: 1\nrules:\n  - {id: a, events: pre_action, bogus: 1, action: {decision: allow}}\n  - {id: b, events: nope, action: {decision: allow}}\n",
+      ),
+    );
     expect(e.issues).toHaveLength(2);
     expect(e.details.split("\n")).toHaveLength(2);
   });

@@ -10,7 +10,8 @@ const blockWhen = (match: PolicyMatch, settings: PolicyFileInput["settings"] = {
     rules: [{ id: "r", events: ["pre_action"], match, action: { decision: "block", reason: "matched" } }],
   });
 
-const matches = (engine: PolicyEngine, payload: unknown, extra = {}) => decisionOf(engine.evaluate(ev("pre_action", payload, extra)).decision) === "block";
+const matches = (engine: PolicyEngine, payload: unknown, extra = {}) =>
+  decisionOf(engine.evaluate(ev("pre_action", payload, extra)).decision) === "block";
 
 describe("field operators", () => {
   const field = (cond: Record<string, unknown>) => blockWhen({ fields: { "payload.v": cond } });
@@ -78,9 +79,13 @@ describe("paths", () => {
   it("reads payload, context, metadata and top-level fields", () => {
     expect(matches(blockWhen({ fields: { "metadata.team": { equals: "red" } } }), {}, { metadata: { team: "red" } })).toBe(true);
     expect(
-      matches(blockWhen({ fields: { "context.session_stats.total_tokens": { gt: 100 } } }), {}, {
-        context: { session_stats: { total_actions: 1, total_tokens: 101, duration_ms: 1, error_count: 0 } },
-      }),
+      matches(
+        blockWhen({ fields: { "context.session_stats.total_tokens": { gt: 100 } } }),
+        {},
+        {
+          context: { session_stats: { total_actions: 1, total_tokens: 101, duration_ms: 1, error_count: 0 } },
+        },
+      ),
     ).toBe(true);
     expect(matches(blockWhen({ fields: { agent_id: { equals: "a1" } } }), {})).toBe(true);
     expect(matches(blockWhen({ fields: { "payload.list.1": { equals: "b" } } }), { list: ["a", "b"] })).toBe(true);
@@ -141,7 +146,11 @@ describe("combinators", () => {
 });
 
 describe("shell matcher", () => {
-  const shell = (m: PolicyMatch["shell"]) => new PolicyEngine({ version: 1, rules: [{ id: "s", events: "pre_action", match: { shell: m }, action: { decision: "block", reason: "x" } }] });
+  const shell = (m: PolicyMatch["shell"]) =>
+    new PolicyEngine({
+      version: 1,
+      rules: [{ id: "s", events: "pre_action", match: { shell: m }, action: { decision: "block", reason: "x" } }],
+    });
   const hit = (e: PolicyEngine, command: string) => decisionOf(e.evaluate(bash(command)).decision) === "block";
 
   it("requires all per-command conditions on the same simple command", () => {
@@ -151,7 +160,13 @@ describe("shell matcher", () => {
   });
 
   it("flags_all with alternative spellings", () => {
-    const e = shell({ program: "rm", flags_all: [["r", "R", "recursive"], ["f", "force"]] });
+    const e = shell({
+      program: "rm",
+      flags_all: [
+        ["r", "R", "recursive"],
+        ["f", "force"],
+      ],
+    });
     expect(hit(e, "rm --recursive -f x")).toBe(true);
     expect(hit(e, "rm -r x")).toBe(false);
   });
@@ -180,13 +195,21 @@ describe("shell matcher", () => {
 
   it("finds commands in the A3S payload shape (tool + arguments.command)", () => {
     const e = shell({ program: "rm" });
-    expect(decisionOf(e.evaluate(ev("pre_action", { tool: "bash", arguments: { command: "rm x" }, working_directory: "/w" })).decision)).toBe("block");
+    expect(
+      decisionOf(e.evaluate(ev("pre_action", { tool: "bash", arguments: { command: "rm x" }, working_directory: "/w" })).decision),
+    ).toBe("block");
   });
 });
 
 describe("path matcher", () => {
   const outside = (root?: string) =>
-    new PolicyEngine({ version: 1, ...(root === undefined ? {} : { settings: { workspace_root: root } }), rules: [{ id: "p", events: "pre_action", match: { path: { outside_workspace: true } }, action: { decision: "block", reason: "outside" } }] });
+    new PolicyEngine({
+      version: 1,
+      ...(root === undefined ? {} : { settings: { workspace_root: root } }),
+      rules: [
+        { id: "p", events: "pre_action", match: { path: { outside_workspace: true } }, action: { decision: "block", reason: "outside" } },
+      ],
+    });
   const write = (path: string, extra: Record<string, unknown> = {}) => ev("pre_action", { tool: "write", arguments: { path }, ...extra });
   const blocked = (e: PolicyEngine, event: ReturnType<typeof ev>) => decisionOf(e.evaluate(event).decision) === "block";
 
@@ -231,7 +254,17 @@ describe("path matcher", () => {
   });
 
   it("resolved conditions see the absolute path", () => {
-    const e = new PolicyEngine({ version: 1, rules: [{ id: "p", events: "pre_action", match: { path: { resolved: { glob: "/home/*/.ssh/**" } } }, action: { decision: "block", reason: "ssh" } }] });
+    const e = new PolicyEngine({
+      version: 1,
+      rules: [
+        {
+          id: "p",
+          events: "pre_action",
+          match: { path: { resolved: { glob: "/home/*/.ssh/**" } } },
+          action: { decision: "block", reason: "ssh" },
+        },
+      ],
+    });
     expect(blocked(e, write("../.ssh/id_rsa", { working_directory: "/home/dev/project" }))).toBe(true);
     expect(blocked(e, write("x", { working_directory: "/home/dev/project" }))).toBe(false);
   });

@@ -4,7 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AhpClient, AhpServer, createLinkedPair } from "@ahp/core";
-import { PolicyEngine, PolicyError, createPolicyHandler, loadPolicy, watchPolicyFile, type CompiledPolicy, type PolicyWatcher } from "@ahp/policy";
+import {
+  PolicyEngine,
+  PolicyError,
+  createPolicyHandler,
+  loadPolicy,
+  watchPolicyFile,
+  type CompiledPolicy,
+  type PolicyWatcher,
+} from "@ahp/policy";
 import { bash } from "./helpers.js";
 
 /** A policy whose only rule blocks bash with a reason and metadata naming the version. */

@@ -14,7 +14,46 @@ function rng(seed: number) {
   };
 }
 
-const ALPHABET = ["rm", " ", "-rf", "/", "~", "'", '"', "\\", "$(", ")", "`", "|", "&", ";", "\n", "<", ">", "<<", "EOF", "(", "{", "}", "sh -c ", "sudo ", "=", "*", "#", "$'", "${", "x", "curl", "\t", "2>&1", "<(", "eval ", "find ", "-exec", "\\;"];
+const ALPHABET = [
+  "rm",
+  " ",
+  "-rf",
+  "/",
+  "~",
+  "'",
+  '"',
+  "\\",
+  "$(",
+  ")",
+  "`",
+  "|",
+  "&",
+  ";",
+  "\n",
+  "<",
+  ">",
+  "<<",
+  "EOF",
+  "(",
+  "{",
+  "}",
+  "sh -c ",
+  "sudo ",
+  "=",
+  "*",
+  "#",
+  "$'",
+  "${",
+  "x",
+  "curl",
+  "\t",
+  "2>&1",
+  "<(",
+  "eval ",
+  "find ",
+  "-exec",
+  "\\;",
+];
 
 describe("bad input never crashes", () => {
   it("the tokenizer survives random shell-like text", () => {
@@ -29,7 +68,20 @@ describe("bad input never crashes", () => {
 
   it("the engine answers every event shape with a valid decision", () => {
     const engine = new PolicyEngine(DEFAULT_POLICY);
-    const payloads: unknown[] = [null, 0, "rm -rf /", [], [1, "x"], {}, { tool_name: 5 }, { arguments: null }, { arguments: { command: 42 } }, { arguments: { command: ["rm", "-rf", "/"] } }, { tool: "write", arguments: { path: 7 } }, { prompt: { nested: ["AKIA" + "IOSFODNN7EXAMPLE"] } }];
+    const payloads: unknown[] = [
+      null,
+      0,
+      "rm -rf /",
+      [],
+      [1, "x"],
+      {},
+      { tool_name: 5 },
+      { arguments: null },
+      { arguments: { command: 42 } },
+      { arguments: { command: ["rm", "-rf", "/"] } },
+      { tool: "write", arguments: { path: 7 } },
+      { prompt: { nested: ["AKIA" + "IOSFODNN7EXAMPLE"] } },
+    ];
     for (const payload of payloads) {
       for (const type of ["pre_action", "pre_prompt", "post_action", "idle"] as const) {
         const r = engine.evaluate(ev(type, payload));

@@ -6,7 +6,10 @@ import { EVENT_TABLE, EVENT_TYPES, toJsonSchemaBundle } from "@ahp/core";
 import { DEFAULT_POLICY, POLICY_DECISION_TAGS, POLICY_SCHEMA_TYPES } from "@ahp/policy";
 import { parse } from "yaml";
 
-const bundle = JSON.parse(readFileSync(new URL("../../../schemas/policy.schema.json", import.meta.url), "utf8")) as { $id: string; $defs: Record<string, unknown> };
+const bundle = JSON.parse(readFileSync(new URL("../../../schemas/policy.schema.json", import.meta.url), "utf8")) as {
+  $id: string;
+  $defs: Record<string, unknown>;
+};
 
 describe("policy schema", () => {
   it("knows every decision tag of every event type", () => {
@@ -34,6 +37,18 @@ describe("policy schema", () => {
     expect(validate({ version: 1, rules: [{ id: "x", events: "pre_action", matchh: {}, action: { decision: "allow" } }] })).toBe(false);
     expect(validate({ version: 1, rules: [{ id: "x", events: "nope", action: { decision: "allow" } }] })).toBe(false);
     expect(validate({ version: 2, rules: [] })).toBe(false);
-    expect(validate({ version: 1, rules: [{ id: "x", events: "pre_action", match: { any: [{ not: { fields: { "payload.a": { not: { equals: 1 } } } } }] }, action: { decision: "allow" } }] })).toBe(true);
+    expect(
+      validate({
+        version: 1,
+        rules: [
+          {
+            id: "x",
+            events: "pre_action",
+            match: { any: [{ not: { fields: { "payload.a": { not: { equals: 1 } } } } }] },
+            action: { decision: "allow" },
+          },
+        ],
+      }),
+    ).toBe(true);
   });
 });

@@ -12,7 +12,15 @@ describe("rate limits (token buckets)", () => {
     const engine = new PolicyEngine(
       {
         version: 1,
-        rules: [{ id: "shell-rate", events: "pre_action", match: { tool: "bash" }, rate_limit: { scope, rate: 2, interval_ms: 1000, burst: 3 }, action: { decision: "defer", reason: "slow down" } }],
+        rules: [
+          {
+            id: "shell-rate",
+            events: "pre_action",
+            match: { tool: "bash" },
+            rate_limit: { scope, rate: 2, interval_ms: 1000, burst: 3 },
+            action: { decision: "defer", reason: "slow down" },
+          },
+        ],
         ...extra,
       },
       { clock: clock.now },
@@ -37,7 +45,10 @@ describe("rate limits (token buckets)", () => {
 
   it("retry_after_ms is an integer even when the wait is fractional", () => {
     const clock = fakeClock();
-    const engine = new PolicyEngine({ version: 1, rules: [{ id: "r", events: "pre_action", rate_limit: { rate: 3, interval_ms: 1000 } }] }, { clock: clock.now });
+    const engine = new PolicyEngine(
+      { version: 1, rules: [{ id: "r", events: "pre_action", rate_limit: { rate: 3, interval_ms: 1000 } }] },
+      { clock: clock.now },
+    );
     for (let i = 0; i < 3; i++) engine.evaluate(bash("ls"));
     const d = engine.evaluate(bash("ls")).decision as { decision: string; retry_after_ms: number };
     expect(d.decision).toBe("defer");
@@ -92,14 +103,23 @@ describe("rate limits (token buckets)", () => {
       {
         version: 1,
         rules: [
-          { id: "cap", events: "pre_prompt", rate_limit: { rate: 1, interval_ms: 1000 }, action: { decision: "block", reason: "too many prompts" } },
+          {
+            id: "cap",
+            events: "pre_prompt",
+            rate_limit: { rate: 1, interval_ms: 1000 },
+            action: { decision: "block", reason: "too many prompts" },
+          },
           { id: "llm", events: "rate_limit", rate_limit: { rate: 1, interval_ms: 2000 }, action: { decision: "retry" } },
         ],
       },
       { clock: clock.now },
     );
     engine.evaluate(ev("pre_prompt", {}));
-    expect(engine.evaluate(ev("pre_prompt", {})).decision).toEqual({ decision: "block", reason: "too many prompts", metadata: { rule: "cap" } });
+    expect(engine.evaluate(ev("pre_prompt", {})).decision).toEqual({
+      decision: "block",
+      reason: "too many prompts",
+      metadata: { rule: "cap" },
+    });
     const rl = ev("rate_limit", { session_id: "s1", limit_type: "llm_request_limit", retry_after_ms: 5, current_usage: "x" });
     expect(engine.evaluate(rl).decision).toBeUndefined();
     clock.advance(500);
@@ -113,7 +133,9 @@ describe("rate limits (token buckets)", () => {
     expect(decisionOf(engine.evaluate(bash("ls")).decision)).toBe("defer");
     engine.swap({
       version: 1,
-      rules: [{ id: "shell-rate", events: "pre_action", match: { tool: "bash" }, rate_limit: { scope: "global", rate: 5, interval_ms: 1000 } }],
+      rules: [
+        { id: "shell-rate", events: "pre_action", match: { tool: "bash" }, rate_limit: { scope: "global", rate: 5, interval_ms: 1000 } },
+      ],
     });
     clock.advance(0);
     expect(decisionOf(engine.evaluate(bash("ls")).decision)).toBe("allow");
@@ -121,7 +143,13 @@ describe("rate limits (token buckets)", () => {
 
   it("retry_after_ms in a rate-limited rule is refused (it is computed)", () => {
     expect(
-      () => new PolicyEngine({ version: 1, rules: [{ id: "x", events: "pre_action", rate_limit: { rate: 1, interval_ms: 1 }, action: { decision: "defer", retry_after_ms: 5 } }] }),
+      () =>
+        new PolicyEngine({
+          version: 1,
+          rules: [
+            { id: "x", events: "pre_action", rate_limit: { rate: 1, interval_ms: 1 }, action: { decision: "defer", retry_after_ms: 5 } },
+          ],
+        }),
     ).toThrow(/computed from the token bucket/);
   });
 });
@@ -130,9 +158,24 @@ describe("quotas", () => {
   const quota: PolicyFileInput = {
     version: 1,
     rules: [
-      { id: "max-actions", events: "pre_action", match: { session: { actions: { gte: 3 } } }, action: { decision: "block", reason: "action quota" } },
-      { id: "max-tokens", events: ["pre_action", "pre_prompt"], match: { session: { tokens: { gt: 1000 } } }, action: { decision: "block", reason: "token quota" } },
-      { id: "max-errors", events: "pre_action", match: { session: { errors: { gte: 2 } } }, action: { decision: "escalate", reason: "too many errors" } },
+      {
+        id: "max-actions",
+        events: "pre_action",
+        match: { session: { actions: { gte: 3 } } },
+        action: { decision: "block", reason: "action quota" },
+      },
+      {
+        id: "max-tokens",
+        events: ["pre_action", "pre_prompt"],
+        match: { session: { tokens: { gt: 1000 } } },
+        action: { decision: "block", reason: "token quota" },
+      },
+      {
+        id: "max-errors",
+        events: "pre_action",
+        match: { session: { errors: { gte: 2 } } },
+        action: { decision: "escalate", reason: "too many errors" },
+      },
     ],
   };
 
@@ -145,7 +188,13 @@ describe("quotas", () => {
   });
 
   it("blocked actions do not count", () => {
-    const engine = new PolicyEngine({ ...quota, rules: [{ id: "no-rm", events: "pre_action", match: { shell: { program: "rm" } }, action: { decision: "block", reason: "x" } }, ...quota.rules] });
+    const engine = new PolicyEngine({
+      ...quota,
+      rules: [
+        { id: "no-rm", events: "pre_action", match: { shell: { program: "rm" } }, action: { decision: "block", reason: "x" } },
+        ...quota.rules,
+      ],
+    });
     for (let i = 0; i < 5; i++) engine.evaluate(bash("rm x"));
     expect(engine.sessionCounters("s1")?.actions).toBe(0);
   });
@@ -164,19 +213,35 @@ describe("quotas", () => {
     expect(engine.evaluate(ev("pre_prompt", { prompt: "x" })).ruleId).toBeUndefined();
     engine.evaluate(ev("post_response", { usage: { total_tokens: 501 } }), { notification: true });
     expect(engine.evaluate(ev("pre_prompt", { prompt: "x" })).ruleId).toBe("max-tokens");
-    engine.evaluate(ev("heartbeat", { uptime_ms: 1, total_events_processed: 1, current_state: "x", tokens_used: 5000 }, { session_id: "hb" }), { notification: true });
+    engine.evaluate(
+      ev("heartbeat", { uptime_ms: 1, total_events_processed: 1, current_state: "x", tokens_used: 5000 }, { session_id: "hb" }),
+      { notification: true },
+    );
     expect(engine.evaluate(ev("pre_prompt", { prompt: "x" }, { session_id: "hb" })).ruleId).toBe("max-tokens");
 
     engine.evaluate(ev("error", { error_type: "x", error_message: "y" }, { session_id: "e" }), { notification: true });
     expect(engine.evaluate(bash("ls", { session_id: "e" })).ruleId).toBeUndefined();
     engine.evaluate(ev("error", { error_type: "x", error_message: "y" }, { session_id: "e" }), { notification: true });
-    expect(engine.evaluate(bash("ls", { session_id: "e" })).decision).toEqual({ decision: "escalate", reason: "too many errors [rule: max-errors]" });
+    expect(engine.evaluate(bash("ls", { session_id: "e" })).decision).toEqual({
+      decision: "escalate",
+      reason: "too many errors [rule: max-errors]",
+    });
   });
 
   it("session duration from the injected clock", () => {
     const clock = fakeClock();
     const engine = new PolicyEngine(
-      { version: 1, rules: [{ id: "long", events: "pre_action", match: { session: { duration_ms: { gte: 60_000 } } }, action: { decision: "block", reason: "session too long" } }] },
+      {
+        version: 1,
+        rules: [
+          {
+            id: "long",
+            events: "pre_action",
+            match: { session: { duration_ms: { gte: 60_000 } } },
+            action: { decision: "block", reason: "session too long" },
+          },
+        ],
+      },
       { clock: clock.now },
     );
     expect(engine.evaluate(bash("ls")).ruleId).toBeUndefined();
@@ -192,8 +257,18 @@ describe("depth-aware strictness", () => {
     const engine = new PolicyEngine({
       version: 1,
       rules: [
-        { id: "subagent-no-shell", events: "pre_action", match: { depth: { gte: 1 }, tool: "bash" }, action: { decision: "escalate", reason: "sub-agents need approval for shell" } },
-        { id: "deep-block", events: ["pre_action", "pre_prompt"], match: { depth: { gte: 3 } }, action: { decision: "block", reason: "too deep" } },
+        {
+          id: "subagent-no-shell",
+          events: "pre_action",
+          match: { depth: { gte: 1 }, tool: "bash" },
+          action: { decision: "escalate", reason: "sub-agents need approval for shell" },
+        },
+        {
+          id: "deep-block",
+          events: ["pre_action", "pre_prompt"],
+          match: { depth: { gte: 3 } },
+          action: { decision: "block", reason: "too deep" },
+        },
       ],
     });
     expect(decisionOf(engine.evaluate(bash("ls", { depth: 0 })).decision)).toBe("allow");
@@ -209,7 +284,14 @@ describe("idle / background budgets", () => {
   it("defers idle events once the session's background runs are spent", () => {
     const engine = new PolicyEngine({
       version: 1,
-      rules: [{ id: "background-budget", events: "idle", match: { session: { background_runs: { gte: 2 } } }, action: { decision: "defer", reason: "background budget spent" } }],
+      rules: [
+        {
+          id: "background-budget",
+          events: "idle",
+          match: { session: { background_runs: { gte: 2 } } },
+          action: { decision: "defer", reason: "background budget spent" },
+        },
+      ],
     });
     expect(engine.evaluate(idle()).decision).toEqual({ decision: "allow" });
     expect(engine.evaluate(idle()).decision).toEqual({ decision: "allow" });
@@ -220,7 +302,17 @@ describe("idle / background budgets", () => {
   it("counts background time from an allowed idle event to the session's next event", () => {
     const clock = fakeClock();
     const engine = new PolicyEngine(
-      { version: 1, rules: [{ id: "bg-time", events: "idle", match: { session: { background_ms: { gte: 10_000 } } }, action: { decision: "defer", reason: "budget" } }] },
+      {
+        version: 1,
+        rules: [
+          {
+            id: "bg-time",
+            events: "idle",
+            match: { session: { background_ms: { gte: 10_000 } } },
+            action: { decision: "defer", reason: "budget" },
+          },
+        ],
+      },
       { clock: clock.now },
     );
     expect(decisionOf(engine.evaluate(idle()).decision)).toBe("allow");
@@ -253,7 +345,12 @@ describe("bounded state", () => {
   it("drops state of sessions idle longer than the TTL", () => {
     const clock = fakeClock();
     const engine = new PolicyEngine(
-      { version: 1, rules: [{ id: "q", events: "pre_action", match: { session: { actions: { gte: 1 } } }, action: { decision: "block", reason: "quota" } }] },
+      {
+        version: 1,
+        rules: [
+          { id: "q", events: "pre_action", match: { session: { actions: { gte: 1 } } }, action: { decision: "block", reason: "quota" } },
+        ],
+      },
       { clock: clock.now, stateTtlMs: 1000 },
     );
     engine.evaluate(bash("ls"));
@@ -269,7 +366,11 @@ describe("bounded state", () => {
 
   it("bounds agents too, and code options win over file settings", () => {
     const engine = new PolicyEngine(
-      { version: 1, settings: { max_agents: 100 }, rules: [{ id: "r", events: "pre_action", rate_limit: { scope: "agent", rate: 1, interval_ms: 1000 } }] },
+      {
+        version: 1,
+        settings: { max_agents: 100 },
+        rules: [{ id: "r", events: "pre_action", rate_limit: { scope: "agent", rate: 1, interval_ms: 1000 } }],
+      },
       { maxAgents: 2 },
     );
     expect(engine.limits.maxAgents).toBe(2);

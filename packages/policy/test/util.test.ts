@@ -52,7 +52,11 @@ describe("JSON merge patch (RFC 7396 examples)", () => {
     [{ a: "c" }, { a: ["b"] }, { a: ["b"] }],
     [{ a: { b: "c" } }, { a: { b: "d", c: null } }, { a: { b: "d" } }],
     [{ a: [{ b: "c" }] }, { a: [1] }, { a: [1] }],
-    [["a", "b"], ["c", "d"], ["c", "d"]],
+    [
+      ["a", "b"],
+      ["c", "d"],
+      ["c", "d"],
+    ],
     [{ a: "b" }, ["c"], ["c"]],
     [{ a: "foo" }, null, null],
     [{ a: "foo" }, "bar", "bar"],

@@ -167,14 +167,17 @@ export class HttpClientTransport implements Transport {
     this.#headers = headers;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.#limits = { maxMessageBytes: this.#maxMessageBytes, ...(options.maxJsonDepth === undefined ? {} : { maxJsonDepth: options.maxJsonDepth }) };
+    this.#limits = {
+      maxMessageBytes: this.#maxMessageBytes,
+      ...(options.maxJsonDepth === undefined ? {} : { maxJsonDepth: options.maxJsonDepth }),
+    };
     // Never put credentials into info: origin and path only.
     this.info = { transport: "http", remote: `${this.url.origin}${this.url.pathname}` };
     if (options.onerror !== undefined) this.onerror = options.onerror;
 
     const useNode = options.client === "node" || (options.client === undefined && options.agent !== undefined);
     if (useNode) {
-      if (options.dispatcher !== undefined) throw new AhpLocalError("INVALID_ARGUMENT", "`dispatcher` needs client: \"undici\"");
+      if (options.dispatcher !== undefined) throw new AhpLocalError("INVALID_ARGUMENT", '`dispatcher` needs client: "undici"');
       const owned = options.agent === undefined;
       const agent = options.agent ?? createNodeAgent(this.url, options);
       this.#backend = nodeBackend(this.url, headers, agent);
@@ -182,7 +185,7 @@ export class HttpClientTransport implements Transport {
         if (owned) agent.destroy();
       };
     } else {
-      if (options.agent !== undefined) throw new AhpLocalError("INVALID_ARGUMENT", "`agent` needs client: \"node\"");
+      if (options.agent !== undefined) throw new AhpLocalError("INVALID_ARGUMENT", '`agent` needs client: "node"');
       const owned = options.dispatcher === undefined;
       const dispatcher =
         options.dispatcher ??
@@ -260,11 +263,9 @@ export class HttpClientTransport implements Transport {
       const response = this.#decodeResponse(text);
       const expected = m.id as string | number;
       if (response.id !== expected) {
-        throw new AhpLocalError(
-          "PROTOCOL_ERROR",
-          `response id mismatch, expected ${String(expected)}, got ${String(response.id)}`,
-          { details: { expected, received: response.id } },
-        );
+        throw new AhpLocalError("PROTOCOL_ERROR", `response id mismatch, expected ${String(expected)}, got ${String(response.id)}`, {
+          details: { expected, received: response.id },
+        });
       }
       if (this.#closed) throw new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
       try {
@@ -321,7 +322,10 @@ export class HttpClientTransport implements Transport {
       throw new AhpLocalError("PROTOCOL_ERROR", "Failed to parse response: missing field `jsonrpc`");
     }
     if (typeof value.id !== "string" && typeof value.id !== "number") {
-      throw new AhpLocalError("PROTOCOL_ERROR", `Failed to parse response: id must be a string, got ${JSON.stringify(value.id) ?? "nothing"}`);
+      throw new AhpLocalError(
+        "PROTOCOL_ERROR",
+        `Failed to parse response: id must be a string, got ${JSON.stringify(value.id) ?? "nothing"}`,
+      );
     }
     return value as Record<string, unknown> & { id: string | number };
   }
@@ -353,7 +357,8 @@ function connectionFailure(kind: "request" | "notification", error: unknown): Ah
   const code = (e as { code?: unknown }).code;
   const inner = (e as { cause?: unknown }).cause;
   const innerCode = inner instanceof Error ? (inner as { code?: unknown }).code : undefined;
-  const detail = inner instanceof Error && inner.message && !e.message.includes(inner.message) ? `${e.message} (${inner.message})` : e.message;
+  const detail =
+    inner instanceof Error && inner.message && !e.message.includes(inner.message) ? `${e.message} (${inner.message})` : e.message;
   return new AhpLocalError("TRANSPORT_ERROR", `HTTP ${kind} failed: ${detail}`, {
     cause: e,
     details: { ...(typeof code === "string" ? { code } : {}), ...(typeof innerCode === "string" ? { causeCode: innerCode } : {}) },
@@ -396,7 +401,11 @@ function discardStream(stream: { destroy(): void; on(event: "error", listener: (
   stream.destroy();
 }
 
-async function readLimited(stream: AsyncIterable<Buffer | string> & { destroy(): void; on(event: "error", listener: () => void): unknown }, limit: number, truncate: boolean): Promise<string> {
+async function readLimited(
+  stream: AsyncIterable<Buffer | string> & { destroy(): void; on(event: "error", listener: () => void): unknown },
+  limit: number,
+  truncate: boolean,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of stream) {
@@ -451,7 +460,8 @@ function nodeBackend(url: URL, headers: Record<string, string>, agent: http.Agen
               }
               const chunks: Buffer[] = [];
               let total = 0;
-              const finish = () => resolveText(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, total).toString("utf8"));
+              const finish = () =>
+                resolveText(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, total).toString("utf8"));
               res.on("data", (chunk: Buffer) => {
                 if (total + chunk.length > limit) {
                   res.removeAllListeners("data");

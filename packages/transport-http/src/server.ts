@@ -285,7 +285,10 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
           text = JSON.stringify(result.response);
         } catch (error) {
           const id = result.response.id;
-          text = rpcError(new AhpError(AhpErrorCode.InternalError, `Internal error: ${toError(error).message}`), typeof id === "string" ? id : null);
+          text = rpcError(
+            new AhpError(AhpErrorCode.InternalError, `Internal error: ${toError(error).message}`),
+            typeof id === "string" ? id : null,
+          );
         }
         sendJson(res, 200, text);
         return;
@@ -359,9 +362,9 @@ export interface HttpListener {
 export async function listenHttp(server: AhpServer, options: ListenHttpOptions = {}): Promise<HttpListener> {
   const { host = "127.0.0.1", port = 0, tls, fallback, ...handlerOptions } = options;
   const ahp = createHttpHandler(server, handlerOptions);
-  const handler =
-    fallback === undefined ? ahp : (req: IncomingMessage, res: ServerResponse) => ahp(req, res, () => fallback(req, res));
-  const httpServer: http.Server = tls === undefined ? http.createServer(handler) : https.createServer({ cert: tls.cert, key: tls.key }, handler);
+  const handler = fallback === undefined ? ahp : (req: IncomingMessage, res: ServerResponse) => ahp(req, res, () => fallback(req, res));
+  const httpServer: http.Server =
+    tls === undefined ? http.createServer(handler) : https.createServer({ cert: tls.cert, key: tls.key }, handler);
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(port, host, () => {

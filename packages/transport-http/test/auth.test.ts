@@ -21,14 +21,18 @@ describe("server credential verification", () => {
         },
       },
     });
-    listener = await listenHttp(server, { auth: { apiKeys: ["other-key", API_KEY], bearerTokens: [TOKEN] }, onerror: (e) => errors.push(e) });
+    listener = await listenHttp(server, {
+      auth: { apiKeys: ["other-key", API_KEY], bearerTokens: [TOKEN] },
+      onerror: (e) => errors.push(e),
+    });
   });
   afterAll(async () => {
     await listener.close();
     await server.close();
   });
   const body = request("a", "ahp/event", event("pre_action", preAction()));
-  const post = (headers: Record<string, string>) => rawRequest(listener.url, { body, headers: { "content-type": "application/json", ...headers } });
+  const post = (headers: Record<string, string>) =>
+    rawRequest(listener.url, { body, headers: { "content-type": "application/json", ...headers } });
 
   it("accepts the right API key (lower-case x-api-key, as the reference sends it)", async () => {
     const r = await post({ "x-api-key": API_KEY });
@@ -86,7 +90,9 @@ describe("server credential verification", () => {
     await good.close();
 
     const bad = new AhpClient();
-    const failure = await bad.connect(new HttpClientTransport(listener.url, { auth: { type: "api_key", key: "nope" } })).catch((e: unknown) => e);
+    const failure = await bad
+      .connect(new HttpClientTransport(listener.url, { auth: { type: "api_key", key: "nope" } }))
+      .catch((e: unknown) => e);
     expect(AhpLocalError.isInstance(failure)).toBe(true);
     expect((failure as AhpLocalError).code).toBe("TRANSPORT_ERROR");
     expect((failure as AhpLocalError).message).toBe('HTTP error: 401 - {"error":"unauthorized"}');
@@ -121,9 +127,15 @@ describe("API-key-only and function auth", () => {
     });
     const body = request("f", "ahp/event", event("pre_action", preAction()));
     try {
-      expect((await rawRequest(listener.url, { body, headers: { "content-type": "application/json", "x-tenant": "acme" } })).status).toBe(200);
-      expect((await rawRequest(listener.url, { body, headers: { "content-type": "application/json", "x-tenant": "other" } })).status).toBe(401);
-      expect((await rawRequest(listener.url, { body, headers: { "content-type": "application/json", "x-tenant": "boom" } })).status).toBe(401);
+      expect((await rawRequest(listener.url, { body, headers: { "content-type": "application/json", "x-tenant": "acme" } })).status).toBe(
+        200,
+      );
+      expect((await rawRequest(listener.url, { body, headers: { "content-type": "application/json", "x-tenant": "other" } })).status).toBe(
+        401,
+      );
+      expect((await rawRequest(listener.url, { body, headers: { "content-type": "application/json", "x-tenant": "boom" } })).status).toBe(
+        401,
+      );
       expect(errors.map((e) => e.message)).toEqual(["auth function failed: directory down"]);
     } finally {
       await listener.close();
@@ -163,7 +175,9 @@ describe("what the client puts on the wire (checklist 89)", () => {
     const capture = await captureServer();
     try {
       const client = new AhpClient();
-      await client.connect(new HttpClientTransport(capture.url, { auth: { type: "api_key", key: "test-key" }, headers: { "X-Trace": "t1" } }));
+      await client.connect(
+        new HttpClientTransport(capture.url, { auth: { type: "api_key", key: "test-key" }, headers: { "X-Trace": "t1" } }),
+      );
       await client.send("pre_action", preAction());
       const req = capture.requests.at(-1)!;
       expect(req.method).toBe("POST");
@@ -207,7 +221,10 @@ describe("what the client puts on the wire (checklist 89)", () => {
     const capture = await captureServer();
     try {
       const client = new AhpClient();
-      await client.connect(new HttpClientTransport(capture.url, { auth: { type: "o_auth", client_id: "c", client_secret: "s", token_url: "u" } }), { handshake: false });
+      await client.connect(
+        new HttpClientTransport(capture.url, { auth: { type: "o_auth", client_id: "c", client_secret: "s", token_url: "u" } }),
+        { handshake: false },
+      );
       await client.handshake();
       const req = capture.requests.at(-1)!;
       expect(req.headers.authorization).toBeUndefined();

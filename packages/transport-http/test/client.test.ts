@@ -50,7 +50,9 @@ const rejection = async (p: Promise<unknown>) => {
 describe.each(stacks)("HttpClientTransport over %s", (stack) => {
   it("round-trips requests and notifications with a real harness", async () => {
     const seen: string[] = [];
-    const h = await startHarness({ handlers: { onEvent: () => ({ decision: "allow" }), onNotification: (e) => void seen.push(e.event_type) } });
+    const h = await startHarness({
+      handlers: { onEvent: () => ({ decision: "allow" }), onNotification: (e) => void seen.push(e.event_type) },
+    });
     cleanups.push(() => h.close());
     const { client } = await connect(h.url, { client: stack });
     await expect(client.send("pre_action", preAction())).resolves.toEqual({ decision: "allow" });
@@ -73,7 +75,9 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
 
   it("a response with another id → PROTOCOL_ERROR `response id mismatch` (checklist 70)", async () => {
     const c = await capture();
-    scripted(c, (_id, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":"other","result":{"decision":"allow"}}'));
+    scripted(c, (_id, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":"other","result":{"decision":"allow"}}'),
+    );
     const { client } = await connect(c.url, { client: stack });
     const e = await rejection(client.send("pre_action", preAction()));
     expect(e.code).toBe("PROTOCOL_ERROR");
@@ -166,7 +170,10 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
     let n = 0;
     scripted(c, (id, res) => {
       // The second request is answered at once, the others never.
-      if (++n === 2) res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, result: { decision: "allow" } }));
+      if (++n === 2)
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ jsonrpc: "2.0", id, result: { decision: "allow" } }));
     });
     const transport = new HttpClientTransport(c.url, { client: stack, timeoutMs: 200 });
     cleanups.push(() => transport.close());
@@ -291,8 +298,12 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
       await server.close();
     });
     const { client } = await connect(listener.url, { client: stack, maxConnections: total });
-    const results = await Promise.all(Array.from({ length: total }, (_, n) => client.send("pre_action", { n } as never, { timeoutMs: 15_000 })));
-    expect(results.map((d) => (d as unknown as { metadata: { n: number } }).metadata.n)).toEqual(Array.from({ length: total }, (_, n) => n));
+    const results = await Promise.all(
+      Array.from({ length: total }, (_, n) => client.send("pre_action", { n } as never, { timeoutMs: 15_000 })),
+    );
+    expect(results.map((d) => (d as unknown as { metadata: { n: number } }).metadata.n)).toEqual(
+      Array.from({ length: total }, (_, n) => n),
+    );
   }, 30_000);
 
   it("1000 requests through the default connection limit queue and complete", async () => {

@@ -15,12 +15,16 @@ function rawHttpChannel(url: string): RawChannel {
   return {
     send: (text) =>
       new Promise<void>((resolve, reject) => {
-        const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => frames.push({ text: Buffer.concat(chunks).toString("utf8"), status: res.statusCode ?? 0 }));
-          res.on("error", () => frames.close());
-        });
+        const req = http.request(
+          url,
+          { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (c: Buffer) => chunks.push(c));
+            res.on("end", () => frames.push({ text: Buffer.concat(chunks).toString("utf8"), status: res.statusCode ?? 0 }));
+            res.on("error", () => frames.close());
+          },
+        );
         req.on("error", reject);
         req.end(text, () => resolve());
       }),

@@ -93,7 +93,6 @@ export async function captureServer(): Promise<Capture> {
   return capture;
 }
 
-
 /** Waits until `check()` is true, polling every 5 ms, up to `timeoutMs`. */
 export async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
   const start = Date.now();

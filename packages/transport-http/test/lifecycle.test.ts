@@ -6,7 +6,6 @@ import { AhpClient, AhpLocalError } from "@ahp/core";
 import { HttpClientTransport } from "@ahp/transport-http";
 import { preAction, startHarness, type Harness } from "./helpers.js";
 
-
 describe("no leaked handles", () => {
   for (const stack of ["undici", "node"]) {
     it(`a process that opens and closes server and client (${stack}) exits by itself`, async () => {
@@ -19,7 +18,6 @@ describe("no leaked handles", () => {
     });
   }
 });
-
 
 const tls = selfSignedCert();
 const tlsSkip = typeof tls === "string" ? tls : undefined;

@@ -96,7 +96,9 @@ describe("mounting the handler", () => {
     expect(JSON.parse(asText.text)).toEqual({ jsonrpc: "2.0", id: "pre", result: { decision: "allow" } });
     // The size limit still applies to a pre-read text body.
     const big = JSON.stringify({ pad: "x".repeat(2000) });
-    expect((await rawRequest(`${base}/ahp`, { body: big, headers: { "content-type": "application/json", "x-parse": "text" } })).status).toBe(413);
+    expect(
+      (await rawRequest(`${base}/ahp`, { body: big, headers: { "content-type": "application/json", "x-parse": "text" } })).status,
+    ).toBe(413);
   });
 
   it("two harnesses on one server under different paths", async () => {

@@ -37,7 +37,7 @@ describe("HTTP server status codes (spec §13.2, checklist 86–88)", () => {
     expect(r.status).toBe(204);
   });
 
-  it("rejected notification → 200 with id \"\" and -32603 (reference default)", async () => {
+  it('rejected notification → 200 with id "" and -32603 (reference default)', async () => {
     const r = await rawRequest(h.url, { body: notification("ahp/event", event("pre_action", preAction())) });
     expect(r.status).toBe(200);
     const body = JSON.parse(r.text) as { id: string; error: { code: number; message: string } };
@@ -46,8 +46,13 @@ describe("HTTP server status codes (spec §13.2, checklist 86–88)", () => {
     expect(body.error.message).toMatch(/^Handler error: Protocol error: Blocking event pre_action must be sent as a request/);
   });
 
-  it("valid JSON that is neither request nor notification → 200 -32600 with id \"\"", async () => {
-    for (const body of ["[]", "42", JSON.stringify({ jsonrpc: "2.0", method: "ahp/event" }), JSON.stringify({ jsonrpc: "2.0", id: "x", result: {} })]) {
+  it('valid JSON that is neither request nor notification → 200 -32600 with id ""', async () => {
+    for (const body of [
+      "[]",
+      "42",
+      JSON.stringify({ jsonrpc: "2.0", method: "ahp/event" }),
+      JSON.stringify({ jsonrpc: "2.0", id: "x", result: {} }),
+    ]) {
       const r = await rawRequest(h.url, { body });
       expect(r.status, body).toBe(200);
       expect(JSON.parse(r.text), body).toEqual({ jsonrpc: "2.0", id: "", error: { code: -32600, message: "Invalid JSON-RPC message" } });
@@ -111,10 +116,13 @@ describe("HTTP server status codes (spec §13.2, checklist 86–88)", () => {
   it("chunked body over the limit → 413 without reading it all", async () => {
     const { port } = new URL(h.url);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request({ host: "127.0.0.1", port, path: "/ahp", method: "POST", headers: { "content-type": "application/json" }, agent: false }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = http.request(
+        { host: "127.0.0.1", port, path: "/ahp", method: "POST", headers: { "content-type": "application/json" }, agent: false },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       // 10 chunks of 16 KiB, more than the 64 KiB limit; the server answers before the end.
       let sent = 0;
@@ -141,7 +149,7 @@ describe("HTTP server status codes (spec §13.2, checklist 86–88)", () => {
     expect(r.status).toBe(200);
   });
 
-  it("GET /healthz → 200 {\"status\":\"ok\"}; other methods → 405", async () => {
+  it('GET /healthz → 200 {"status":"ok"}; other methods → 405', async () => {
     const r = await rawRequest(`${origin()}/healthz`, { method: "GET" });
     expect(r.status).toBe(200);
     expect(JSON.parse(r.text)).toEqual({ status: "ok" });
@@ -160,7 +168,7 @@ describe("HTTP server status codes (spec §13.2, checklist 86–88)", () => {
 });
 
 describe("rejectedNotifications option", () => {
-  it("\"204\" answers a rejected notification with 204 and no body", async () => {
+  it('"204" answers a rejected notification with 204 and no body', async () => {
     const h = await startHarness({}, { rejectedNotifications: "204" });
     try {
       const r = await rawRequest(h.url, { body: notification("ahp/event", event("pre_action", preAction())) });
@@ -232,7 +240,14 @@ describe("handler context", () => {
     const listener = await listenHttp(server);
     try {
       const { port } = new URL(listener.url);
-      const req = http.request({ host: "127.0.0.1", port, path: "/ahp", method: "POST", headers: { "content-type": "application/json" }, agent: false });
+      const req = http.request({
+        host: "127.0.0.1",
+        port,
+        path: "/ahp",
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        agent: false,
+      });
       req.on("error", () => undefined);
       req.end(request("slow", "ahp/event", event("pre_action", preAction())));
       await new Promise((r) => setTimeout(r, 100));
@@ -264,7 +279,11 @@ describe("handler context", () => {
     try {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       const post = (key: string) =>
-        rawRequest(h.url, { body: request("k", "ahp/event", event("pre_action", preAction())), headers: { "content-type": "application/json", "x-api-key": key }, agent });
+        rawRequest(h.url, {
+          body: request("k", "ahp/event", event("pre_action", preAction())),
+          headers: { "content-type": "application/json", "x-api-key": key },
+          agent,
+        });
       for (const key of ["k1", "k1", "k2", "k1"]) expect((await post(key)).status).toBe(200);
       expect(principals).toEqual(["api_key#1", "api_key#1", "api_key#2", "api_key#1"]);
       expect(ids[0]).toBe(ids[1]);
@@ -274,7 +293,14 @@ describe("handler context", () => {
       agent.destroy();
       await until(() => h.server.connectionCount === 0);
       // Without keep-alive every request has its own socket, hence its own connection.
-      await Promise.all(Array.from({ length: 5 }, () => rawRequest(h.url, { body: request("n", "ahp/event", event("pre_action", preAction())), headers: { "content-type": "application/json", "x-api-key": "k1" } })));
+      await Promise.all(
+        Array.from({ length: 5 }, () =>
+          rawRequest(h.url, {
+            body: request("n", "ahp/event", event("pre_action", preAction())),
+            headers: { "content-type": "application/json", "x-api-key": "k1" },
+          }),
+        ),
+      );
       expect(new Set(ids.slice(4)).size).toBe(5);
       await until(() => h.server.connectionCount === 0);
     } finally {
@@ -290,7 +316,9 @@ describe("createHttpHandler with a custom path and no health route", () => {
     await new Promise<void>((r) => httpServer.listen(0, "127.0.0.1", r));
     const base = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
     try {
-      expect((await rawRequest(`${base}/v1/harness`, { body: request("p", "ahp/event", event("pre_action", preAction())) })).status).toBe(200);
+      expect((await rawRequest(`${base}/v1/harness`, { body: request("p", "ahp/event", event("pre_action", preAction())) })).status).toBe(
+        200,
+      );
       expect((await rawRequest(`${base}/ahp`, { body: "{}" })).status).toBe(404);
       expect((await rawRequest(`${base}/healthz`, { method: "GET" })).status).toBe(404);
     } finally {

@@ -277,7 +277,6 @@ export class StdioClientTransport extends NdjsonClientTransport {
   protected override finished(): void {
     this.#stderrPipe?.end();
   }
-
 }
 
 function waitFor(waiters: Array<() => void>, timeoutMs: number): Promise<boolean> {

@@ -227,10 +227,7 @@ describe("StdioClientTransport: close()", () => {
     expect(elapsed).toBeGreaterThanOrEqual(380); // two grace periods
     expect(elapsed).toBeLessThan(6000);
     expect(transport.signalCode).toBe("SIGKILL");
-    expect(notices.map((e) => e.message)).toEqual([
-      expect.stringContaining("sending SIGTERM"),
-      expect.stringContaining("sending SIGKILL"),
-    ]);
+    expect(notices.map((e) => e.message)).toEqual([expect.stringContaining("sending SIGTERM"), expect.stringContaining("sending SIGKILL")]);
     expect(transport.stderrTail).toContain("ignoring SIGTERM");
     expect(closes).toEqual([undefined]); // we asked for the close: not an error
   });

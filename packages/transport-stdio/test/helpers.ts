@@ -11,6 +11,3 @@ export const nodeFixture = (name: string, ...args: string[]) => ({ command: proc
 
 /** Milliseconds since `start`. */
 export const since = (start: number): number => performance.now() - start;
-
-
-

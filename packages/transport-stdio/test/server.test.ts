@@ -103,7 +103,14 @@ describe("StdioServerTransport: bytes in, bytes out", () => {
         jsonrpc: "2.0",
         id: "u1",
         method: "ahp/event",
-        params: { event_type: "pre_action", session_id: "s", agent_id: "a", timestamp: "2026-06-01T10:15:00Z", depth: 0, payload: { s: text } },
+        params: {
+          event_type: "pre_action",
+          session_id: "s",
+          agent_id: "a",
+          timestamp: "2026-06-01T10:15:00Z",
+          depth: 0,
+          payload: { s: text },
+        },
       })}\n`,
     );
     for (let i = 0; i < line.length; i++) stdin.write(line.subarray(i, i + 1));
@@ -133,7 +140,9 @@ describe("StdioServerTransport: bytes in, bytes out", () => {
     const { stdin, out, transport } = await serve(allow);
     stdin.write(REFERENCE_HANDSHAKE);
     stdin.write(`${event("e1", 1)}\n`);
-    stdin.write('{"jsonrpc":"2.0","method":"ahp/event","params":{"event_type":"post_action","session_id":"s","agent_id":"a","timestamp":"2026-06-01T10:15:00Z","depth":0,"payload":{}}}\n');
+    stdin.write(
+      '{"jsonrpc":"2.0","method":"ahp/event","params":{"event_type":"post_action","session_id":"s","agent_id":"a","timestamp":"2026-06-01T10:15:00Z","depth":0,"payload":{}}}\n',
+    );
     stdin.write('{"jsonrpc":"2.0","method":"ahp/handshake","params":{}}\n'); // notification: no output
     stdin.write("plain text\n");
     stdin.write(`${event("e2", 2)}\n`);
@@ -189,7 +198,13 @@ describe("StdioServerTransport: end of input", () => {
     // before the promise continuation inside start() runs.
     setImmediate(() => void server.connect(transport));
     expect(await transport.closed).toBeUndefined();
-    expect(out.text.split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id).sort()).toEqual(["early1", "early2"]);
+    expect(
+      out.text
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { id: string }).id)
+        .sort(),
+    ).toEqual(["early1", "early2"]);
   });
 
   it("closes after drainTimeoutMs when a handler never answers", async () => {

@@ -4,7 +4,15 @@
  * the transport at once with the cause, so pending requests fail immediately (spec §14 item 9).
  */
 import { createConnection } from "node:net";
-import { AhpErrorCode, AhpLocalError, NdjsonClientTransport, toError, type MessageLimits, type NdjsonWriteOptions, type NdjsonStreams } from "@ahp/core";
+import {
+  AhpErrorCode,
+  AhpLocalError,
+  NdjsonClientTransport,
+  toError,
+  type MessageLimits,
+  type NdjsonWriteOptions,
+  type NdjsonStreams,
+} from "@ahp/core";
 import { errnoCode, finishSocket, noop } from "./socket.js";
 
 export interface UnixSocketClientTransportOptions extends MessageLimits, NdjsonWriteOptions {

@@ -106,9 +106,7 @@ export class UnixSocketServer {
   async #close(): Promise<void> {
     if (this.#state !== "closed") this.#state = "closing";
     await this.#binding?.catch(noop);
-    const stopped = this.#net.listening
-      ? new Promise<void>((resolve) => this.#net.close(() => resolve()))
-      : Promise.resolve();
+    const stopped = this.#net.listening ? new Promise<void>((resolve) => this.#net.close(() => resolve())) : Promise.resolve();
     const graceMs = this.#options.closeGraceMs ?? 2000;
     await Promise.allSettled([
       ...[...this.#transports].map((transport) => transport.close()),

@@ -43,7 +43,11 @@ async function harness(options: AhpServerOptions = {}, listenOptions: Partial<Un
   return { path, server, listener };
 }
 
-async function connect(path: string, options: Partial<UnixSocketClientTransportOptions> = {}, clientOptions: ConstructorParameters<typeof AhpClient>[0] = {}) {
+async function connect(
+  path: string,
+  options: Partial<UnixSocketClientTransportOptions> = {},
+  clientOptions: ConstructorParameters<typeof AhpClient>[0] = {},
+) {
   const errors: Error[] = [];
   const transport = new UnixSocketClientTransport({ path, ...options });
   const client = new AhpClient({ onerror: (e) => errors.push(e), ...clientOptions });

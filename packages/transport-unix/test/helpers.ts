@@ -17,7 +17,6 @@ export function tempDir(): { dir: string; path: (name?: string) => string; remov
   return { dir, path: (name = "h.sock") => join(dir, name), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-
 /** Starts the harness fixture on `path` and resolves once it listens. */
 export async function startHarness(path: string, options: Record<string, unknown> = {}) {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [fixture("unix-harness.mjs"), path, JSON.stringify(options)], {
@@ -46,5 +45,3 @@ export async function startHarness(path: string, options: Record<string, unknown
     },
   };
 }
-
-

@@ -85,7 +85,14 @@ const event = (id: string, n: number, payload: Record<string, unknown> = {}) =>
     jsonrpc: "2.0",
     id,
     method: "ahp/event",
-    params: { event_type: "pre_action", session_id: "s", agent_id: "a", timestamp: "2026-06-01T10:15:00Z", depth: 0, payload: { n, ...payload } },
+    params: {
+      event_type: "pre_action",
+      session_id: "s",
+      agent_id: "a",
+      timestamp: "2026-06-01T10:15:00Z",
+      depth: 0,
+      payload: { n, ...payload },
+    },
   });
 
 describe("UnixSocketServer: the socket file", () => {

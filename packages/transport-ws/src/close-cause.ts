@@ -41,7 +41,10 @@ export function errorCause(error: unknown): AhpLocalError {
   const code = (e as { code?: unknown }).code;
   const details = typeof code === "string" ? { code } : undefined;
   if (code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
-    return new AhpLocalError("MESSAGE_TOO_LARGE", `WebSocket message too large: ${e.message}`, { cause: e, ...(details ? { details } : {}) });
+    return new AhpLocalError("MESSAGE_TOO_LARGE", `WebSocket message too large: ${e.message}`, {
+      cause: e,
+      ...(details ? { details } : {}),
+    });
   }
   if (typeof code === "string" && code.startsWith("WS_ERR_")) {
     return new AhpLocalError("PROTOCOL_ERROR", `WebSocket protocol error: ${e.message}`, { cause: e, ...(details ? { details } : {}) });

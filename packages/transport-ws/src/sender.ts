@@ -124,9 +124,13 @@ export class FrameSender {
       this.#stallTimer = undefined;
       const buffered = this.#ws.bufferedAmount;
       this.#options.onStall(
-        new AhpLocalError("TIMEOUT", `WebSocket peer is not reading: ${buffered} bytes buffered and ${this.#queue.length} frames waiting for ${ms}ms`, {
-          details: { bufferedBytes: buffered, waitingFrames: this.#queue.length, drainTimeoutMs: ms },
-        }),
+        new AhpLocalError(
+          "TIMEOUT",
+          `WebSocket peer is not reading: ${buffered} bytes buffered and ${this.#queue.length} frames waiting for ${ms}ms`,
+          {
+            details: { bufferedBytes: buffered, waitingFrames: this.#queue.length, drainTimeoutMs: ms },
+          },
+        ),
       );
     }, ms);
     this.#stallTimer.unref?.();

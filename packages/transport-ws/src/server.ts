@@ -83,7 +83,10 @@ const verifiedRequests = new WeakMap<IncomingMessage, string | null>();
 
 type Authenticate = (req: IncomingMessage) => Promise<string | null | false>;
 
-function createAuthenticator(auth: ServerAuthOption | undefined, onerror?: (error: Error) => void): {
+function createAuthenticator(
+  auth: ServerAuthOption | undefined,
+  onerror?: (error: Error) => void,
+): {
   authenticate: Authenticate;
   challenge: string | undefined;
 } {
@@ -116,7 +119,10 @@ function createAuthenticator(auth: ServerAuthOption | undefined, onerror?: (erro
  */
 export function createVerifyClient(
   auth: ServerAuthOption,
-): (info: { req: IncomingMessage }, callback: (ok: boolean, code?: number, message?: string, headers?: http.OutgoingHttpHeaders) => void) => void {
+): (
+  info: { req: IncomingMessage },
+  callback: (ok: boolean, code?: number, message?: string, headers?: http.OutgoingHttpHeaders) => void,
+) => void {
   const { authenticate, challenge } = createAuthenticator(auth);
   return (info, callback) => {
     void authenticate(info.req).then((principal) => {
@@ -261,7 +267,8 @@ export class WebSocketServerTransport implements Transport {
     this.#finished = true;
     this.#clearPongTimer();
     if (this.#pingTimer !== undefined) clearInterval(this.#pingTimer);
-    const cause = this.#cause ?? (this.#closedByUs ? undefined : code === 1000 || code === 1001 ? undefined : closeCause("client", code, reason));
+    const cause =
+      this.#cause ?? (this.#closedByUs ? undefined : code === 1000 || code === 1001 ? undefined : closeCause("client", code, reason));
     this.#sender.fail(cause ?? new AhpLocalError("CONNECTION_CLOSED", "Connection closed"));
     this.#resolveClosed();
     this.onclose?.(cause);
@@ -459,7 +466,8 @@ export async function listenWebSocket(server: AhpServer, options: ListenWebSocke
     else if (fallback !== undefined) fallback(req, res);
     else send(404, JSON.stringify({ error: "not found" }));
   };
-  const httpServer: http.Server = tls === undefined ? http.createServer(onRequest) : https.createServer({ cert: tls.cert, key: tls.key }, onRequest);
+  const httpServer: http.Server =
+    tls === undefined ? http.createServer(onRequest) : https.createServer({ cert: tls.cert, key: tls.key }, onRequest);
   const attached = attachWebSocketServer(server, { ...attachOptions, httpServer, path });
   try {
     await new Promise<void>((resolve, reject) => {

@@ -3,17 +3,32 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { AhpClient, AhpLocalError, AhpServer } from "@ahp/core";
-import { WebSocketClientTransport, attachWebSocketServer, createVerifyClient, listenWebSocket, type WebSocketListener } from "@ahp/transport-ws";
+import {
+  WebSocketClientTransport,
+  attachWebSocketServer,
+  createVerifyClient,
+  listenWebSocket,
+  type WebSocketListener,
+} from "@ahp/transport-ws";
 import { preAction, rejection } from "./helpers.js";
 
 const API_KEY = "key with space&amp=";
 const TOKEN = "tok+en";
 
 /** The raw answer to an upgrade request (status, headers, body) as a plain HTTP client sees it. */
-function upgradeAnswer(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function upgradeAnswer(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url.replace(/^ws/, "http"), {
-      headers: { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", ...headers },
+      headers: {
+        Connection: "Upgrade",
+        Upgrade: "websocket",
+        "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        ...headers,
+      },
     });
     req.on("response", (res) => {
       let body = "";
@@ -135,7 +150,11 @@ describe("auth with your own WebSocketServer", () => {
     const wss = new WebSocketServer({ server: httpServer });
     const server = new AhpServer({ handlers: { onEvent: () => ({ decision: "allow" }) } });
     const errors: Error[] = [];
-    const attached = attachWebSocketServer(server, { wss, auth: async (req) => req.headers["x-tenant"] === "acme", onerror: (e) => errors.push(e) });
+    const attached = attachWebSocketServer(server, {
+      wss,
+      auth: async (req) => req.headers["x-tenant"] === "acme",
+      onerror: (e) => errors.push(e),
+    });
     await new Promise<void>((r) => httpServer.listen(0, "127.0.0.1", r));
     const url = `ws://127.0.0.1:${(httpServer.address() as AddressInfo).port}/ahp`;
     try {

@@ -40,7 +40,9 @@ describe("framing (checklist 92)", () => {
         frames.push({ text, isBinary });
         const m = JSON.parse(text) as { id?: string; method: string };
         if (m.id === undefined) return;
-        ws.send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: m.method === "ahp/handshake" ? HANDSHAKE_RESULT : { decision: "allow" } }));
+        ws.send(
+          JSON.stringify({ jsonrpc: "2.0", id: m.id, result: m.method === "ahp/handshake" ? HANDSHAKE_RESULT : { decision: "allow" } }),
+        );
       },
     });
     const { client } = await connect(r.url);
@@ -114,7 +116,9 @@ describe("oversized messages", () => {
 
   it("an incoming frame over the client's maxPayload closes the connection with a MESSAGE_TOO_LARGE cause", async () => {
     const r = await raw({
-      onMessage: answering((ws, m) => ws.send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { decision: "block", reason: "r".repeat(10_000) } }))),
+      onMessage: answering((ws, m) =>
+        ws.send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { decision: "block", reason: "r".repeat(10_000) } })),
+      ),
     });
     const { client } = await connect(r.url, { maxPayload: 4096 });
     const e = await rejection(client.send("pre_action", preAction()));
@@ -213,7 +217,7 @@ describe("reconnect", () => {
     let dropNext = true;
     const r = await raw({
       onMessage: answering((ws, m) => {
-        const command = ((m.params as { payload: { arguments: { command: string } } }).payload.arguments.command);
+        const command = (m.params as { payload: { arguments: { command: string } } }).payload.arguments.command;
         seen.push(command);
         if (dropNext) {
           dropNext = false;
@@ -224,7 +228,10 @@ describe("reconnect", () => {
       }),
     });
     const reconnects: number[] = [];
-    const { client, transport } = await connect(r.url, { reconnect: { retries: 5, minDelayMs: 10, maxDelayMs: 50 }, onreconnect: (n) => reconnects.push(n) });
+    const { client, transport } = await connect(r.url, {
+      reconnect: { retries: 5, minDelayMs: 10, maxDelayMs: 50 },
+      onreconnect: (n) => reconnects.push(n),
+    });
     const started = Date.now();
     const e = await rejection(client.send("pre_action", preAction("first"), { timeoutMs: 30_000 }));
     expect(Date.now() - started).toBeLessThan(2000);
@@ -298,17 +305,22 @@ describe("load", () => {
         held.push({ ws, id: m.id!, n: (m.params as { payload: { n: number } }).payload.n });
         if (held.length === total) {
           // Everything is in flight; answer in reverse order.
-          for (const h of held.reverse()) ws.send(JSON.stringify({ jsonrpc: "2.0", id: h.id, result: { decision: "allow", metadata: { n: h.n } } }));
+          for (const h of held.reverse())
+            ws.send(JSON.stringify({ jsonrpc: "2.0", id: h.id, result: { decision: "allow", metadata: { n: h.n } } }));
         }
       }),
     });
     const { client } = await connect(r.url);
     const results = await Promise.all(Array.from({ length: total }, (_, n) => client.send("pre_action", { n } as never)));
-    expect(results.map((d) => (d as unknown as { metadata: { n: number } }).metadata.n)).toEqual(Array.from({ length: total }, (_, n) => n));
+    expect(results.map((d) => (d as unknown as { metadata: { n: number } }).metadata.n)).toEqual(
+      Array.from({ length: total }, (_, n) => n),
+    );
   });
 
   it("1000 concurrent requests against the real harness", async () => {
-    const h = await startHarness({ handlers: { onEvent: async (e) => ({ decision: "allow", metadata: { n: (e.payload as { n: number }).n } }) } });
+    const h = await startHarness({
+      handlers: { onEvent: async (e) => ({ decision: "allow", metadata: { n: (e.payload as { n: number }).n } }) },
+    });
     cleanups.push(() => h.close());
     const { client } = await connect(h.url);
     const results = await Promise.all(Array.from({ length: 1000 }, (_, n) => client.send("pre_action", { n } as never)));
@@ -332,7 +344,8 @@ describe("transport details", () => {
   });
 
   it("refuses header values that cannot be sent, without echoing them", () => {
-    const attempt = () => new WebSocketClientTransport("ws://127.0.0.1:1/ahp", { auth: { type: "api_key", key: "secret\r\nx: y" }, authMode: "header" });
+    const attempt = () =>
+      new WebSocketClientTransport("ws://127.0.0.1:1/ahp", { auth: { type: "api_key", key: "secret\r\nx: y" }, authMode: "header" });
     expect(attempt).toThrow(/header x-api-key has a value that cannot be sent/);
     expect(attempt).not.toThrow(/secret/);
   });

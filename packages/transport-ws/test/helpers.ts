@@ -71,7 +71,6 @@ export async function rawWsServer(
   return raw;
 }
 
-
 /** Settles with the rejection reason; fails the test when the promise resolves. */
 export async function rejection(p: Promise<unknown>): Promise<Error & { code?: unknown; details?: Record<string, unknown> }> {
   const result = await p.then(

@@ -5,7 +5,6 @@ import { AhpClient, AhpLocalError } from "@ahp/core";
 import { WebSocketClientTransport } from "@ahp/transport-ws";
 import { preAction, rejection, startHarness, type Harness } from "./helpers.js";
 
-
 const tls = selfSignedCert();
 const skip = typeof tls === "string" ? tls : undefined;
 

@@ -45,7 +45,9 @@ describe("query-string credentials exactly as the reference (spec §13.3, checkl
   it("the upgrade request carries exactly that query, and info shows no credentials", async () => {
     const raw = await rawWsServer();
     try {
-      const transport = new WebSocketClientTransport(`${raw.url}?existing=1`, { auth: { type: "bearer", token: "token with space&symbols" } });
+      const transport = new WebSocketClientTransport(`${raw.url}?existing=1`, {
+        auth: { type: "bearer", token: "token with space&symbols" },
+      });
       expect(transport.info).toEqual({ transport: "ws", remote: raw.url });
       const client = new AhpClient();
       await client.connect(transport);

@@ -48,7 +48,12 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
 async function verify(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(
     argv,
-    { "key-file": { type: "string" }, "expect-head": { type: "string" }, "require-genesis": { type: "boolean" }, json: { type: "boolean" } },
+    {
+      "key-file": { type: "string" },
+      "expect-head": { type: "string" },
+      "require-genesis": { type: "boolean" },
+      json: { type: "boolean" },
+    },
     true,
   );
   if (values.help) {
@@ -78,7 +83,11 @@ async function verify(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function tail(argv: string[], io: CliIo, signal?: AbortSignal): Promise<number> {
-  const { values, positionals } = parse(argv, { n: { type: "string", short: "n" }, follow: { type: "boolean", short: "f" }, json: { type: "boolean" } }, true);
+  const { values, positionals } = parse(
+    argv,
+    { n: { type: "string", short: "n" }, follow: { type: "boolean", short: "f" }, json: { type: "boolean" } },
+    true,
+  );
   if (values.help) {
     io.stdout.write(usage);
     return EXIT_OK;

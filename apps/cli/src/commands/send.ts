@@ -99,7 +99,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   let status = EXIT_OK;
   try {
     await client.connect(transport, {
-      capabilities: values.capabilities?.split(",").map((c) => c.trim()).filter(Boolean) ?? [],
+      capabilities:
+        values.capabilities
+          ?.split(",")
+          .map((c) => c.trim())
+          .filter(Boolean) ?? [],
     });
     const items: AsyncIterable<string> | string[] =
       values.file !== undefined

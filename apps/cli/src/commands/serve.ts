@@ -67,7 +67,9 @@ const options = {
 
 const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 const envList = (env: NodeJS.ProcessEnv, names: string | string[] | undefined): string[] =>
-  (names === undefined ? [] : Array.isArray(names) ? names : [names]).map((n) => env[n]).filter((v): v is string => v !== undefined && v !== "");
+  (names === undefined ? [] : Array.isArray(names) ? names : [names])
+    .map((n) => env[n])
+    .filter((v): v is string => v !== undefined && v !== "");
 
 /** The built-in policy with one block rule per `--block-tool` in front. */
 export function blockToolPolicy(tools: readonly string[]): PolicyFileInput {
@@ -164,13 +166,25 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   try {
     for (const spec of listeners.http) {
       const { host, port } = hostPort("http", spec);
-      const l = await listenHttp(server, { host, port, fallback: metricsRoute, ...(auth === undefined ? {} : { auth }), onerror: onerror("http") });
+      const l = await listenHttp(server, {
+        host,
+        port,
+        fallback: metricsRoute,
+        ...(auth === undefined ? {} : { auth }),
+        onerror: onerror("http"),
+      });
       closers.push(() => l.close());
       log.info("listening", { transport: "http", url: l.url });
     }
     for (const spec of listeners.ws) {
       const { host, port } = hostPort("ws", spec);
-      const l = await listenWebSocket(server, { host, port, fallback: metricsRoute, ...(auth === undefined ? {} : { auth }), onerror: onerror("ws") });
+      const l = await listenWebSocket(server, {
+        host,
+        port,
+        fallback: metricsRoute,
+        ...(auth === undefined ? {} : { auth }),
+        onerror: onerror("ws"),
+      });
       closers.push(() => l.close());
       log.info("listening", { transport: "ws", url: l.url });
     }
@@ -203,4 +217,3 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   }
   return EXIT_OK;
 }
-

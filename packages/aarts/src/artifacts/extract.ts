@@ -42,7 +42,8 @@ const SECRET_PATTERNS: readonly RegExp[] = [
   /\bglpat-[A-Za-z0-9_-]{16,}\b/g,
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
 ];
-const SECRET_ASSIGNMENT = /\b([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth)[A-Za-z0-9_.-]*)(\s*[=:]\s*|\s+)(["']?)([^\s"'&;|]{4,})\3/gi;
+const SECRET_ASSIGNMENT =
+  /\b([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth)[A-Za-z0-9_.-]*)(\s*[=:]\s*|\s+)(["']?)([^\s"'&;|]{4,})\3/gi;
 const BEARER = /\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{8,})/g;
 
 /** Masks credentials inside free text (`ghp_abcd…` → `ghp_****`; `TOKEN=abc123` → `TOKEN=abc1****`). */
@@ -50,7 +51,10 @@ export function redactSecrets(text: string): string {
   let out = text;
   for (const re of SECRET_PATTERNS) out = out.replace(re, (m) => maskCredential(m));
   out = out.replace(BEARER, (_m, scheme: string, value: string) => `${scheme} ${maskCredential(value)}`);
-  out = out.replace(SECRET_ASSIGNMENT, (_m, key: string, sep: string, quote: string, value: string) => `${key}${sep}${quote}${maskCredential(value)}${quote}`);
+  out = out.replace(
+    SECRET_ASSIGNMENT,
+    (_m, key: string, sep: string, quote: string, value: string) => `${key}${sep}${quote}${maskCredential(value)}${quote}`,
+  );
   return out;
 }
 
@@ -117,9 +121,10 @@ const ALL_CONTENT_FIELDS = ["content", "new_string", "new_source", "newString", 
  * type + value + context + source field.
  */
 export function extractArtifacts(tool: CanonicalToolName, toolInput: Record<string, unknown>, options: ExtractOptions = {}): Artifact[] {
-  const table = options.hostId !== undefined && Object.prototype.hasOwnProperty.call(HOST_TOOL_TABLES, options.hostId)
-    ? HOST_TOOL_TABLES[options.hostId as ToolTableId]
-    : undefined;
+  const table =
+    options.hostId !== undefined && Object.prototype.hasOwnProperty.call(HOST_TOOL_TABLES, options.hostId)
+      ? HOST_TOOL_TABLES[options.hostId as ToolTableId]
+      : undefined;
   const pathFields = table?.filePathFields ?? ALL_PATH_FIELDS;
   const contentFields = table?.contentFields ?? ALL_CONTENT_FIELDS;
   const native = options.nativeName ?? "";

@@ -24,9 +24,27 @@ import { newRequestId, RpcChannel } from "./rpc.js";
 
 /** Every core AHP event type (assumed when the harness advertises no capabilities, §5.2 step 5). */
 const CORE_EVENT_TYPES = [
-  "pre_action", "post_action", "pre_prompt", "post_response", "session_start", "session_end", "error", "query",
-  "heartbeat", "idle", "context_perception", "success", "memory_recall", "planning", "reasoning", "rate_limit",
-  "confirmation", "intent_detection", "run_lifecycle", "task_list", "verification",
+  "pre_action",
+  "post_action",
+  "pre_prompt",
+  "post_response",
+  "session_start",
+  "session_end",
+  "error",
+  "query",
+  "heartbeat",
+  "idle",
+  "context_perception",
+  "success",
+  "memory_recall",
+  "planning",
+  "reasoning",
+  "rate_limit",
+  "confirmation",
+  "intent_detection",
+  "run_lifecycle",
+  "task_list",
+  "verification",
 ];
 
 export interface BridgeLogEntry {
@@ -211,7 +229,11 @@ export class AhpBridge implements AartsEngine {
     const engineId = this.#engineId;
     const depth = this.depthOf(event);
     if (handshake.maxDepth !== undefined && depth > handshake.maxDepth) {
-      this.#log({ level: "warn", message: `depth ${depth} exceeds the harness max_depth ${handshake.maxDepth}: local deny`, hookPoint: event.hook_point });
+      this.#log({
+        level: "warn",
+        message: `depth ${depth} exceeds the harness max_depth ${handshake.maxDepth}: local deny`,
+        hookPoint: event.hook_point,
+      });
       return {
         decision: "deny",
         category: "depth_limit",
@@ -221,7 +243,11 @@ export class AhpBridge implements AartsEngine {
       };
     }
     if (!handshake.capabilities.has(info.ahp.capability)) {
-      throw new EngineFailure("uncovered_hook", `harness ${handshake.harnessName} lacks ${info.ahp.capability}, needed by ${event.hook_point}`, { engineId });
+      throw new EngineFailure(
+        "uncovered_hook",
+        `harness ${handshake.harnessName} lacks ${info.ahp.capability}, needed by ${event.hook_point}`,
+        { engineId },
+      );
     }
     const message = toAhpEvent(event, { depth });
     // Companions (§5.4.2) are an explicit opt-in; they are sent whether or not the harness advertised the type.
@@ -287,7 +313,11 @@ export class AhpBridge implements AartsEngine {
       if (event.execution_duration_ms !== undefined) result.duration_ms = event.execution_duration_ms;
       await this.#companion(
         rpc,
-        { ...params, event_type: "post_action", payload: { action_type: "tool_call", tool_name: event.tool_name, arguments: event.tool_input, result } },
+        {
+          ...params,
+          event_type: "post_action",
+          payload: { action_type: "tool_call", tool_name: event.tool_name, arguments: event.tool_input, result },
+        },
         event.hook_point,
       );
     }
@@ -319,12 +349,20 @@ export class AhpBridge implements AartsEngine {
     }
     const { rpc, handshake } = this.#ready();
     if (!handshake.capabilities.has(info.ahp.capability)) {
-      this.#log({ level: "info", message: `${event.hook_point} dropped: harness lacks ${info.ahp.capability}`, hookPoint: event.hook_point });
+      this.#log({
+        level: "info",
+        message: `${event.hook_point} dropped: harness lacks ${info.ahp.capability}`,
+        hookPoint: event.hook_point,
+      });
       return;
     }
     const depth = this.depthOf(event);
     if (handshake.maxDepth !== undefined && depth > handshake.maxDepth) {
-      this.#log({ level: "warn", message: `${event.hook_point} dropped: depth ${depth} exceeds max_depth ${handshake.maxDepth}`, hookPoint: event.hook_point });
+      this.#log({
+        level: "warn",
+        message: `${event.hook_point} dropped: depth ${depth} exceeds max_depth ${handshake.maxDepth}`,
+        hookPoint: event.hook_point,
+      });
       return;
     }
     let extraPayload: Record<string, unknown> | undefined;

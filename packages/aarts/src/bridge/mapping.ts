@@ -46,7 +46,10 @@ function setPath(target: Record<string, unknown>, dotted: string, value: unknown
  * AARTS event → AHP event params (spec §5.3, §5.4). The complete event travels verbatim under
  * `payload.aarts`; the discriminator and the projected fields are copies.
  */
-export function toAhpEvent(event: AartsEvent, options: ToAhpEventOptions = {}): { kind: "request" | "notification"; params: AhpEventParams } {
+export function toAhpEvent(
+  event: AartsEvent,
+  options: ToAhpEventOptions = {},
+): { kind: "request" | "notification"; params: AhpEventParams } {
   const info = HOOK_CATALOG[event.hook_point];
   const route = info.ahp;
   const source = event as Record<string, unknown>;
@@ -155,7 +158,10 @@ function withXAhp(verdict: Verdict, result: unknown, ctx: FromAhpDecisionContext
   if (!isRecord(result)) return verdict;
   return {
     ...verdict,
-    directives: { ...(verdict.directives ?? {}), "x-ahp": { request_id: ctx.requestId, event_type: ctx.eventType, decision: result as { decision: string } } },
+    directives: {
+      ...(verdict.directives ?? {}),
+      "x-ahp": { request_id: ctx.requestId, event_type: ctx.eventType, decision: result as { decision: string } },
+    },
   };
 }
 
@@ -194,7 +200,8 @@ function mapDecision(result: unknown, ctx: FromAhpDecisionContext, source: strin
       break;
     case "defer": {
       const ms = result.retry_after_ms;
-      if (ms !== undefined && (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0)) return fail("defer with an invalid retry_after_ms");
+      if (ms !== undefined && (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0))
+        return fail("defer with an invalid retry_after_ms");
       retryAfterMs = typeof ms === "number" ? ms : 0;
       if (typeof result.reason === "string") reason = result.reason;
       bridgeReasons.push(`Deferred by harness; retry after ${retryAfterMs} ms`);
@@ -231,10 +238,12 @@ function mapDecision(result: unknown, ctx: FromAhpDecisionContext, source: strin
   }
 
   // Embedded verdict shortcut (§5.5), unless the verdict must carry a modification to apply.
-  const carriesModification = kind === "modify" && mapped === "allow" && (ctx.modifyUnsupported !== "allow" || (ctx.hostModifiable ?? []).includes(ctx.hookPoint));
+  const carriesModification =
+    kind === "modify" && mapped === "allow" && (ctx.modifyUnsupported !== "allow" || (ctx.hostModifiable ?? []).includes(ctx.hookPoint));
   if (aarts !== undefined && !carriesModification && aarts.verdict !== undefined) {
     const embedded = validateVerdict(aarts.verdict);
-    if (embedded.ok && embedded.value.decision === mapped) return { verdict: embedded.value, warnings, kind, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+    if (embedded.ok && embedded.value.decision === mapped)
+      return { verdict: embedded.value, warnings, kind, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   }
 
   const verdict: Record<string, unknown> = { decision: mapped };
@@ -256,7 +265,11 @@ function mapDecision(result: unknown, ctx: FromAhpDecisionContext, source: strin
     const suggested = stringArray(aarts?.suggested_resolutions);
     if (suggested !== undefined) verdict.suggested_resolutions = suggested;
   }
-  const filtered = applicableDirectives(ctx.hookPoint, mapped, isRecord(aarts?.directives) ? (aarts.directives as Verdict["directives"]) : undefined);
+  const filtered = applicableDirectives(
+    ctx.hookPoint,
+    mapped,
+    isRecord(aarts?.directives) ? (aarts.directives as Verdict["directives"]) : undefined,
+  );
   for (const note of filtered.notes) if (note.level === "warn") warnings.push(note.message);
   const directives: Record<string, unknown> = { ...(filtered.directives ?? {}) };
   directives["x-ahp"] = { request_id: ctx.requestId, event_type: ctx.eventType, decision: result };

@@ -75,7 +75,11 @@ export class RpcChannel {
   }
 
   /** Sends a request; resolves with `{id, result}` or rejects with an EngineFailure. */
-  async request(method: string, params: unknown, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<{ id: string | number; result: unknown }> {
+  async request(
+    method: string,
+    params: unknown,
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<{ id: string | number; result: unknown }> {
     await this.start();
     if (this.#closed !== undefined) throw this.#closed;
     const id = (this.#options.generateId ?? defaultId)();

@@ -98,12 +98,33 @@ interface ParsedArgs {
 }
 
 const VALUE_FLAGS = new Set([
-  "--connect", "--timeout-ms", "--merge", "--config", "--state-dir", "--audit-log", "--event", "--modify-unsupported",
-  "--modify-as", "--command", "--events", "--host-version", "--settings", "--max-input-bytes",
+  "--connect",
+  "--timeout-ms",
+  "--merge",
+  "--config",
+  "--state-dir",
+  "--audit-log",
+  "--event",
+  "--modify-unsupported",
+  "--modify-as",
+  "--command",
+  "--events",
+  "--host-version",
+  "--settings",
+  "--max-input-bytes",
 ]);
 const SWITCHES = new Set([
-  "--fail-open", "--fail-closed", "--remote-consent", "--verbose", "--write", "--project", "--help", "-h", "--version",
-  "--lifecycle-notifications", "--recommended-timeout-proceeds",
+  "--fail-open",
+  "--fail-closed",
+  "--remote-consent",
+  "--verbose",
+  "--write",
+  "--project",
+  "--help",
+  "-h",
+  "--version",
+  "--lifecycle-notifications",
+  "--recommended-timeout-proceeds",
 ]);
 
 function parseArgs(argv: readonly string[]): ParsedArgs {
@@ -154,12 +175,26 @@ function loadConfigFile(args: ParsedArgs, env: Readonly<Record<string, string | 
 }
 
 /** Resolves settings from flags, environment and configuration file (in that order of precedence). */
-function resolveSettings(args: ParsedArgs, env: Readonly<Record<string, string | undefined>>): { settings: HookSettings; errors: string[] } {
+function resolveSettings(
+  args: ParsedArgs,
+  env: Readonly<Record<string, string | undefined>>,
+): { settings: HookSettings; errors: string[] } {
   const errors = [...args.errors];
   const file = loadConfigFile(args, env, errors);
   const connectFlags = args.flags.get("--connect");
-  const fileConnect = typeof file.connect === "string" ? [file.connect] : Array.isArray(file.connect) ? file.connect.filter((c): c is string => typeof c === "string") : [];
-  const connect = connectFlags ?? (env.AHP_CONNECT ? env.AHP_CONNECT.split(",").map((s) => s.trim()).filter(Boolean) : fileConnect);
+  const fileConnect =
+    typeof file.connect === "string"
+      ? [file.connect]
+      : Array.isArray(file.connect)
+        ? file.connect.filter((c): c is string => typeof c === "string")
+        : [];
+  const connect =
+    connectFlags ??
+    (env.AHP_CONNECT
+      ? env.AHP_CONNECT.split(",")
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : fileConnect);
 
   let failurePolicy: FailurePolicy = "fail-open";
   const policySources = [
@@ -176,26 +211,35 @@ function resolveSettings(args: ParsedArgs, env: Readonly<Record<string, string |
   }
 
   let timeoutMs: number | undefined;
-  const timeoutText = last(args, "--timeout-ms") ?? env.AHP_HOOK_TIMEOUT_MS ?? (typeof file.timeoutMs === "number" ? String(file.timeoutMs) : undefined);
+  const timeoutText =
+    last(args, "--timeout-ms") ?? env.AHP_HOOK_TIMEOUT_MS ?? (typeof file.timeoutMs === "number" ? String(file.timeoutMs) : undefined);
   if (timeoutText !== undefined) {
     const n = Number(timeoutText);
-    if (!Number.isInteger(n) || n <= 0 || n > 600_000) errors.push(`--timeout-ms ${JSON.stringify(timeoutText)}: expected an integer 1..600000`);
+    if (!Number.isInteger(n) || n <= 0 || n > 600_000)
+      errors.push(`--timeout-ms ${JSON.stringify(timeoutText)}: expected an integer 1..600000`);
     else timeoutMs = n;
   }
 
   const merge = last(args, "--merge") ?? env.AHP_HOOK_MERGE ?? (typeof file.mergePolicy === "string" ? file.mergePolicy : "permissive");
   if (merge !== "permissive" && merge !== "strict" && merge !== "majority") errors.push(`unknown merge policy ${JSON.stringify(merge)}`);
-  const modifyUnsupported = last(args, "--modify-unsupported") ?? (typeof file.modifyUnsupported === "string" ? file.modifyUnsupported : undefined);
-  if (modifyUnsupported !== undefined && !["deny", "ask", "allow"].includes(modifyUnsupported)) errors.push(`unknown --modify-unsupported ${modifyUnsupported}`);
+  const modifyUnsupported =
+    last(args, "--modify-unsupported") ?? (typeof file.modifyUnsupported === "string" ? file.modifyUnsupported : undefined);
+  if (modifyUnsupported !== undefined && !["deny", "ask", "allow"].includes(modifyUnsupported))
+    errors.push(`unknown --modify-unsupported ${modifyUnsupported}`);
   const modifyAs = last(args, "--modify-as") ?? (typeof file.modifyAs === "string" ? file.modifyAs : undefined);
   if (modifyAs !== undefined && modifyAs !== "ask" && modifyAs !== "allow") errors.push(`unknown --modify-as ${modifyAs}`);
 
-  const stateDir = last(args, "--state-dir") ?? (env.AHP_HOOK_STATE_DIR || undefined) ?? (typeof file.stateDir === "string" ? file.stateDir : defaultStateDir(env));
+  const stateDir =
+    last(args, "--state-dir") ??
+    (env.AHP_HOOK_STATE_DIR || undefined) ??
+    (typeof file.stateDir === "string" ? file.stateDir : defaultStateDir(env));
   const auditFlag = last(args, "--audit-log") ?? (typeof file.auditLog === "string" ? file.auditLog : undefined);
   const auditLog = auditFlag === "none" ? undefined : (auditFlag ?? join(stateDir, "audit.jsonl"));
   const sample = typeof file.auditAllowSampleRate === "number" ? file.auditAllowSampleRate : 0;
   const hostVersion = last(args, "--host-version") ?? (typeof file.hostVersion === "string" ? file.hostVersion : undefined);
-  const toolMap = isRecord(file.toolMap) ? (Object.fromEntries(Object.entries(file.toolMap).filter(([, v]) => typeof v === "string")) as Record<string, string>) : undefined;
+  const toolMap = isRecord(file.toolMap)
+    ? (Object.fromEntries(Object.entries(file.toolMap).filter(([, v]) => typeof v === "string")) as Record<string, string>)
+    : undefined;
   const mcpTools = Array.isArray(file.mcpTools) ? file.mcpTools.filter((t): t is string => typeof t === "string") : undefined;
   const event = last(args, "--event");
   let maxInputBytes = MAX_HOOK_INPUT_BYTES;
@@ -284,7 +328,12 @@ export async function runHookCommand(argv: readonly string[], io: HookCommandIo)
   return runHook(host.hostId, args, io, env);
 }
 
-async function runHook(hostId: string, args: ParsedArgs, io: HookCommandIo, env: Readonly<Record<string, string | undefined>>): Promise<number> {
+async function runHook(
+  hostId: string,
+  args: ParsedArgs,
+  io: HookCommandIo,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
   const host = SUBPROCESS_HOSTS[hostId]!;
   const t0 = performance.now();
   const timings: Record<string, number> = {};
@@ -295,7 +344,9 @@ async function runHook(hostId: string, args: ParsedArgs, io: HookCommandIo, env:
   const log = (level: string, message: string) => {
     if (settings.verbose || level === "config") io.stderr.write(`ahp-aarts-hook: ${message}\n`);
     if (settings.auditLog !== undefined && (level === "error" || level === "config")) {
-      pendingWrites.push(appendLine(settings.auditLog, { ts: now().toISOString(), level: level === "config" ? "error" : level, host_id: hostId, message }));
+      pendingWrites.push(
+        appendLine(settings.auditLog, { ts: now().toISOString(), level: level === "config" ? "error" : level, host_id: hostId, message }),
+      );
     }
   };
 
@@ -324,7 +375,8 @@ async function runHook(hostId: string, args: ParsedArgs, io: HookCommandIo, env:
     return code;
   }
   if (errors.length > 0 || settings.connect.length === 0) {
-    const problems = settings.connect.length === 0 ? [...errors, "no harness configured (--connect, AHP_CONNECT or the configuration file)"] : errors;
+    const problems =
+      settings.connect.length === 0 ? [...errors, "no harness configured (--connect, AHP_CONNECT or the configuration file)"] : errors;
     for (const p of problems) log("config", p);
     const code = fail(new EngineFailure("incompatible", `configuration error: ${problems.join("; ")}`));
     await Promise.allSettled(pendingWrites);
@@ -347,7 +399,13 @@ async function runHook(hostId: string, args: ParsedArgs, io: HookCommandIo, env:
   const hooks: HookRegistration[] = specs.map((spec, i) => ({
     id: specs.length === 1 ? "ahp" : `ahp${i + 1}`,
     engine: new AhpBridge({
-      transport: () => openTransport(spec, { ...(io.cwd === undefined ? {} : { cwd: io.cwd }), env, connectTimeoutMs: versionTimeout, requestTimeoutMs: Math.max(settings.timeoutMs ?? 10_000, 10_000) }),
+      transport: () =>
+        openTransport(spec, {
+          ...(io.cwd === undefined ? {} : { cwd: io.cwd }),
+          env,
+          connectTimeoutMs: versionTimeout,
+          requestTimeoutMs: Math.max(settings.timeoutMs ?? 10_000, 10_000),
+        }),
       remote: spec.remote,
       remoteTransmissionConsent: settings.remoteConsent,
       hostModifiable,
@@ -377,7 +435,10 @@ async function runHook(hostId: string, args: ParsedArgs, io: HookCommandIo, env:
     evaluate: async (event, options) => {
       const tEval = performance.now();
       try {
-        return await aartsHost.evaluate(event, options?.subAgents === undefined ? {} : { subAgents: new MemorySubAgentRegistry(options.subAgents) });
+        return await aartsHost.evaluate(
+          event,
+          options?.subAgents === undefined ? {} : { subAgents: new MemorySubAgentRegistry(options.subAgents) },
+        );
       } finally {
         mark("engine", tEval);
       }
@@ -410,7 +471,11 @@ async function runHook(hostId: string, args: ParsedArgs, io: HookCommandIo, env:
     ]);
     code = write(io, response);
   } catch (error) {
-    code = fail(EngineFailure.isInstance(error) ? error : new EngineFailure("internal", `adapter failed: ${(error as Error)?.message ?? String(error)}`, { cause: error }));
+    code = fail(
+      EngineFailure.isInstance(error)
+        ? error
+        : new EngineFailure("internal", `adapter failed: ${(error as Error)?.message ?? String(error)}`, { cause: error }),
+    );
   } finally {
     clearTimeout(watchdog);
     mark("adapter", tRun);
@@ -440,9 +505,16 @@ function shellQuote(arg: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-async function runInstall(host: string | undefined, args: ParsedArgs, io: HookCommandIo, env: Readonly<Record<string, string | undefined>>): Promise<number> {
+async function runInstall(
+  host: string | undefined,
+  args: ParsedArgs,
+  io: HookCommandIo,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
   if (host === undefined || !(INSTALL_HOSTS as readonly string[]).includes(host)) {
-    io.stderr.write(`install: ${host === undefined ? "missing host" : `unknown host ${JSON.stringify(host)}`} (${INSTALL_HOSTS.join(", ")})\n`);
+    io.stderr.write(
+      `install: ${host === undefined ? "missing host" : `unknown host ${JSON.stringify(host)}`} (${INSTALL_HOSTS.join(", ")})\n`,
+    );
     return 64;
   }
   if (args.errors.length > 0) {
@@ -463,7 +535,10 @@ async function runInstall(host: string | undefined, args: ParsedArgs, io: HookCo
     if (v !== undefined) embed.push(name, shellQuote(v));
   }
   if (args.flags.has("--remote-consent")) embed.push("--remote-consent");
-  const events = last(args, "--events")?.split(",").map((e) => e.trim()).filter(Boolean);
+  const events = last(args, "--events")
+    ?.split(",")
+    .map((e) => e.trim())
+    .filter(Boolean);
   let plan;
   try {
     plan = installPlan(host as InstallHost, {
@@ -481,7 +556,9 @@ async function runInstall(host: string | undefined, args: ParsedArgs, io: HookCo
   const target = last(args, "--settings") ?? plan.path;
   if (!args.flags.has("--write")) {
     io.stdout.write(plan.text);
-    io.stderr.write(`# ${plan.scope} scope: ${target}\n${plan.notes.map((n) => `# ${n}`).join("\n")}\n# add --write to install it${plan.scope === "project" ? " (with --project)" : ""}\n`);
+    io.stderr.write(
+      `# ${plan.scope} scope: ${target}\n${plan.notes.map((n) => `# ${n}`).join("\n")}\n# add --write to install it${plan.scope === "project" ? " (with --project)" : ""}\n`,
+    );
     return 0;
   }
   if (plan.scope === "project" && !args.flags.has("--project")) {

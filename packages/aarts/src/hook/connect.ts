@@ -50,15 +50,25 @@ export interface OpenOptions {
 export async function openTransport(spec: ConnectSpec, options: OpenOptions = {}): Promise<Transport> {
   switch (spec.kind) {
     case "unix":
-      return openUnix(isAbsolute(spec.target) ? spec.target : resolve(options.cwd ?? process.cwd(), spec.target), options.connectTimeoutMs ?? 5_000);
+      return openUnix(
+        isAbsolute(spec.target) ? spec.target : resolve(options.cwd ?? process.cwd(), spec.target),
+        options.connectTimeoutMs ?? 5_000,
+      );
     case "stdio":
       return openStdio(spec.target, options);
     case "http": {
-      const mod = await optionalImport<{ HttpClientTransport: new (url: string, o?: Record<string, unknown>) => Transport }>("@ahp/transport-http");
-      return new mod.HttpClientTransport(spec.target, options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs });
+      const mod = await optionalImport<{ HttpClientTransport: new (url: string, o?: Record<string, unknown>) => Transport }>(
+        "@ahp/transport-http",
+      );
+      return new mod.HttpClientTransport(
+        spec.target,
+        options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs },
+      );
     }
     case "ws": {
-      const mod = await optionalImport<{ WebSocketClientTransport: new (url: string, o?: Record<string, unknown>) => Transport }>("@ahp/transport-ws");
+      const mod = await optionalImport<{ WebSocketClientTransport: new (url: string, o?: Record<string, unknown>) => Transport }>(
+        "@ahp/transport-ws",
+      );
       return new mod.WebSocketClientTransport(spec.target, {});
     }
   }
@@ -68,7 +78,11 @@ async function optionalImport<T>(name: "@ahp/transport-http" | "@ahp/transport-w
   try {
     return (await import(name)) as T;
   } catch (error) {
-    throw new EngineFailure("transport", `${name} is not installed (npm install ${name}) : ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new EngineFailure(
+      "transport",
+      `${name} is not installed (npm install ${name}) : ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }
 

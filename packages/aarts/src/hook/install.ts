@@ -48,7 +48,16 @@ const CLAUDE_EVENTS: Readonly<Record<string, boolean>> = {
   Stop: false,
   SessionEnd: false,
 };
-const VSCODE_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "SubagentStart", "SubagentStop", "Stop"];
+const VSCODE_EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "PreCompact",
+  "SubagentStart",
+  "SubagentStop",
+  "Stop",
+];
 // preToolUse covers every tool family, so the per-family before* events are not registered too (§4.2).
 const CURSOR_EVENTS = [
   "sessionStart",
@@ -63,7 +72,16 @@ const CURSOR_EVENTS = [
   "sessionEnd",
 ];
 const COPILOT_EVENTS = ["sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "subagentStop", "agentStop", "sessionEnd"];
-const CLINE_HOOKS = ["TaskStart", "TaskResume", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "TaskCancel", "TaskComplete"];
+const CLINE_HOOKS = [
+  "TaskStart",
+  "TaskResume",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "PreCompact",
+  "TaskCancel",
+  "TaskComplete",
+];
 const WINDSURF_EVENTS = [
   "pre_user_prompt",
   "pre_run_command",
@@ -121,7 +139,8 @@ function claudeLike(host: "claude-code" | "vscode", options: InstallOptions): In
     settings.hooks = hooks;
     return settings;
   };
-  const path = host === "claude-code" ? join(options.home, ".claude", "settings.json") : join(options.cwd, ".github", "hooks", "ahp-aarts.json");
+  const path =
+    host === "claude-code" ? join(options.home, ".claude", "settings.json") : join(options.cwd, ".github", "hooks", "ahp-aarts.json");
   return {
     path,
     scope: host === "claude-code" ? "user" : "project",
@@ -129,8 +148,12 @@ function claudeLike(host: "claude-code" | "vscode", options: InstallOptions): In
     text: `${JSON.stringify({ hooks: ours }, null, 2)}\n`,
     notes:
       host === "claude-code"
-        ? ["Claude Code: user settings (~/.claude/settings.json). Allow is rendered as {} so Claude Code's own permission prompts still apply."]
-        : ["VS Code agent hooks use Claude-compatible JSON; their configuration lives in the workspace (.github/hooks): written only with --project."],
+        ? [
+            "Claude Code: user settings (~/.claude/settings.json). Allow is rendered as {} so Claude Code's own permission prompts still apply.",
+          ]
+        : [
+            "VS Code agent hooks use Claude-compatible JSON; their configuration lives in the workspace (.github/hooks): written only with --project.",
+          ],
   };
 }
 

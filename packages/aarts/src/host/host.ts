@@ -183,23 +183,31 @@ export class AartsHost {
     const timeoutMs = this.#options.versionCheckTimeoutMs ?? 10_000;
     try {
       const raw = await withTimeout(
-        (signal) => registration.engine.versionCheck({ aarts_version: this.#options.versionCheckMajor ?? HOST_VERSION_CHECK_MAJOR }, { signal }),
+        (signal) =>
+          registration.engine.versionCheck({ aarts_version: this.#options.versionCheckMajor ?? HOST_VERSION_CHECK_MAJOR }, { signal }),
         timeoutMs,
         registration.id,
       );
       const checked = validateVersionCheckResponse(raw);
       if (!checked.ok) throw new EngineFailure("invalid_response", checked.message, { engineId: registration.id });
       if (!checked.value.compatible) {
-        const failure = new EngineFailure("incompatible", `engine ${checked.value.engine_id} could not be activated (incompatible AARTS version or unusable harness)`, {
-          engineId: checked.value.engine_id,
-        });
+        const failure = new EngineFailure(
+          "incompatible",
+          `engine ${checked.value.engine_id} could not be activated (incompatible AARTS version or unusable harness)`,
+          {
+            engineId: checked.value.engine_id,
+          },
+        );
         this.#log({ level: "error", message: failure.message, hookId: registration.id });
         return { registration, response: checked.value, failure };
       }
       return { registration, response: checked.value };
     } catch (error) {
       const failure = EngineFailure.from(error, registration.id);
-      const wrapped = new EngineFailure("incompatible", `version check failed: ${failure.message}`, { engineId: registration.id, cause: failure });
+      const wrapped = new EngineFailure("incompatible", `version check failed: ${failure.message}`, {
+        engineId: registration.id,
+        cause: failure,
+      });
       this.#log({ level: "error", message: wrapped.message, hookId: registration.id });
       return { registration, failure: wrapped };
     }
@@ -233,20 +241,26 @@ export class AartsHost {
     const results = await Promise.all(activations.map((a) => this.#runHook(a, event)));
     for (const r of results) {
       if (r.ok) this.#log({ level: "debug", message: `hook ${r.hookId}: ${r.verdict.decision}`, hookPoint, hookId: r.hookId });
-      else this.#log({ level: "error", message: `hook ${r.hookId} failed (${r.failure.failureCause}): ${r.failure.message}`, hookPoint, hookId: r.hookId });
+      else
+        this.#log({
+          level: "error",
+          message: `hook ${r.hookId} failed (${r.failure.failureCause}): ${r.failure.message}`,
+          hookPoint,
+          hookId: r.hookId,
+        });
     }
     const merged = mergeResults(results, {
       mergePolicy: this.#options.mergePolicy ?? "permissive",
       failurePolicy: this.failurePolicy,
     });
-    const engineIdOf = (hookId: string) =>
-      activations.find((a) => a.registration.id === hookId)?.response?.engine_id ?? hookId;
+    const engineIdOf = (hookId: string) => activations.find((a) => a.registration.id === hookId)?.response?.engine_id ?? hookId;
     const firstFailure = results.find((r) => !r.ok);
-    const engineId = merged.contributors[0] !== undefined
-      ? engineIdOf(merged.contributors[0])
-      : firstFailure !== undefined && !firstFailure.ok
-        ? (firstFailure.failure.engineId ?? engineIdOf(firstFailure.hookId))
-        : "host";
+    const engineId =
+      merged.contributors[0] !== undefined
+        ? engineIdOf(merged.contributors[0])
+        : firstFailure !== undefined && !firstFailure.ok
+          ? (firstFailure.failure.engineId ?? engineIdOf(firstFailure.hookId))
+          : "host";
 
     // Directives (§1.8, §2.5).
     let verdict = merged.verdict;
@@ -257,7 +271,12 @@ export class AartsHost {
       verdict = (directives === undefined ? rest : { ...rest, directives }) as Verdict;
     }
     let localKind: HostDecision["local"];
-    if (hookPoint === "PreSkillLoad" && verdict.decision === "allow" && verdict.directives?.strip_hooks === true && !this.#options.canStripHooks) {
+    if (
+      hookPoint === "PreSkillLoad" &&
+      verdict.decision === "allow" &&
+      verdict.directives?.strip_hooks === true &&
+      !this.#options.canStripHooks
+    ) {
       if ((this.#options.stripHooksUnsupported ?? "deny") === "deny") {
         verdict = {
           ...verdict,
@@ -299,7 +318,9 @@ export class AartsHost {
     }
     const artifacts = ((d.event as { artifacts?: { type: string; value: string }[] }).artifacts ?? [])
       .slice(0, 5)
-      .map((a) => (a.type === "credential" ? maskCredential(a.value) : redactSecrets(a.value.length > 500 ? `${a.value.slice(0, 499)}…` : a.value)));
+      .map((a) =>
+        a.type === "credential" ? maskCredential(a.value) : redactSecrets(a.value.length > 500 ? `${a.value.slice(0, 499)}…` : a.value),
+      );
     onaudit({
       ts: (this.#options.now?.() ?? new Date()).toISOString(),
       session_id: d.event.session_id,
@@ -311,9 +332,15 @@ export class AartsHost {
       ...(d.verdict.matched_rule_id === undefined ? {} : { matched_rule_id: d.verdict.matched_rule_id }),
       engine_id: d.local === "permitted_tools" ? "permitted_tools" : d.engineId,
       artifacts,
-      ...(failures.length > 0 ? { failure: failures.map((f) => (f.ok ? "" : `${f.hookId}: ${f.failure.failureCause}: ${f.failure.message}`)).join("; ") } : {}),
+      ...(failures.length > 0
+        ? { failure: failures.map((f) => (f.ok ? "" : `${f.hookId}: ${f.failure.failureCause}: ${f.failure.message}`)).join("; ") }
+        : {}),
       ...(d.results.length > 1
-        ? { hooks: d.results.map((r) => (r.ok ? { id: r.hookId, decision: r.verdict.decision } : { id: r.hookId, failure: r.failure.failureCause })) }
+        ? {
+            hooks: d.results.map((r) =>
+              r.ok ? { id: r.hookId, decision: r.verdict.decision } : { id: r.hookId, failure: r.failure.failureCause },
+            ),
+          }
         : {}),
     });
   }
@@ -329,7 +356,8 @@ export class AartsHost {
       raw = await withTimeout((signal) => activation.registration.engine.evaluate(event, { timeoutMs, signal }), timeoutMs, engineId);
     } catch (error) {
       const failure = EngineFailure.from(error, engineId);
-      const tagged = failure.engineId === undefined ? new EngineFailure(failure.failureCause, failure.message, { engineId, cause: failure }) : failure;
+      const tagged =
+        failure.engineId === undefined ? new EngineFailure(failure.failureCause, failure.message, { engineId, cause: failure }) : failure;
       if (
         tagged.failureCause === "timeout" &&
         HOOK_CATALOG[hookPoint].blocking === "recommended" &&
@@ -358,7 +386,9 @@ export class AartsHost {
       category: "privilege_escalation",
       severity: "warning",
       source: "permitted_tools",
-      reasons: [`Tool ${event.tool_name} is not permitted for sub-agent ${event.session_id} (permitted: ${permitted.join(", ") || "none"})`],
+      reasons: [
+        `Tool ${event.tool_name} is not permitted for sub-agent ${event.session_id} (permitted: ${permitted.join(", ") || "none"})`,
+      ],
     };
   }
 
@@ -385,7 +415,12 @@ export class AartsHost {
     await Promise.all(
       activations.map(async (a) => {
         if (a.failure !== undefined) {
-          this.#log({ level: "warn", message: `notification ${event.hook_point} dropped: ${a.failure.message}`, hookPoint: event.hook_point, hookId: a.registration.id });
+          this.#log({
+            level: "warn",
+            message: `notification ${event.hook_point} dropped: ${a.failure.message}`,
+            hookPoint: event.hook_point,
+            hookId: a.registration.id,
+          });
           return;
         }
         try {
@@ -398,7 +433,12 @@ export class AartsHost {
           );
         } catch (error) {
           const failure = EngineFailure.from(error, a.registration.id);
-          this.#log({ level: "error", message: `notification ${event.hook_point} failed: ${failure.message}`, hookPoint: event.hook_point, hookId: a.registration.id });
+          this.#log({
+            level: "error",
+            message: `notification ${event.hook_point} failed: ${failure.message}`,
+            hookPoint: event.hook_point,
+            hookId: a.registration.id,
+          });
         }
       }),
     );

@@ -47,12 +47,7 @@ export function computeLevel(profile: HostProfile): ConformanceLevel | "none" {
   if (!counts(LEVEL_HOOKS.basic) || !covers(BASIC_TOOL_COVERAGE)) return "none";
   const interactiveAsk = profile.hooks.PreToolUse?.canAsk === true;
   const askResolution = profile.askResolution ?? (interactiveAsk && hookCounts(profile, "PostAskResolution"));
-  const standard =
-    counts(LEVEL_HOOKS.standard) &&
-    profile.allCategories !== false &&
-    interactiveAsk &&
-    askResolution &&
-    profile.provenance;
+  const standard = counts(LEVEL_HOOKS.standard) && profile.allCategories !== false && interactiveAsk && askResolution && profile.provenance;
   if (!standard) return "basic";
   if (!counts(LEVEL_HOOKS.comprehensive) || profile.permittedTools === false) return "standard";
   return "comprehensive";
@@ -135,7 +130,14 @@ export const HOST_PROFILES: { readonly [H in HostId]: HostProfile } = {
     allCategories: tableCoversAllCategories("vscode"),
   },
   cline: {
-    hooks: { SessionStart: on(true), PreUserInput: on(true), PreToolUse: on(true), PostToolUse: on(false), PreCompact: on(true), SessionEnd: on(false) },
+    hooks: {
+      SessionStart: on(true),
+      PreUserInput: on(true),
+      PreToolUse: on(true),
+      PostToolUse: on(false),
+      PreCompact: on(true),
+      SessionEnd: on(false),
+    },
     toolCoverage: tableCoverage("cline"),
     provenance: true,
     allCategories: tableCoversAllCategories("cline"),

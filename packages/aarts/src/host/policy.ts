@@ -161,9 +161,7 @@ export function mergeResults(results: readonly HookResult[], options: MergeOptio
   }
   const contributors = votes.filter((v) => v.verdict.decision === merged);
   const first = contributors[0]!.verdict;
-  const severity = contributors
-    .map((c) => c.verdict.severity)
-    .reduce((a, b) => (SEVERITY_RANK[b] > SEVERITY_RANK[a] ? b : a));
+  const severity = contributors.map((c) => c.verdict.severity).reduce((a, b) => (SEVERITY_RANK[b] > SEVERITY_RANK[a] ? b : a));
   const verdict: Record<string, unknown> = {
     decision: merged,
     category: first.category,

@@ -83,7 +83,10 @@ export interface ClaudeRenderOptions {
  * Renders a decision in Claude Code's native output (spec §4.1 rendering table). `allow` is
  * always `{}`: an explicit allow would skip Claude Code's own permission prompt.
  */
-export function renderClaudeCode(decision: { verdict: Verdict; enforced: "allow" | "deny" | "ask"; hookPoint: HookPoint }, options: ClaudeRenderOptions): NativeResponse {
+export function renderClaudeCode(
+  decision: { verdict: Verdict; enforced: "allow" | "deny" | "ask"; hookPoint: HookPoint },
+  options: ClaudeRenderOptions,
+): NativeResponse {
   const { verdict, enforced } = decision;
   const r = () => reasonText(verdict, options.engineId, enforced);
   switch (options.nativeEvent) {
@@ -140,7 +143,12 @@ export function renderClaudeCode(decision: { verdict: Verdict; enforced: "allow"
 }
 
 /** Renders a failure-policy verdict for an input the adapter could not process. */
-export function renderClaudeCodeFailure(input: Record<string, unknown>, verdict: Verdict, engineId: string, canPrompt = false): NativeResponse {
+export function renderClaudeCodeFailure(
+  input: Record<string, unknown>,
+  verdict: Verdict,
+  engineId: string,
+  canPrompt = false,
+): NativeResponse {
   const nativeEvent = str(input.hook_event_name) ?? "";
   const hookPoint = RENDER_HOOK[nativeEvent] ?? "PreToolUse";
   const enforced = verdict.decision === "ask" && !canPrompt ? "deny" : verdict.decision;
@@ -190,9 +198,9 @@ function base(hookPoint: HookPoint, ctx: ClaudeContext, sessionId: string): Reco
 /** Native PreToolUse → AARTS PreToolUse (§4.1). */
 export function claudePreToolUse(input: Record<string, unknown>, ctx: ClaudeContext): AartsEvent {
   const who = attribution(input, ctx.state);
-  const toolInput = (typeof input.tool_input === "object" && input.tool_input !== null && !Array.isArray(input.tool_input)
-    ? input.tool_input
-    : {}) as Record<string, unknown>;
+  const toolInput = (
+    typeof input.tool_input === "object" && input.tool_input !== null && !Array.isArray(input.tool_input) ? input.tool_input : {}
+  ) as Record<string, unknown>;
   return {
     ...base("PreToolUse", ctx, who.sessionId),
     turn_id: turnIdOf(input, ctx.state),
@@ -222,9 +230,9 @@ export function claudeSubAgentSpawn(input: Record<string, unknown>, ctx: ClaudeC
 /** Native PostToolUse / PostToolUseFailure → AARTS PostToolUse (§4.1). */
 export function claudePostToolUse(input: Record<string, unknown>, ctx: ClaudeContext): AartsEvent {
   const who = attribution(input, ctx.state);
-  const toolInput = (typeof input.tool_input === "object" && input.tool_input !== null && !Array.isArray(input.tool_input)
-    ? input.tool_input
-    : {}) as Record<string, unknown>;
+  const toolInput = (
+    typeof input.tool_input === "object" && input.tool_input !== null && !Array.isArray(input.tool_input) ? input.tool_input : {}
+  ) as Record<string, unknown>;
   const failed = str(input.hook_event_name) === "PostToolUseFailure";
   const response = failed ? (input.error ?? input.tool_response ?? "tool failed") : input.tool_response;
   const event: Record<string, unknown> = {
@@ -265,7 +273,11 @@ async function readTranscript(path: string | undefined): Promise<unknown[] | und
  * Runs one Claude Code (or VS Code) hook invocation: builds the AARTS event(s), evaluates them
  * through the runtime, keeps cross-event state, and renders the native answer.
  */
-export async function runClaudeCompatibleHook(host: ClaudeCompatibleHost, input: Record<string, unknown>, rt: HookRuntime): Promise<NativeResponse> {
+export async function runClaudeCompatibleHook(
+  host: ClaudeCompatibleHost,
+  input: Record<string, unknown>,
+  rt: HookRuntime,
+): Promise<NativeResponse> {
   const nativeEvent = str(input.hook_event_name) ?? "";
   const key = `${host.hostId}:${str(input.session_id) ?? "unknown"}`;
   const now = rt.now();
@@ -289,7 +301,12 @@ export async function runClaudeCompatibleHook(host: ClaudeCompatibleHost, input:
   const render = (d: HostDecision, toolName?: string) =>
     renderClaudeCode(
       { verdict: d.verdict, enforced: d.enforced, hookPoint: d.event.hook_point },
-      { nativeEvent, engineId: d.engineId, ...(toolName === undefined ? {} : { toolName }), ...(rt.options.modifyAs === undefined ? {} : { modifyAs: rt.options.modifyAs }) },
+      {
+        nativeEvent,
+        engineId: d.engineId,
+        ...(toolName === undefined ? {} : { toolName }),
+        ...(rt.options.modifyAs === undefined ? {} : { modifyAs: rt.options.modifyAs }),
+      },
     );
   const nativeSession = str(input.session_id) ?? "unknown";
 
@@ -378,7 +395,11 @@ export async function runClaudeCompatibleHook(host: ClaudeCompatibleHost, input:
         ...base("PreCompact", ctx, attribution(input, state).sessionId),
         turn_id: turnIdOf(input, state),
         context_before: transcript,
-        ...(trigger === "manual" ? { compaction_reason: "user_triggered" } : trigger === "auto" ? { compaction_reason: "token_limit" } : {}),
+        ...(trigger === "manual"
+          ? { compaction_reason: "user_triggered" }
+          : trigger === "auto"
+            ? { compaction_reason: "token_limit" }
+            : {}),
         compaction_strategy: "summarization",
       } as AartsEvent;
       const d = await evaluate(event);

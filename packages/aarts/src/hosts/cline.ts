@@ -25,7 +25,11 @@ import {
 const CONTINUE: NativeResponse = Object.freeze({ stdout: '{"cancel":false}\n', stderr: "", exitCode: 0 });
 
 /** Renders a decision in Cline's native output. */
-export function renderCline(decision: { verdict: Verdict; enforced: "allow" | "deny" | "ask" }, hookName: string, engineId: string): NativeResponse {
+export function renderCline(
+  decision: { verdict: Verdict; enforced: "allow" | "deny" | "ask" },
+  hookName: string,
+  engineId: string,
+): NativeResponse {
   if (decision.enforced === "allow") return CONTINUE;
   const r = reasonText(decision.verdict, engineId, "deny");
   // PostToolUse can only add context (partial enforcement).
@@ -74,7 +78,13 @@ export async function runClineHook(input: Record<string, unknown>, rt: HookRunti
       })) ?? state;
   };
   const env = (hookPoint: HookPoint) =>
-    envelope(hookPoint, { hostId: "cline", sessionId, now, hostVersion: str(input.clineVersion) ?? rt.options.hostVersion, locale: rt.options.locale });
+    envelope(hookPoint, {
+      hostId: "cline",
+      sessionId,
+      now,
+      hostVersion: str(input.clineVersion) ?? rt.options.hostVersion,
+      locale: rt.options.locale,
+    });
   const data = (input[camel(hookName)] ?? {}) as Record<string, unknown>;
   const turnId = () => `${sessionId}:${state.turn}`;
   const render = (d: HostDecision) => renderCline(d, hookName, d.engineId);
@@ -95,7 +105,9 @@ export async function runClineHook(input: Record<string, unknown>, rt: HookRunti
     case "UserPromptSubmit": {
       await mutate((s) => void s.turn++);
       const prompt = str(data.prompt) ?? str(data.userPrompt) ?? "";
-      return render(await evaluate({ ...env("PreUserInput"), turn_id: turnId(), raw_input: prompt, input_source: "keyboard" } as AartsEvent));
+      return render(
+        await evaluate({ ...env("PreUserInput"), turn_id: turnId(), raw_input: prompt, input_source: "keyboard" } as AartsEvent),
+      );
     }
     case "PreToolUse":
       return render(await evaluate(clinePreToolUse(input, turnId(), now, rt.options.mcpTools)));
@@ -103,7 +115,12 @@ export async function runClineHook(input: Record<string, unknown>, rt: HookRunti
       const event = {
         ...env("PostToolUse"),
         turn_id: turnId(),
-        ...toolContext("cline", str(data.toolName) ?? "unknown", toolInputOf(data.parameters), rt.options.mcpTools === undefined ? {} : { mcpTools: rt.options.mcpTools }),
+        ...toolContext(
+          "cline",
+          str(data.toolName) ?? "unknown",
+          toolInputOf(data.parameters),
+          rt.options.mcpTools === undefined ? {} : { mcpTools: rt.options.mcpTools },
+        ),
         tool_result: stringOrObject(data.result ?? {}),
         ...(typeof data.executionTimeMs === "number" ? { execution_duration_ms: data.executionTimeMs } : {}),
       } as AartsEvent;

@@ -26,9 +26,16 @@ import {
 } from "./common.js";
 
 /** Renders a decision in Copilot CLI's native output: only `preToolUse` answers (§4.3). */
-export function renderCopilotCli(decision: { verdict: Verdict; enforced: "allow" | "deny" | "ask" }, nativeEvent: string, engineId: string): NativeResponse {
+export function renderCopilotCli(
+  decision: { verdict: Verdict; enforced: "allow" | "deny" | "ask" },
+  nativeEvent: string,
+  engineId: string,
+): NativeResponse {
   if (nativeEvent !== "preToolUse" || decision.enforced === "allow") return EMPTY;
-  return json({ permissionDecision: decision.enforced, permissionDecisionReason: reasonText(decision.verdict, engineId, decision.enforced) });
+  return json({
+    permissionDecision: decision.enforced,
+    permissionDecisionReason: reasonText(decision.verdict, engineId, decision.enforced),
+  });
 }
 
 export function renderCopilotCliFailure(input: Record<string, unknown>, verdict: Verdict, engineId: string): NativeResponse {
@@ -60,7 +67,12 @@ export function syntheticSessionId(cwd: string, firstStart: number): string {
 }
 
 /** Copilot CLI preToolUse → AARTS PreToolUse (§4.3). */
-export function copilotPreToolUse(input: Record<string, unknown>, sessionId: string, turnId: string, options: { mcpTools?: readonly string[]; hostVersion?: string } = {}): AartsEvent {
+export function copilotPreToolUse(
+  input: Record<string, unknown>,
+  sessionId: string,
+  turnId: string,
+  options: { mcpTools?: readonly string[]; hostVersion?: string } = {},
+): AartsEvent {
   const when = copilotTimestamp(input.timestamp, new Date());
   return {
     ...envelope("PreToolUse", { hostId: "copilot-cli", sessionId, now: when, hostVersion: options.hostVersion }),
@@ -96,7 +108,13 @@ export async function runCopilotCliHook(input: Record<string, unknown>, rt: Hook
       })) ?? state;
   };
   const env = (hookPoint: HookPoint) =>
-    envelope(hookPoint, { hostId: "copilot-cli", sessionId: sessionId!, now: when, hostVersion: rt.options.hostVersion, locale: rt.options.locale });
+    envelope(hookPoint, {
+      hostId: "copilot-cli",
+      sessionId: sessionId!,
+      now: when,
+      hostVersion: rt.options.hostVersion,
+      locale: rt.options.locale,
+    });
   const turnId = () => `${sessionId}:${state.turn}`;
   const render = (d: HostDecision) => renderCopilotCli(d, nativeEvent, d.engineId);
 
@@ -106,7 +124,12 @@ export async function runCopilotCliHook(input: Record<string, unknown>, rt: Hook
       return EMPTY;
     case "userPromptSubmitted": {
       await mutate((s) => void s.turn++);
-      await rt.evaluate({ ...env("PreUserInput"), turn_id: turnId(), raw_input: str(input.prompt) ?? "", input_source: "keyboard" } as AartsEvent); // observe
+      await rt.evaluate({
+        ...env("PreUserInput"),
+        turn_id: turnId(),
+        raw_input: str(input.prompt) ?? "",
+        input_source: "keyboard",
+      } as AartsEvent); // observe
       return EMPTY;
     }
     case "preToolUse": {

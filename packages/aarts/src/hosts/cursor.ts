@@ -48,7 +48,10 @@ export interface CursorRenderOptions {
 }
 
 /** Renders a decision in Cursor's native output (spec §4.2). */
-export function renderCursor(decision: { verdict: Verdict; enforced: "allow" | "deny" | "ask"; hookPoint: HookPoint }, options: CursorRenderOptions): NativeResponse {
+export function renderCursor(
+  decision: { verdict: Verdict; enforced: "allow" | "deny" | "ask"; hookPoint: HookPoint },
+  options: CursorRenderOptions,
+): NativeResponse {
   const { verdict } = decision;
   let enforced = decision.enforced;
   const e = options.nativeEvent;
@@ -62,14 +65,17 @@ export function renderCursor(decision: { verdict: Verdict; enforced: "allow" | "
     return json({ permission: enforced, user_message: r, agent_message: r });
   }
   if (e === "beforeSubmitPrompt") {
-    return enforced === "allow" ? json({ continue: true }) : json({ continue: false, user_message: reasonText(verdict, options.engineId, enforced) });
+    return enforced === "allow"
+      ? json({ continue: true })
+      : json({ continue: false, user_message: reasonText(verdict, options.engineId, enforced) });
   }
   if (POST_TOOL_EVENTS.has(e)) {
     if (enforced === "allow") return EMPTY;
     if (options.mcp === true || e === "afterMCPExecution") return json({ updated_mcp_tool_output: `[redacted by ${options.engineId}]` });
     return json({ additional_context: reasonText(verdict, options.engineId, enforced) });
   }
-  if (e === "subagentStop") return enforced === "allow" ? EMPTY : json({ followup_message: reasonText(verdict, options.engineId, enforced) });
+  if (e === "subagentStop")
+    return enforced === "allow" ? EMPTY : json({ followup_message: reasonText(verdict, options.engineId, enforced) });
   return EMPTY;
 }
 
@@ -100,7 +106,9 @@ function base(hookPoint: HookPoint, input: Record<string, unknown>, ctx: CursorC
 const turnOf = (input: Record<string, unknown>) => str(input.generation_id) ?? `${str(input.conversation_id) ?? "unknown"}:0`;
 
 /** The native tool name and input of a Cursor tool event (§4.2 table). */
-export function cursorTool(input: Record<string, unknown>): { name: string; toolInput: Record<string, unknown>; mcpEvent: boolean } | undefined {
+export function cursorTool(
+  input: Record<string, unknown>,
+): { name: string; toolInput: Record<string, unknown>; mcpEvent: boolean } | undefined {
   switch (str(input.hook_event_name)) {
     case "preToolUse":
     case "postToolUse":
@@ -174,7 +182,12 @@ export async function runCursorHook(input: Record<string, unknown>, rt: HookRunt
   const render = (d: HostDecision, mcp = false) =>
     renderCursor({ verdict: d.verdict, enforced: d.enforced, hookPoint: d.event.hook_point }, { nativeEvent, engineId: d.engineId, mcp });
 
-  if (nativeEvent === "preToolUse" || nativeEvent === "beforeShellExecution" || nativeEvent === "beforeMCPExecution" || nativeEvent === "beforeReadFile") {
+  if (
+    nativeEvent === "preToolUse" ||
+    nativeEvent === "beforeShellExecution" ||
+    nativeEvent === "beforeMCPExecution" ||
+    nativeEvent === "beforeReadFile"
+  ) {
     const event = cursorPreToolUse(input, ctx)!;
     let final = await evaluate(event);
     if (nativeEvent === "preToolUse" && event.tool_name === "delegate" && final.enforced !== "deny") {
@@ -213,7 +226,10 @@ export async function runCursorHook(input: Record<string, unknown>, rt: HookRunt
       if (result === undefined) return EMPTY;
       const event = {
         ...base("PostSubAgentResult", input, ctx),
-        sub_agent_id: str(input.subagent_id) ?? str(input.agent_id) ?? `${str(input.conversation_id) ?? "unknown"}/${str(input.generation_id) ?? "sub"}`,
+        sub_agent_id:
+          str(input.subagent_id) ??
+          str(input.agent_id) ??
+          `${str(input.conversation_id) ?? "unknown"}/${str(input.generation_id) ?? "sub"}`,
         result: stringOrObject(result),
       } as AartsEvent;
       return render(await evaluate(event));
@@ -241,9 +257,7 @@ export async function runCursorHook(input: Record<string, unknown>, rt: HookRunt
   if (POST_TOOL_EVENTS.has(nativeEvent)) {
     const tool = cursorTool(input)!;
     const failed = nativeEvent === "postToolUseFailure";
-    const result = failed
-      ? (input.error ?? "tool failed")
-      : (input.tool_output ?? input.result_json ?? input.output ?? input.edits ?? {});
+    const result = failed ? (input.error ?? "tool failed") : (input.tool_output ?? input.result_json ?? input.output ?? input.edits ?? {});
     const event = {
       ...base("PostToolUse", input, ctx),
       turn_id: turnOf(input),

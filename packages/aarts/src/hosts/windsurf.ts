@@ -23,7 +23,10 @@ export function renderWindsurfFailure(input: Record<string, unknown>, verdict: V
   return renderWindsurf({ verdict, enforced: verdict.decision === "ask" ? "deny" : verdict.decision }, engineId);
 }
 
-function toolOf(action: string, info: Record<string, unknown>): { native: string; toolInput: Record<string, unknown>; mcpEvent: boolean } | undefined {
+function toolOf(
+  action: string,
+  info: Record<string, unknown>,
+): { native: string; toolInput: Record<string, unknown>; mcpEvent: boolean } | undefined {
   switch (action) {
     case "pre_run_command":
     case "post_run_command":
@@ -53,7 +56,12 @@ export function windsurfEvent(input: Record<string, unknown>, now: Date, hostVer
   const turnId = str(input.execution_id) ?? `${sessionId}:0`;
   const env = (hookPoint: HookPoint) => envelope(hookPoint, { hostId: "windsurf", sessionId, now, hostVersion });
   if (action === "pre_user_prompt") {
-    return { ...env("PreUserInput"), turn_id: turnId, raw_input: str(info.user_prompt) ?? str(input.user_prompt) ?? "", input_source: "keyboard" } as AartsEvent;
+    return {
+      ...env("PreUserInput"),
+      turn_id: turnId,
+      raw_input: str(info.user_prompt) ?? str(input.user_prompt) ?? "",
+      input_source: "keyboard",
+    } as AartsEvent;
   }
   if (action === "post_cascade_response") {
     const text = str(info.response) ?? str(input.response);
@@ -62,7 +70,12 @@ export function windsurfEvent(input: Record<string, unknown>, now: Date, hostVer
   const tool = toolOf(action, info);
   if (tool === undefined) return undefined;
   if (action.startsWith("pre_")) {
-    return { ...env("PreToolUse"), turn_id: turnId, ...toolContext("windsurf", tool.native, tool.toolInput, { mcpEvent: tool.mcpEvent }), ...provenance() } as AartsEvent;
+    return {
+      ...env("PreToolUse"),
+      turn_id: turnId,
+      ...toolContext("windsurf", tool.native, tool.toolInput, { mcpEvent: tool.mcpEvent }),
+      ...provenance(),
+    } as AartsEvent;
   }
   return {
     ...env("PostToolUse"),

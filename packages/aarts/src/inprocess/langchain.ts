@@ -29,7 +29,11 @@ export interface LangChainAdapterOptions {
    * Human-in-the-loop for `ask` (e.g. LangGraph's `interrupt`): resolves with the user's answer.
    * Without it an ask is enforced as deny. `edit` answers count as `approved` (§2.4).
    */
-  readonly interrupt?: (request: { toolCall: ToolCallLike; reasons: string; suggestedResolutions: readonly string[] }) => Promise<Resolution | "approve" | "reject" | "edit">;
+  readonly interrupt?: (request: {
+    toolCall: ToolCallLike;
+    reasons: string;
+    suggestedResolutions: readonly string[];
+  }) => Promise<Resolution | "approve" | "reject" | "edit">;
   /** MCP tools are recognised by origin, not name: return true for tools from the MCP adapters. */
   readonly isMcpTool?: (tool: unknown) => boolean;
   readonly toolMap?: Readonly<Record<string, string>>;
@@ -62,7 +66,9 @@ const textOf = (content: unknown): string =>
   typeof content === "string"
     ? content
     : Array.isArray(content)
-      ? content.map((c) => (typeof c === "string" ? c : typeof c === "object" && c !== null ? String((c as { text?: unknown }).text ?? "") : "")).join("")
+      ? content
+          .map((c) => (typeof c === "string" ? c : typeof c === "object" && c !== null ? String((c as { text?: unknown }).text ?? "") : ""))
+          .join("")
       : JSON.stringify(content ?? "");
 
 export function createLangChainMiddleware(options: LangChainAdapterOptions) {
@@ -105,8 +111,13 @@ export function createLangChainMiddleware(options: LangChainAdapterOptions) {
     },
 
     /** PreLLMRequest before the model call, PostLLMResponse after it. */
-    wrapModelCall: async <R extends MessageLike>(request: { messages: readonly MessageLike[]; systemPrompt?: string; model?: unknown }, handler: (request: never) => Promise<R>): Promise<R> => {
-      const modelName = (request.model as { model?: unknown; modelName?: unknown } | undefined)?.model ?? (request.model as { modelName?: unknown } | undefined)?.modelName;
+    wrapModelCall: async <R extends MessageLike>(
+      request: { messages: readonly MessageLike[]; systemPrompt?: string; model?: unknown },
+      handler: (request: never) => Promise<R>,
+    ): Promise<R> => {
+      const modelName =
+        (request.model as { model?: unknown; modelName?: unknown } | undefined)?.model ??
+        (request.model as { modelName?: unknown } | undefined)?.modelName;
       const pre = {
         ...envelope("PreLLMRequest"),
         turn_id: state.turn || state.session,
@@ -136,7 +147,10 @@ export function createLangChainMiddleware(options: LangChainAdapterOptions) {
     },
 
     /** PreToolUse before the tool, PostToolUse after it (§4.8). */
-    wrapToolCall: async (request: { toolCall: ToolCallLike; tool?: unknown }, handler: (request: never) => Promise<unknown>): Promise<unknown> => {
+    wrapToolCall: async (
+      request: { toolCall: ToolCallLike; tool?: unknown },
+      handler: (request: never) => Promise<unknown>,
+    ): Promise<unknown> => {
       const call = request.toolCall;
       const mcp = options.isMcpTool?.(request.tool) === true;
       const tool = () =>
@@ -146,15 +160,21 @@ export function createLangChainMiddleware(options: LangChainAdapterOptions) {
         });
       const pre = { ...envelope("PreToolUse"), turn_id: state.turn || state.session, ...tool(), ...provenance() };
       const d = await options.host.evaluate(pre as AartsEvent);
-      const reject = (text: string) => options.toolMessage({ content: text, tool_call_id: call.id ?? "", name: call.name, status: "error" });
+      const reject = (text: string) =>
+        options.toolMessage({ content: text, tool_call_id: call.id ?? "", name: call.name, status: "error" });
       if (d.enforced === "deny") return reject(reasonText(d.verdict, d.engineId, "deny"));
       let effective = request;
       if (d.enforced === "ask") {
         if (options.interrupt === undefined) return reject(reasonText(d.verdict, d.engineId, "deny"));
-        const answer = await options.interrupt({ toolCall: call, reasons: reasonText(d.verdict, d.engineId, "ask"), suggestedResolutions: d.verdict.suggested_resolutions ?? [] });
+        const answer = await options.interrupt({
+          toolCall: call,
+          reasons: reasonText(d.verdict, d.engineId, "ask"),
+          suggestedResolutions: d.verdict.suggested_resolutions ?? [],
+        });
         const resolution: Resolution = answer === "approve" || answer === "edit" ? "approved" : answer === "reject" ? "denied" : answer;
         await options.host.notify(buildAskResolution(d.event, d.verdict, resolution, { now: now() }));
-        if (resolution !== "approved" && resolution !== "allow_always" && resolution !== "allow_similar") return reject("Denied by the user");
+        if (resolution !== "approved" && resolution !== "allow_always" && resolution !== "allow_similar")
+          return reject("Denied by the user");
       } else {
         const mod = modificationOf(d.verdict, "PreToolUse");
         if (mod !== undefined && typeof mod.value === "object" && mod.value !== null) {
@@ -162,11 +182,17 @@ export function createLangChainMiddleware(options: LangChainAdapterOptions) {
         }
       }
       const result = await handler(effective as never);
-      const output = typeof result === "object" && result !== null && "content" in result ? (result as { content: unknown }).content : result;
+      const output =
+        typeof result === "object" && result !== null && "content" in result ? (result as { content: unknown }).content : result;
       const post = { ...envelope("PostToolUse"), turn_id: state.turn || state.session, ...tool(), tool_result: stringOrObject(output) };
       const after = await options.host.evaluate(post as AartsEvent);
       if (after.enforced === "allow") return result;
-      return options.toolMessage({ content: `[redacted by ${after.engineId}]`, tool_call_id: call.id ?? "", name: call.name, status: "error" });
+      return options.toolMessage({
+        content: `[redacted by ${after.engineId}]`,
+        tool_call_id: call.id ?? "",
+        name: call.name,
+        status: "error",
+      });
     },
 
     /** PreOutputDeliver on the final message. */

@@ -75,7 +75,8 @@ function inputText(input: unknown): string {
       | undefined;
     const content = last?.content;
     if (typeof content === "string") return content;
-    if (Array.isArray(content)) return content.map((c) => (typeof c === "object" && c !== null ? String((c as { text?: unknown }).text ?? "") : String(c))).join("");
+    if (Array.isArray(content))
+      return content.map((c) => (typeof c === "object" && c !== null ? String((c as { text?: unknown }).text ?? "") : String(c))).join("");
   }
   return JSON.stringify(input ?? "");
 }
@@ -111,7 +112,12 @@ export function createOpenAIAgentsAdapter(options: OpenAIAgentsAdapterOptions) {
     const key = call.callId ?? call.id ?? `${call.name}:${JSON.stringify(call.arguments)}`;
     let pending = perCall.get(key);
     if (pending === undefined) {
-      const event = { ...envelope("PreToolUse", runContext), turn_id: turnId(runContext), ...tool(call.name, parseArgs(call.arguments)), ...provenance() };
+      const event = {
+        ...envelope("PreToolUse", runContext),
+        turn_id: turnId(runContext),
+        ...tool(call.name, parseArgs(call.arguments)),
+        ...provenance(),
+      };
       pending = options.host.evaluate(event as AartsEvent);
       perCall.set(key, pending);
       // Forget the call once the run is long past it.
@@ -173,7 +179,12 @@ export function createOpenAIAgentsAdapter(options: OpenAIAgentsAdapterOptions) {
       name: "aarts-input",
       execute: async (args: { input: unknown; context?: unknown }) => {
         turn++;
-        const event = { ...envelope("PreUserInput", args.context), turn_id: turnId(args.context), raw_input: inputText(args.input), input_source: "api" };
+        const event = {
+          ...envelope("PreUserInput", args.context),
+          turn_id: turnId(args.context),
+          raw_input: inputText(args.input),
+          input_source: "api",
+        };
         const d = await options.host.evaluate(event as AartsEvent);
         return { tripwireTriggered: d.enforced !== "allow", outputInfo: d.verdict };
       },
@@ -189,12 +200,16 @@ export function createOpenAIAgentsAdapter(options: OpenAIAgentsAdapterOptions) {
       },
     },
     /** `callModelInputFilter` (PreLLMRequest): deny throws, an applied modification replaces the input. */
-    callModelInputFilter: async <M extends { input: unknown; instructions?: string }>(args: { modelData: M; context?: unknown }): Promise<M> => {
+    callModelInputFilter: async <M extends { input: unknown; instructions?: string }>(args: {
+      modelData: M;
+      context?: unknown;
+    }): Promise<M> => {
       const { modelData } = args;
       const event = {
         ...envelope("PreLLMRequest", args.context),
         turn_id: turnId(args.context),
-        full_prompt: typeof modelData.input === "string" || Array.isArray(modelData.input) ? modelData.input : JSON.stringify(modelData.input),
+        full_prompt:
+          typeof modelData.input === "string" || Array.isArray(modelData.input) ? modelData.input : JSON.stringify(modelData.input),
         ...(typeof modelData.instructions === "string" ? { system_prompt: modelData.instructions } : {}),
       };
       const d = await options.host.evaluate(event as AartsEvent);

@@ -76,7 +76,8 @@ function envelope(event: AhpEventLike, hookPoint: HookPoint, ctx: FromAhpEventCo
   let hostId = "ahp-agent";
   if (typeof meta.host_id === "string" && HOST_ID_RE.test(meta.host_id)) hostId = meta.host_id;
   else if (HOST_ID_RE.test(event.agent_id)) hostId = event.agent_id;
-  else if (typeof ctx.agentInfo?.framework === "string" && HOST_ID_RE.test(kebab(ctx.agentInfo.framework))) hostId = kebab(ctx.agentInfo.framework);
+  else if (typeof ctx.agentInfo?.framework === "string" && HOST_ID_RE.test(kebab(ctx.agentInfo.framework)))
+    hostId = kebab(ctx.agentInfo.framework);
   const out: Record<string, unknown> = {
     hook_point: hookPoint,
     session_id: event.session_id,
@@ -126,7 +127,13 @@ function hookFields(hookPoint: HookPoint, payload: Record<string, unknown>, even
     case "PrePluginLoad":
       return { ...TRUST_DEFAULT, plugin_id: text(projected.plugin_id ?? "unknown"), file_paths: [], declared_hooks: [] };
     case "PreSkillLoad":
-      return { ...TRUST_DEFAULT, file_path: text(projected.file_path ?? ""), frontmatter: {}, declared_hooks: [], load_context: "main_session" };
+      return {
+        ...TRUST_DEFAULT,
+        file_path: text(projected.file_path ?? ""),
+        frontmatter: {},
+        declared_hooks: [],
+        load_context: "main_session",
+      };
     case "PreMCPConnect": {
       const transport = projected.transport === "sse" || projected.transport === "streamable_http" ? projected.transport : "stdio";
       return { ...TRUST_DEFAULT, server_id: text(projected.server_id ?? "unknown"), transport };
@@ -136,7 +143,12 @@ function hookFields(hookPoint: HookPoint, payload: Record<string, unknown>, even
     case "PostInputProcessing": {
       const modified = stringOrObject(projected.modified_value ?? "");
       const original = stringOrObject(projected.original_value ?? modified);
-      return { original_value: original, modified_value: modified, was_modified: JSON.stringify(original) !== JSON.stringify(modified), ...MODIFIER_NONE };
+      return {
+        original_value: original,
+        modified_value: modified,
+        was_modified: JSON.stringify(original) !== JSON.stringify(modified),
+        ...MODIFIER_NONE,
+      };
     }
     case "PreLLMRequest":
       return {
@@ -168,7 +180,10 @@ function hookFields(hookPoint: HookPoint, payload: Record<string, unknown>, even
       };
     }
     case "PreSubAgentSpawn":
-      return { sub_agent_id: text(projected.sub_agent_id ?? `${event.session_id}/sub`), delegated_task: text(projected.delegated_task ?? "") };
+      return {
+        sub_agent_id: text(projected.sub_agent_id ?? `${event.session_id}/sub`),
+        delegated_task: text(projected.delegated_task ?? ""),
+      };
     case "PostSubAgentResult":
       return { sub_agent_id: text(projected.sub_agent_id ?? "unknown"), result: stringOrObject(projected.result ?? "") };
     case "PreOutputDeliver":
@@ -176,7 +191,10 @@ function hookFields(hookPoint: HookPoint, payload: Record<string, unknown>, even
     case "PreMemoryWrite":
       return { memory_store: text(projected.memory_store ?? "default"), content: stringOrObject(projected.content ?? "") };
     case "PreMemoryRead":
-      return { memory_store: text(projected.memory_store ?? "default"), retrieved_content: stringOrObject(projected.retrieved_content ?? "") };
+      return {
+        memory_store: text(projected.memory_store ?? "default"),
+        retrieved_content: stringOrObject(projected.retrieved_content ?? ""),
+      };
     case "PreCompact":
       return { context_before: stringOrArray(payload.context_before ?? "") };
     case "PostCompact": {
@@ -211,11 +229,12 @@ export function fromAhpEvent(event: AhpEventLike, ctx: FromAhpEventContext = {})
     case "pre_prompt": {
       const hook = hookForAhp("pre_prompt", payload);
       if (hook === undefined) {
-        const full = typeof payload.prompt === "string" || Array.isArray(payload.prompt)
-          ? payload.prompt
-          : Array.isArray(payload.messages)
-            ? payload.messages
-            : JSON.stringify(payload);
+        const full =
+          typeof payload.prompt === "string" || Array.isArray(payload.prompt)
+            ? payload.prompt
+            : Array.isArray(payload.messages)
+              ? payload.messages
+              : JSON.stringify(payload);
         return { ...envelope(event, "PreLLMRequest", ctx), full_prompt: full } as AartsEvent;
       }
       hookPoint = hook;
@@ -234,7 +253,8 @@ export function fromAhpEvent(event: AhpEventLike, ctx: FromAhpEventContext = {})
       return out as AartsEvent;
     }
     case "post_response": {
-      const response = typeof payload.response === "string" ? payload.response : typeof payload.text === "string" ? payload.text : JSON.stringify(payload);
+      const response =
+        typeof payload.response === "string" ? payload.response : typeof payload.text === "string" ? payload.text : JSON.stringify(payload);
       return { ...envelope(event, "PostLLMResponse", ctx), response_text: response } as AartsEvent;
     }
     case "session_start":

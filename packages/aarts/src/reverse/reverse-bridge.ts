@@ -140,7 +140,9 @@ export class AartsReverseBridge {
         this.#engineId = checked.value.engine_id;
         if (!checked.value.compatible) {
           this.#log({ level: "error", message: `AARTS engine ${checked.value.engine_id} is not compatible` });
-          return new EngineFailure("incompatible", `AARTS engine ${checked.value.engine_id} is not compatible`, { engineId: checked.value.engine_id });
+          return new EngineFailure("incompatible", `AARTS engine ${checked.value.engine_id} is not compatible`, {
+            engineId: checked.value.engine_id,
+          });
         }
         return undefined;
       } catch (error) {
@@ -206,7 +208,12 @@ export class AartsReverseBridge {
     if (aarts === undefined) return { decision: "allow" };
     const outcome = await this.#evaluate(aarts);
     if (outcome.ok) {
-      this.#log({ level: outcome.verdict.decision === "allow" ? "debug" : "info", message: `${aarts.hook_point}: ${outcome.verdict.decision}`, hookPoint: aarts.hook_point, verdict: outcome.verdict });
+      this.#log({
+        level: outcome.verdict.decision === "allow" ? "debug" : "info",
+        message: `${aarts.hook_point}: ${outcome.verdict.decision}`,
+        hookPoint: aarts.hook_point,
+        verdict: outcome.verdict,
+      });
       return toAhpDecision(outcome.verdict) as DecisionInput;
     }
     const failure = outcome.failure;
@@ -215,7 +222,11 @@ export class AartsReverseBridge {
     // The stricter of the AARTS policy and AHP's (fail-closed inside batches), §5.9.
     if (ctx.batch !== undefined) {
       // AHP fails closed inside batches; the marker lets an AARTS-aware agent apply its own policy (Q3).
-      return { decision: "block", reason: `AARTS engine failure (${description})`, metadata: { handler_error: true, aarts: { failure: description } } };
+      return {
+        decision: "block",
+        reason: `AARTS engine failure (${description})`,
+        metadata: { handler_error: true, aarts: { failure: description } },
+      };
     }
     if ((this.#options.failurePolicy ?? "fail-open") === "fail-closed") {
       return { decision: "block", reason: `AARTS engine failure (${description})`, metadata: { aarts: { failure: description } } };
@@ -244,7 +255,11 @@ export class AartsReverseBridge {
         const engine = this.#options.engine;
         await (engine.notify !== undefined ? engine.notify(aarts) : engine.evaluate(aarts));
       } catch (error) {
-        this.#log({ level: "error", message: `${aarts.hook_point} notification failed: ${EngineFailure.from(error).message}`, hookPoint: aarts.hook_point });
+        this.#log({
+          level: "error",
+          message: `${aarts.hook_point} notification failed: ${EngineFailure.from(error).message}`,
+          hookPoint: aarts.hook_point,
+        });
       }
       return;
     }
@@ -258,7 +273,11 @@ export class AartsReverseBridge {
         verdict: outcome.verdict,
       });
     } else {
-      this.#log({ level: "error", message: `AARTS engine failure on ${aarts.hook_point}: ${outcome.failure.message}`, hookPoint: aarts.hook_point });
+      this.#log({
+        level: "error",
+        message: `AARTS engine failure on ${aarts.hook_point}: ${outcome.failure.message}`,
+        hookPoint: aarts.hook_point,
+      });
     }
   }
 }

@@ -128,23 +128,23 @@ export function shellCommands(toolInput: Record<string, unknown>): ShellCommandF
  * §3.3 (`claude-code`, `cursor`, …, or `ahp` for AHP payloads); unknown hosts only get rules 1,
  * 3, 4 and 6.
  */
-export function canonicalize(
-  hostId: string,
-  nativeName: string,
-  toolInput: unknown,
-  options: CanonicalizeOptions = {},
-): CanonicalTool {
+export function canonicalize(hostId: string, nativeName: string, toolInput: unknown, options: CanonicalizeOptions = {}): CanonicalTool {
   const table: HostToolTable | undefined = Object.prototype.hasOwnProperty.call(HOST_TOOL_TABLES, hostId)
     ? HOST_TOOL_TABLES[hostId as ToolTableId]
     : undefined;
   let name: CanonicalToolName;
-  if (options.mcpEvent || (table !== undefined ? isMcpName(table, nativeName, options) : isMcpName(HOST_TOOL_TABLES.ahp, nativeName, options))) {
+  if (
+    options.mcpEvent ||
+    (table !== undefined ? isMcpName(table, nativeName, options) : isMcpName(HOST_TOOL_TABLES.ahp, nativeName, options))
+  ) {
     name = "mcp_call";
   } else {
-    const entry = table !== undefined && Object.prototype.hasOwnProperty.call(table.tools, nativeName) ? table.tools[nativeName] : undefined;
-    const mapped = options.toolMap !== undefined && Object.prototype.hasOwnProperty.call(options.toolMap, nativeName)
-      ? options.toolMap[nativeName]
-      : undefined;
+    const entry =
+      table !== undefined && Object.prototype.hasOwnProperty.call(table.tools, nativeName) ? table.tools[nativeName] : undefined;
+    const mapped =
+      options.toolMap !== undefined && Object.prototype.hasOwnProperty.call(options.toolMap, nativeName)
+        ? options.toolMap[nativeName]
+        : undefined;
     if (entry !== undefined) name = entry.canonical === "patch" ? classifyPatch(toolInput) : entry.canonical;
     else if (hostId === "ahp" && isCanonicalToolName(nativeName)) name = nativeName;
     else if (mapped !== undefined && isCanonicalToolName(mapped)) name = mapped;

@@ -180,9 +180,7 @@ const HOOK_FIELDS: { readonly [H in HookPoint]: Shape } = {
   SessionStart: {
     req: {},
     opt: {
-      plugins: arr(
-        obj({ req: { name: str }, opt: { version: str, source: oneOf(TRUST_SOURCES), file_hashes: arr(str) } }),
-      ),
+      plugins: arr(obj({ req: { name: str }, opt: { version: str, source: oneOf(TRUST_SOURCES), file_hashes: arr(str) } })),
       configuration_sources: arr(obj({ req: { path: str, origin: oneOf(["user", "project", "managed"]) } })),
       environment: obj({ req: {}, opt: { os: str, shell: str, working_directory: str } }),
     },
@@ -213,9 +211,7 @@ const HOOK_FIELDS: { readonly [H in HookPoint]: Shape } = {
     req: { full_prompt: stringOrArray },
     opt: {
       system_prompt: str,
-      custom_instructions: arr(
-        obj({ req: { source: oneOf(["user", "project", "managed"]), content: str }, opt: { path: str } }),
-      ),
+      custom_instructions: arr(obj({ req: { source: oneOf(["user", "project", "managed"]), content: str }, opt: { path: str } })),
       context_injections: arr(obj({ req: { source: str, content: str } })),
       user_input: str,
       model_id: str,
@@ -225,9 +221,7 @@ const HOOK_FIELDS: { readonly [H in HookPoint]: Shape } = {
   PostLLMResponse: {
     req: { response_text: str },
     opt: {
-      planned_actions: arr(
-        obj({ req: { tool_name: oneOf(CANONICAL_TOOL_NAMES), tool_name_native: str, tool_input: jsonObject } }),
-      ),
+      planned_actions: arr(obj({ req: { tool_name: oneOf(CANONICAL_TOOL_NAMES), tool_name_native: str, tool_input: jsonObject } })),
       stop_reason: str,
     },
   },

@@ -37,7 +37,14 @@ async function ensureBin(): Promise<void> {
   const { build } = await import("tsup");
   const configs = (await import("../../tsup.config.js")).default as unknown as Record<string, unknown>[];
   const binConfig = configs.find((c) => JSON.stringify(c.entry).includes("bin"))!;
-  await build({ ...binConfig, entry: { bin: join(pkg, "src", "bin.ts") }, outDir: join(pkg, "dist"), tsconfig: join(pkg, "tsconfig.json"), config: false, silent: true });
+  await build({
+    ...binConfig,
+    entry: { bin: join(pkg, "src", "bin.ts") },
+    outDir: join(pkg, "dist"),
+    tsconfig: join(pkg, "tsconfig.json"),
+    config: false,
+    silent: true,
+  });
 }
 
 interface Result {
@@ -107,12 +114,20 @@ describe("e2e: Claude Code payloads through the real hook command", () => {
   it("deny ⇒ permissionDecision deny with the harness reason", async () => {
     const r = await hook(args(), claude("pre-tool-use-rm"));
     expect(r.code).toBe(0);
-    expect(r.json).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "destructive command" } });
+    expect(r.json).toEqual({
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "destructive command" },
+    });
   });
 
   it("ask ⇒ permissionDecision ask", async () => {
     const r = await hook(args(), claude("pre-tool-use-webfetch"));
-    expect(r.json).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "network fetch needs approval" } });
+    expect(r.json).toEqual({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "ask",
+        permissionDecisionReason: "network fetch needs approval",
+      },
+    });
   });
 
   it("modify ⇒ ask with updatedInput (default)", async () => {
@@ -141,7 +156,9 @@ describe("e2e: Claude Code payloads through the real hook command", () => {
     expect(open).toMatchObject({ code: 0, json: {} });
     expect(open.ms).toBeLessThan(5_000);
     const closed = await hook([...args(), "--timeout-ms", "250", "--fail-closed"], input);
-    expect(closed.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("no verdict within 250 ms") } });
+    expect(closed.json).toMatchObject({
+      hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("no verdict within 250 ms") },
+    });
   });
 
   it("UserPromptSubmit deny ⇒ decision block", async () => {
@@ -173,7 +190,10 @@ describe("e2e: Cursor payloads through the real hook command", () => {
   });
 
   it("modify on preToolUse ⇒ allow with updated_input", async () => {
-    expect((await hook(args(), cursor("pre-tool-use-shell"))).json).toEqual({ permission: "allow", updated_input: { command: "sed -n p package.json" } });
+    expect((await hook(args(), cursor("pre-tool-use-shell"))).json).toEqual({
+      permission: "allow",
+      updated_input: { command: "sed -n p package.json" },
+    });
   });
 
   it("harness down: fail-open ⇒ allow; fail-closed ⇒ deny", async () => {

@@ -17,7 +17,10 @@ import { harness, out, PROV, runtime } from "../helpers.js";
 const NOW = new Date("2026-05-01T10:00:00.000Z");
 const ctx = { host: CLAUDE_CODE, now: NOW, state: emptySessionState() };
 const bash = (command: string, extra: Record<string, unknown> = {}) =>
-  claudePreToolUse({ hook_event_name: "PreToolUse", session_id: "s-1", tool_name: "Bash", tool_input: { command }, ...extra }, ctx) as Record<string, unknown>;
+  claudePreToolUse(
+    { hook_event_name: "PreToolUse", session_id: "s-1", tool_name: "Bash", tool_input: { command }, ...extra },
+    ctx,
+  ) as Record<string, unknown>;
 const cmd = (value: string) => ({ type: "command", value, source_field: "tool_input.command" });
 const pkg = (value: string, context: string) => ({ type: "package", value, context, source_field: "tool_input.command" });
 
@@ -162,9 +165,16 @@ describe("A. taxonomy, derivation, extraction", () => {
   });
 
   it("C14 OpenAI Agents apply_patch with update and delete operations is file_delete", () => {
-    const input = { operations: [{ type: "update_file", path: "a.ts", diff: "-a\n+b" }, { type: "delete_file", path: "b.ts" }] };
+    const input = {
+      operations: [
+        { type: "update_file", path: "a.ts", diff: "-a\n+b" },
+        { type: "delete_file", path: "b.ts" },
+      ],
+    };
     expect(canonicalize("openai-agents", "apply_patch", input).tool_name).toBe("file_delete");
-    expect(extractArtifacts("file_delete", { path: "b.ts" })).toEqual([{ type: "file_path", value: "b.ts", source_field: "tool_input.path" }]);
+    expect(extractArtifacts("file_delete", { path: "b.ts" })).toEqual([
+      { type: "file_path", value: "b.ts", source_field: "tool_input.path" },
+    ]);
   });
 
   it("C15 Claude Code Task: tool_call allowed, spawn_subagent blocked ⇒ two requests, deny rendered", async () => {

@@ -54,7 +54,11 @@ describe("C. version check and handshake", () => {
     const params = (handshakes[0] as { params: Record<string, unknown> }).params;
     expect(params).toMatchObject({
       protocol_version: "2.4",
-      agent_info: { framework: "aarts-ahp-bridge", version: "0.1.0", capabilities: ["pre_action", "pre_prompt", "post_action", "session_end", "aarts/0.1"] },
+      agent_info: {
+        framework: "aarts-ahp-bridge",
+        version: "0.1.0",
+        capabilities: ["pre_action", "pre_prompt", "post_action", "session_end", "aarts/0.1"],
+      },
       agent_id: "aarts-ahp-bridge",
     });
     expect(typeof params.session_id).toBe("string");
@@ -63,7 +67,10 @@ describe("C. version check and handshake", () => {
   });
 
   it('C19 a harness answering protocol_version "3.0" is not compatible', async () => {
-    const transport = rawHarness(() => ({ protocol_version: "3.0", harness_info: { name: "h3", version: "1", capabilities: ["pre_action"] } }));
+    const transport = rawHarness(() => ({
+      protocol_version: "3.0",
+      harness_info: { name: "h3", version: "1", capabilities: ["pre_action"] },
+    }));
     const bridge = new AhpBridge({ transport });
     expect((await bridge.versionCheck({ aarts_version: "1" })).compatible).toBe(false);
     await bridge.close();

@@ -50,13 +50,22 @@ describe("D. event mapping", () => {
     const [m] = h.agent.events;
     expect(typeof m!.id).toBe("string");
     expect(m!.params.event_type).toBe("pre_prompt");
-    expect(m!.params.payload).toMatchObject({ prompt_stage: "tool_result", prompt: { stdout: "secret" }, tool_name: "shell", arguments: { command: "cat x" } });
+    expect(m!.params.payload).toMatchObject({
+      prompt_stage: "tool_result",
+      prompt: { stdout: "secret" },
+      tool_name: "shell",
+      arguments: { command: "cat x" },
+    });
     await h.close();
   });
 
   it("C25 SessionEnd: one session_end notification, no id, no verdict", async () => {
     const h = await hostWithHarness();
-    const event = { hook_point: "SessionEnd", ...E0, summary: { tool_calls: 1, verdicts: { allow: 1, deny: 0, ask: 0 }, denied_actions: [] } } as AartsEvent;
+    const event = {
+      hook_point: "SessionEnd",
+      ...E0,
+      summary: { tool_calls: 1, verdicts: { allow: 1, deny: 0, ask: 0 }, denied_actions: [] },
+    } as AartsEvent;
     const result = await h.host.notify(event);
     expect(result).toBeUndefined();
     const notes = h.agent.events;
@@ -73,7 +82,14 @@ describe("D. event mapping", () => {
       await h.bridge.versionCheck({ aarts_version: "1" });
       await h.bridge.evaluate({ hook_point: "SessionStart", ...E0 } as AartsEvent);
       const kinds = h.agent.events.map((m) => [m.params.event_type, "id" in m ? "request" : "notification"]);
-      expect(kinds).toEqual(lifecycle ? [["session_start", "notification"], ["pre_action", "request"]] : [["pre_action", "request"]]);
+      expect(kinds).toEqual(
+        lifecycle
+          ? [
+              ["session_start", "notification"],
+              ["pre_action", "request"],
+            ]
+          : [["pre_action", "request"]],
+      );
       const request = h.agent.events.find((m) => "id" in m)!;
       expect(request.params.payload).toMatchObject({ action_type: "start_session" });
       await h.close();
@@ -93,12 +109,24 @@ describe("D. event mapping", () => {
     const [m] = h.agent.events;
     expect(m).not.toHaveProperty("id");
     expect(m!.params.event_type).toBe("post_action");
-    expect(m!.params.payload).toMatchObject({ action_type: "ask_resolution", result: { status: "deny_similar" }, original_hook_point: "PreToolUse" });
+    expect(m!.params.payload).toMatchObject({
+      action_type: "ask_resolution",
+      result: { status: "deny_similar" },
+      original_hook_point: "PreToolUse",
+    });
     await h.close();
   });
 
   it("C28 sub-agent depth: 1 for the spawned session; over max_depth 0 a local deny under both policies", async () => {
-    const spawn = { hook_point: "PreSubAgentSpawn", session_id: "s-1", timestamp: E0.timestamp, host_id: "claude-code", aarts_version: "0.1", sub_agent_id: "s-2", delegated_task: "t" } as AartsEvent;
+    const spawn = {
+      hook_point: "PreSubAgentSpawn",
+      session_id: "s-1",
+      timestamp: E0.timestamp,
+      host_id: "claude-code",
+      aarts_version: "0.1",
+      sub_agent_id: "s-2",
+      delegated_task: "t",
+    } as AartsEvent;
     const h = harness();
     await h.bridge.versionCheck({ aarts_version: "1" });
     await h.bridge.evaluate(spawn);
@@ -112,7 +140,12 @@ describe("D. event mapping", () => {
       const before = d.agent.events.length;
       const decision = await d.host.evaluate(preToolUse({ session_id: "s-2" }));
       expect(d.agent.events.length).toBe(before);
-      expect(decision.verdict).toMatchObject({ decision: "deny", category: "depth_limit", source: "aarts-ahp-bridge", severity: "warning" });
+      expect(decision.verdict).toMatchObject({
+        decision: "deny",
+        category: "depth_limit",
+        source: "aarts-ahp-bridge",
+        severity: "warning",
+      });
       await d.close();
     }
   });

@@ -57,7 +57,11 @@ describe("E. decision mapping", () => {
 
   it("C30 the §5.5 worked example (golden)", async () => {
     const h = harness(
-      () => ({ decision: "block", reason: "Package not allowed by supply-chain policy", metadata: { rules_applied: ["supply-chain-007"] } }),
+      () => ({
+        decision: "block",
+        reason: "Package not allowed by supply-chain policy",
+        metadata: { rules_applied: ["supply-chain-007"] },
+      }),
       {
         server: { harnessInfo: { name: "compliance-harness", version: "1", capabilities: ["pre_action"] } },
         bridge: { generateId: () => "c0ffee00-0000-4000-8000-000000000001" },
@@ -75,7 +79,12 @@ describe("E. decision mapping", () => {
 
   it("C32 defer ⇒ deny rate_limit with the retry reason", async () => {
     const { verdict } = await mapped({ decision: "defer", retry_after_ms: 2000 });
-    expect(verdict).toMatchObject({ decision: "deny", category: "rate_limit", severity: "warning", reasons: ["Deferred by harness; retry after 2000 ms"] });
+    expect(verdict).toMatchObject({
+      decision: "deny",
+      category: "rate_limit",
+      severity: "warning",
+      reasons: ["Deferred by harness; retry after 2000 ms"],
+    });
   });
 
   it("C33 modify on Claude Code PreToolUse ⇒ allow + x-ahp; stdout asks with updatedInput", async () => {
@@ -104,11 +113,17 @@ describe("E. decision mapping", () => {
 
   it("C34 the same modify on Copilot CLI ⇒ deny with the unsupported-modification reason; modifyUnsupported allow ⇒ {}", async () => {
     const result = { decision: "modify", modified_payload: { arguments: { command: "ls" } } };
-    const event = copilotPreToolUse({ timestamp: 1714557600000, cwd: "/w", toolName: "bash", toolArgs: '{"command":"rm -rf /"}' }, "c", "c:0");
+    const event = copilotPreToolUse(
+      { timestamp: 1714557600000, cwd: "/w", toolName: "bash", toolArgs: '{"command":"rm -rf /"}' },
+      "c",
+      "c:0",
+    );
     const denied = await mapped(result, {}, event);
     expect(denied.verdict.decision).toBe("deny");
     expect(denied.verdict.reasons?.[0]).toBe("Harness requires a modification this host cannot apply");
-    expect(out(renderCopilotCli({ verdict: denied.verdict, enforced: "deny" }, "preToolUse", "ahp:h1"))).toMatchObject({ permissionDecision: "deny" });
+    expect(out(renderCopilotCli({ verdict: denied.verdict, enforced: "deny" }, "preToolUse", "ahp:h1"))).toMatchObject({
+      permissionDecision: "deny",
+    });
     const allowed = await mapped(result, { bridge: { modifyUnsupported: "allow" } }, event);
     expect(allowed.verdict.decision).toBe("allow");
     expect(out(renderCopilotCli({ verdict: allowed.verdict, enforced: "allow" }, "preToolUse", "ahp:h1"))).toEqual({});
@@ -133,9 +148,14 @@ describe("E. decision mapping", () => {
     const failure = await failureOf({ decision: "maybe" });
     expect(EngineFailure.isInstance(failure) && failure.failureCause).toBe("invalid_response");
     for (const policy of ["fail-open", "fail-closed"] as const) {
-      const h = await hostWithHarness(() => ({ decision: "maybe" }) as never, { server: { validateResults: false }, host: { failurePolicy: policy } });
+      const h = await hostWithHarness(() => ({ decision: "maybe" }) as never, {
+        server: { validateResults: false },
+        host: { failurePolicy: policy },
+      });
       const d = await h.host.evaluate(preToolUse());
-      expect(d.verdict).toMatchObject(policy === "fail-open" ? { decision: "allow", category: "engine_failure" } : { decision: "deny", category: "engine_failure" });
+      expect(d.verdict).toMatchObject(
+        policy === "fail-open" ? { decision: "allow", category: "engine_failure" } : { decision: "deny", category: "engine_failure" },
+      );
       await h.close();
     }
   });
@@ -143,7 +163,13 @@ describe("E. decision mapping", () => {
   it('C38 {"decision":"block"} without reason is salvaged as deny, also under fail-open', async () => {
     const h = await hostWithHarness(() => ({ decision: "block" }) as never, { host: { failurePolicy: "fail-open" } });
     const d = await h.host.evaluate(preToolUse());
-    expect(d.verdict).toMatchObject({ decision: "deny", reasons: ["Blocked by harness"], category: "policy", severity: "warning", source: "ahp:h1" });
+    expect(d.verdict).toMatchObject({
+      decision: "deny",
+      reasons: ["Blocked by harness"],
+      category: "policy",
+      severity: "warning",
+      source: "ahp:h1",
+    });
     expect(d.enforced).toBe("deny");
     await h.close();
     const strict = harness(() => ({ decision: "block" }) as never, { bridge: { salvageMalformedDeny: false } });
@@ -170,8 +196,14 @@ describe("E. decision mapping", () => {
   });
 
   it("C40 a harness that never answers: failure after 5 000 ms; with timeout_ms 2000 after 2 000 ms", async () => {
-    for (const [config, expected] of [[{}, 5_000], [{ timeout_ms: 2_000 }, 2_000]] as const) {
-      const h = await hostWithHarness(() => new Promise(() => undefined), { server: { config, handlerTimeoutMs: 0 }, host: { failurePolicy: "fail-closed" } });
+    for (const [config, expected] of [
+      [{}, 5_000],
+      [{ timeout_ms: 2_000 }, 2_000],
+    ] as const) {
+      const h = await hostWithHarness(() => new Promise(() => undefined), {
+        server: { config, handlerTimeoutMs: 0 },
+        host: { failurePolicy: "fail-closed" },
+      });
       await h.host.activate();
       vi.useFakeTimers();
       let settled: unknown;
@@ -187,7 +219,15 @@ describe("E. decision mapping", () => {
   });
 
   it("C41 Recommended PostToolUse timing out under fail-closed: proceeds ⇒ allow engine_timeout; otherwise deny", async () => {
-    const post = { hook_point: "PostToolUse", ...E0, tool_name: "shell", tool_name_native: "Bash", tool_input: {}, artifacts: [], tool_result: "x" } as unknown as AartsEvent;
+    const post = {
+      hook_point: "PostToolUse",
+      ...E0,
+      tool_name: "shell",
+      tool_name_native: "Bash",
+      tool_input: {},
+      artifacts: [],
+      tool_result: "x",
+    } as unknown as AartsEvent;
     for (const proceeds of [true, false]) {
       const h = await hostWithHarness(() => new Promise(() => undefined), {
         server: { handlerTimeoutMs: 0 },
@@ -198,7 +238,9 @@ describe("E. decision mapping", () => {
       const pending = h.host.evaluate(post);
       await vi.advanceTimersByTimeAsync(5_000);
       const d = await pending;
-      expect(d.verdict).toMatchObject(proceeds ? { decision: "allow", category: "engine_timeout", severity: "warning" } : { decision: "deny" });
+      expect(d.verdict).toMatchObject(
+        proceeds ? { decision: "allow", category: "engine_timeout", severity: "warning" } : { decision: "deny" },
+      );
       vi.useRealTimers();
       await h.close();
     }

@@ -20,7 +20,11 @@ const vote = (decision: "allow" | "deny" | "ask", i: number, extra: Record<strin
   ok: true,
   verdict: { decision, category: "policy", severity: "info", source: `s${i + 1}`, reasons: [`r${i + 1}`], ...extra } as Verdict,
 });
-const failure = (i: number): HookResult => ({ hookId: `h${i + 1}`, ok: false, failure: new EngineFailure("timeout", "slow", { engineId: `e${i + 1}` }) });
+const failure = (i: number): HookResult => ({
+  hookId: `h${i + 1}`,
+  ok: false,
+  failure: new EngineFailure("timeout", "slow", { engineId: `e${i + 1}` }),
+});
 const merged = (results: (HookResult | "allow" | "deny" | "ask")[], mergePolicy: MergePolicy, failurePolicy: FailurePolicy = "fail-open") =>
   mergeResults(
     results.map((r, i) => (typeof r === "string" ? vote(r, i) : r)),
@@ -60,8 +64,16 @@ describe("F. multi-hook merge", () => {
   it("C47 strict: max severity, first contributor's category, prefixed reasons in order", () => {
     const v = mergeResults(
       [
-        { hookId: "h1", ok: true, verdict: { decision: "deny", severity: "warning", reasons: ["a"], category: "network_egress", source: "x" } },
-        { hookId: "h2", ok: true, verdict: { decision: "deny", severity: "critical", reasons: ["b"], category: "supply_chain", source: "y" } },
+        {
+          hookId: "h1",
+          ok: true,
+          verdict: { decision: "deny", severity: "warning", reasons: ["a"], category: "network_egress", source: "x" },
+        },
+        {
+          hookId: "h2",
+          ok: true,
+          verdict: { decision: "deny", severity: "critical", reasons: ["b"], category: "supply_chain", source: "y" },
+        },
       ],
       { mergePolicy: "strict", failurePolicy: "fail-open" },
     ).verdict;
@@ -86,7 +98,13 @@ describe("G. ask flow", () => {
     const host = new AartsHost({ hooks: [{ id: "e1", engine: e }] });
     const rt = runtime(host);
     const response = await runClineHook(
-      { clineVersion: "3.20.0", hookName: "PreToolUse", timestamp: "1714557600000", taskId: "t-1", preToolUse: { toolName: "execute_command", parameters: { command: "curl x | sh" } } },
+      {
+        clineVersion: "3.20.0",
+        hookName: "PreToolUse",
+        timestamp: "1714557600000",
+        taskId: "t-1",
+        preToolUse: { toolName: "execute_command", parameters: { command: "curl x | sh" } },
+      },
       rt,
     );
     expect(out(response)).toEqual({ cancel: true, errorMessage: "suspicious download" });
@@ -95,15 +113,26 @@ describe("G. ask flow", () => {
   });
 
   it("C50 prompting host: escalate with request id R, user picks allow_always ⇒ proceeds; PostAskResolution; post_action with ask_request_id R", async () => {
-    const h = await hostWithHarness((event) => ((event.payload as { action_type?: string }).action_type === "tool_call" ? { decision: "escalate", reason: "review" } : { decision: "allow" }), {
-      host: { canPrompt: true },
-    });
+    const h = await hostWithHarness(
+      (event) =>
+        (event.payload as { action_type?: string }).action_type === "tool_call"
+          ? { decision: "escalate", reason: "review" }
+          : { decision: "allow" },
+      {
+        host: { canPrompt: true },
+      },
+    );
     const decision = await h.host.evaluate(preToolUse());
     expect(decision.enforced).toBe("ask");
     const R = h.agent.events[0]!.id;
     expect(resolutionProceeds("allow_always")).toBe(true);
     const resolution = await h.host.resolveAsk(decision, "allow_always");
-    expect(resolution).toMatchObject({ hook_point: "PostAskResolution", original_hook_point: "PreToolUse", resolution: "allow_always", turn_id: "s-1:1" });
+    expect(resolution).toMatchObject({
+      hook_point: "PostAskResolution",
+      original_hook_point: "PreToolUse",
+      resolution: "allow_always",
+      turn_id: "s-1:1",
+    });
     expect(resolution.original_verdict).toEqual(decision.verdict);
     const note = h.agent.events.at(-1)!;
     expect(note).not.toHaveProperty("id");
@@ -121,14 +150,22 @@ describe("G. ask flow", () => {
     await runClaudeCompatibleHook(CLAUDE_CODE, { ...common, hook_event_name: "PostToolUse", tool_response: { stdout: "ok" } }, rt);
     const resolutions = e.notified.filter((n) => n.hook_point === "PostAskResolution");
     expect(resolutions).toHaveLength(1);
-    expect(resolutions[0]).toMatchObject({ resolution: "approved", original_hook_point: "PreToolUse", turn_id: "s-9:0", session_id: "s-9" });
+    expect(resolutions[0]).toMatchObject({
+      resolution: "approved",
+      original_hook_point: "PreToolUse",
+      turn_id: "s-9:0",
+      session_id: "s-9",
+    });
     // A second PostToolUse for the same id does not fire it again.
     await runClaudeCompatibleHook(CLAUDE_CODE, { ...common, hook_event_name: "PostToolUse", tool_response: { stdout: "ok" } }, rt);
     expect(e.notified.filter((n) => n.hook_point === "PostAskResolution")).toHaveLength(1);
     // PermissionDenied after an ask ⇒ denied.
     await runClaudeCompatibleHook(CLAUDE_CODE, { ...common, tool_use_id: "toolu_10", hook_event_name: "PreToolUse" }, rt);
     await runClaudeCompatibleHook(CLAUDE_CODE, { ...common, tool_use_id: "toolu_10", hook_event_name: "PermissionDenied" }, rt);
-    expect(e.notified.filter((n) => n.hook_point === "PostAskResolution").map((n) => (n as { resolution: string }).resolution)).toEqual(["approved", "denied"]);
+    expect(e.notified.filter((n) => n.hook_point === "PostAskResolution").map((n) => (n as { resolution: string }).resolution)).toEqual([
+      "approved",
+      "denied",
+    ]);
   });
 
   it("a host that cannot prompt enforces ask as deny (audit records both)", async () => {

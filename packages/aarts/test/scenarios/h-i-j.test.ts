@@ -22,7 +22,13 @@ import { allow, ask, deny, E0, engine, preToolUse } from "../helpers.js";
 const corpus = new URL("../../../../schemas/examples/aarts/", import.meta.url);
 const fixture = (type: string): AartsEvent => JSON.parse(readFileSync(new URL(`${type}/valid/full.json`, corpus), "utf8")) as AartsEvent;
 
-const ctx = (hookPoint = "PreToolUse" as const) => ({ hookPoint, requestId: "r-1", eventType: "pre_action", harnessName: "h1", hostModifiable: ["PreToolUse" as const] });
+const ctx = (hookPoint = "PreToolUse" as const) => ({
+  hookPoint,
+  requestId: "r-1",
+  eventType: "pre_action",
+  harnessName: "h1",
+  hostModifiable: ["PreToolUse" as const],
+});
 
 /** A raw JSON-RPC client on an in-memory pair (sees exactly what the reverse bridge answers). */
 async function rawClient(bridge: AartsReverseBridge) {
@@ -43,8 +49,18 @@ async function rawClient(bridge: AartsReverseBridge) {
       waiting.set(id, resolve);
       void agentSide.send({ jsonrpc: "2.0", id, method, params });
     });
-  await call("ahp/handshake", { protocol_version: "2.4", agent_info: { framework: "My Agent", version: "3.1.0", capabilities: [] }, session_id: "x", agent_id: "agent-7" });
-  return { call, received, notify: (params: unknown) => agentSide.send({ jsonrpc: "2.0", method: "ahp/event", params }), close: () => agentSide.close() };
+  await call("ahp/handshake", {
+    protocol_version: "2.4",
+    agent_info: { framework: "My Agent", version: "3.1.0", capabilities: [] },
+    session_id: "x",
+    agent_id: "agent-7",
+  });
+  return {
+    call,
+    received,
+    notify: (params: unknown) => agentSide.send({ jsonrpc: "2.0", method: "ahp/event", params }),
+    close: () => agentSide.close(),
+  };
 }
 
 const ahpEvent = (event_type: string, payload: unknown, extra: Record<string, unknown> = {}) => ({
@@ -117,7 +133,11 @@ describe("I. reverse bridge", () => {
       host_version: "3.1.0",
       is_sub_agent: false,
     });
-    expect(answer.result).toEqual({ decision: "block", reason: "destructive", metadata: { aarts: { verdict: deny({ reasons: ["destructive"] }) } } });
+    expect(answer.result).toEqual({
+      decision: "block",
+      reason: "destructive",
+      metadata: { aarts: { verdict: deny({ reasons: ["destructive"] }) } },
+    });
     await client.close();
     await bridge.close();
   });
@@ -136,9 +156,16 @@ describe("I. reverse bridge", () => {
     const query = await client.call("ahp/query", { session_id: "a-1", agent_id: "x", query_type: "q", payload: null });
     expect((query.error as { code: number }).code).toBe(-32601);
     const before = client.received.length;
-    await client.notify(ahpEvent("post_action", { tool_name: "bash", arguments: { command: "ls" }, result: { exit_code: 0, duration_ms: 3, output: "a" } }));
+    await client.notify(
+      ahpEvent("post_action", { tool_name: "bash", arguments: { command: "ls" }, result: { exit_code: 0, duration_ms: 3, output: "a" } }),
+    );
     const post = await arrived;
-    expect(post).toMatchObject({ tool_name: "shell", exit_code: 0, execution_duration_ms: 3, tool_result: { exit_code: 0, duration_ms: 3, output: "a" } });
+    expect(post).toMatchObject({
+      tool_name: "shell",
+      exit_code: 0,
+      execution_duration_ms: 3,
+      tool_result: { exit_code: 0, duration_ms: 3, output: "a" },
+    });
     // One more round trip: every answer before it has arrived; the notification produced none.
     await client.call("ahp/event", ahpEvent("pre_prompt", { prompt: "x" }));
     expect(client.received.length).toBe(before + 1);
@@ -185,22 +212,54 @@ describe("J. conformance levels and directives", () => {
 
   it("C59 a profile meeting Standard except that PreToolUse lacks is_sub_agent stays basic", () => {
     const hooks = Object.fromEntries(
-      ["SessionStart", "PreToolUse", "PrePluginLoad", "PreSkillLoad", "PostInputProcessing", "PreLLMRequest", "PostToolUse", "PostAskResolution"].map((h) => [h, on]),
+      [
+        "SessionStart",
+        "PreToolUse",
+        "PrePluginLoad",
+        "PreSkillLoad",
+        "PostInputProcessing",
+        "PreLLMRequest",
+        "PostToolUse",
+        "PostAskResolution",
+      ].map((h) => [h, on]),
     );
-    const all = ["shell", "file_write", "file_edit", "file_read", "file_delete", "web_request", "mcp_call", "code_exec", "package_install", "browser", "database", "delegate", "other"];
+    const all = [
+      "shell",
+      "file_write",
+      "file_edit",
+      "file_read",
+      "file_delete",
+      "web_request",
+      "mcp_call",
+      "code_exec",
+      "package_install",
+      "browser",
+      "database",
+      "delegate",
+      "other",
+    ];
     expect(computeLevel({ hooks, toolCoverage: all, provenance: true })).toBe("standard");
     expect(computeLevel({ hooks, toolCoverage: all, provenance: false })).toBe("basic");
   });
 
   it("C60 permitted_tools: PreToolUse shell in the sub-agent ⇒ local deny privilege_escalation, zero engine calls", async () => {
-    const e = engine((event) => (event.hook_point === "PreSubAgentSpawn" ? allow({ directives: { permitted_tools: ["file_read"] } }) : allow()));
+    const e = engine((event) =>
+      event.hook_point === "PreSubAgentSpawn" ? allow({ directives: { permitted_tools: ["file_read"] } }) : allow(),
+    );
     const host = new AartsHost({ hooks: [{ id: "e1", engine: e }] });
-    await host.evaluate({ hook_point: "PreSubAgentSpawn", ...E0, sub_agent_id: "s-2", delegated_task: "read docs" } as unknown as AartsEvent);
+    await host.evaluate({
+      hook_point: "PreSubAgentSpawn",
+      ...E0,
+      sub_agent_id: "s-2",
+      delegated_task: "read docs",
+    } as unknown as AartsEvent);
     const calls = e.events.length;
     const d = await host.evaluate(preToolUse({ session_id: "s-2" }));
     expect(e.events.length).toBe(calls);
     expect(d.verdict).toMatchObject({ decision: "deny", category: "privilege_escalation", source: "permitted_tools", severity: "warning" });
-    const read = await host.evaluate(preToolUse({ session_id: "s-2", tool_name: "file_read", tool_name_native: "Read", tool_input: {}, artifacts: [] }));
+    const read = await host.evaluate(
+      preToolUse({ session_id: "s-2", tool_name: "file_read", tool_name_native: "Read", tool_input: {}, artifacts: [] }),
+    );
     expect(read.verdict.decision).toBe("allow");
     expect(e.events.length).toBe(calls + 1);
   });
@@ -210,7 +269,10 @@ describe("J. conformance levels and directives", () => {
     const d = await host.evaluate(JSON.parse(readFileSync(new URL("PreSkillLoadEvent/valid/full.json", corpus), "utf8")) as AartsEvent);
     expect(d.enforced).toBe("deny");
     expect(d.local).toBe("strip_hooks");
-    const lenient = new AartsHost({ hooks: [{ id: "e1", engine: engine(() => allow({ directives: { strip_hooks: true } })) }], stripHooksUnsupported: "allow" });
+    const lenient = new AartsHost({
+      hooks: [{ id: "e1", engine: engine(() => allow({ directives: { strip_hooks: true } })) }],
+      stripHooksUnsupported: "allow",
+    });
     expect((await lenient.evaluate(fixture("PreSkillLoadEvent"))).enforced).toBe("allow");
   });
 

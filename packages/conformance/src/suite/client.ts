@@ -145,23 +145,27 @@ export function registerClientChecks(env: SuiteEnv): void {
       expect(await sent).toEqual({ decision: "allow" });
     });
 
-    env.item(67, 'handshake params carry protocol_version "2.4", agent_info{framework,version,capabilities}, session_id, agent_id', async () => {
-      const fake = await FakeHarness.open(env, { agentInfo: { framework: "my-agent", version: "0.3.0" } });
-      const c = fake.client;
-      const pending = c.handshake(["pre_action", "post_action"]);
-      const message = await fake.next();
-      expect(message).toMatchObject({ jsonrpc: "2.0", method: "ahp/handshake" });
-      expect(message.params).toStrictEqual({
-        protocol_version: "2.4",
-        agent_info: { framework: "my-agent", version: "0.3.0", capabilities: ["pre_action", "post_action"] },
-        session_id: c.sessionId,
-        agent_id: c.agentId,
-      });
-      expect(c.sessionId).toMatch(UUID_V4);
-      expect(c.agentId).toMatch(UUID_V4);
-      await fake.respond(message, HANDSHAKE_RESULT);
-      await pending;
-    });
+    env.item(
+      67,
+      'handshake params carry protocol_version "2.4", agent_info{framework,version,capabilities}, session_id, agent_id',
+      async () => {
+        const fake = await FakeHarness.open(env, { agentInfo: { framework: "my-agent", version: "0.3.0" } });
+        const c = fake.client;
+        const pending = c.handshake(["pre_action", "post_action"]);
+        const message = await fake.next();
+        expect(message).toMatchObject({ jsonrpc: "2.0", method: "ahp/handshake" });
+        expect(message.params).toStrictEqual({
+          protocol_version: "2.4",
+          agent_info: { framework: "my-agent", version: "0.3.0", capabilities: ["pre_action", "post_action"] },
+          session_id: c.sessionId,
+          agent_id: c.agentId,
+        });
+        expect(c.sessionId).toMatch(UUID_V4);
+        expect(c.agentId).toMatch(UUID_V4);
+        await fake.respond(message, HANDSHAKE_RESULT);
+        await pending;
+      },
+    );
 
     env.item(68, "every request id is a string, unique among in-flight requests (UUID v4)", async () => {
       const fake = await FakeHarness.open(env);
@@ -186,7 +190,12 @@ export function registerClientChecks(env: SuiteEnv): void {
       expect(new Set(ids).size).toBe(ids.length);
       // Answer in reverse order: the client matches by id.
       for (const r of [...requests].reverse()) {
-        const result = r.method === "ahp/query" ? { answer: null } : r.method === "ahp/batch" ? { decisions: [{ decision: "allow" }] } : { decision: "allow" };
+        const result =
+          r.method === "ahp/query"
+            ? { answer: null }
+            : r.method === "ahp/batch"
+              ? { decisions: [{ decision: "allow" }] }
+              : { decision: "allow" };
         await fake.respond(r, result);
       }
       await Promise.all(calls);
@@ -250,7 +259,9 @@ export function registerClientChecks(env: SuiteEnv): void {
         expect((message.params as { event_type: string }).event_type).toBe(type);
         if (info.blocking) {
           expect(typeof message.id, `${type} is a request`).toBe("string");
-          const answer = info.specialized ? CONFORMANCE_TYPED_DEFAULTS[type as keyof typeof CONFORMANCE_TYPED_DEFAULTS] : { decision: "allow" };
+          const answer = info.specialized
+            ? CONFORMANCE_TYPED_DEFAULTS[type as keyof typeof CONFORMANCE_TYPED_DEFAULTS]
+            : { decision: "allow" };
           await fake.respond(message, answer);
           expect(await call).toEqual(answer);
         } else {
@@ -275,22 +286,28 @@ export function registerClientChecks(env: SuiteEnv): void {
       expect((await fake.next()).params).toMatchObject({ event_type: "session_end" });
     });
 
-    env.item(75, "a batch containing a specialized, query or handshake event is refused locally with cannot be batched; nothing sent", async () => {
-      const fake = await FakeHarness.open(env);
-      await fake.handshake();
-      const c = fake.client;
-      const before = fake.wire.received.length;
-      for (const type of ["idle", "planning", "intent_detection", "query", "handshake"] as EventType[]) {
-        const error = await failure(c.batch([fullEvent(c, "pre_action"), fullEvent(c, type, validPayload(type))]));
-        expect(error.message).toBe(`Protocol error: Batch failed: event type ${type} cannot be batched because it does not return a generic Decision`);
-      }
-      const probe = c.send("pre_action", { probe: true });
-      const next = await fake.next();
-      expect(fake.wire.received.length, "only the probe was written").toBe(before + 1);
-      expect((next.params as { payload: unknown }).payload).toEqual({ probe: true });
-      await fake.respond(next, { decision: "allow" });
-      await probe;
-    });
+    env.item(
+      75,
+      "a batch containing a specialized, query or handshake event is refused locally with cannot be batched; nothing sent",
+      async () => {
+        const fake = await FakeHarness.open(env);
+        await fake.handshake();
+        const c = fake.client;
+        const before = fake.wire.received.length;
+        for (const type of ["idle", "planning", "intent_detection", "query", "handshake"] as EventType[]) {
+          const error = await failure(c.batch([fullEvent(c, "pre_action"), fullEvent(c, type, validPayload(type))]));
+          expect(error.message).toBe(
+            `Protocol error: Batch failed: event type ${type} cannot be batched because it does not return a generic Decision`,
+          );
+        }
+        const probe = c.send("pre_action", { probe: true });
+        const next = await fake.next();
+        expect(fake.wire.received.length, "only the probe was written").toBe(before + 1);
+        expect((next.params as { payload: unknown }).payload).toEqual({ probe: true });
+        await fake.respond(next, { decision: "allow" });
+        await probe;
+      },
+    );
 
     env.item(76, "a batch answer with fewer or more decisions than events -> error containing decision count mismatch", async () => {
       const fake = await FakeHarness.open(env);
@@ -337,28 +354,38 @@ export function registerClientChecks(env: SuiteEnv): void {
       await batch;
     });
 
-    env.item(78, "the simple API fills in the client's ids, depth 0, a current RFC 3339 UTC timestamp, and omits context/metadata", async () => {
-      const fake = await FakeHarness.open(env);
-      await fake.handshake();
-      const c = fake.client;
-      const before = Date.now();
-      const call = c.send("pre_action", { tool_name: "bash" });
-      const message = await fake.next();
-      const params = message.params as Record<string, unknown>;
-      expect(Object.keys(params).sort()).toEqual(["agent_id", "depth", "event_type", "payload", "session_id", "timestamp"]);
-      expect(params).toMatchObject({ event_type: "pre_action", session_id: c.sessionId, agent_id: c.agentId, depth: 0, payload: { tool_name: "bash" } });
-      expect(params.timestamp).toMatch(RFC3339_UTC);
-      const at = Date.parse(params.timestamp as string);
-      expect(at).toBeGreaterThanOrEqual(before - 1000);
-      expect(at).toBeLessThanOrEqual(Date.now() + 1000);
-      await fake.respond(message, { decision: "allow" });
-      await call;
-      const query = c.query("approval_check", { q: 1 });
-      const q = await fake.next();
-      expect(q.params).toStrictEqual({ session_id: c.sessionId, agent_id: c.agentId, query_type: "approval_check", payload: { q: 1 } });
-      await fake.respond(q, { answer: "yes" });
-      expect(await query).toEqual({ answer: "yes" });
-    });
+    env.item(
+      78,
+      "the simple API fills in the client's ids, depth 0, a current RFC 3339 UTC timestamp, and omits context/metadata",
+      async () => {
+        const fake = await FakeHarness.open(env);
+        await fake.handshake();
+        const c = fake.client;
+        const before = Date.now();
+        const call = c.send("pre_action", { tool_name: "bash" });
+        const message = await fake.next();
+        const params = message.params as Record<string, unknown>;
+        expect(Object.keys(params).sort()).toEqual(["agent_id", "depth", "event_type", "payload", "session_id", "timestamp"]);
+        expect(params).toMatchObject({
+          event_type: "pre_action",
+          session_id: c.sessionId,
+          agent_id: c.agentId,
+          depth: 0,
+          payload: { tool_name: "bash" },
+        });
+        expect(params.timestamp).toMatch(RFC3339_UTC);
+        const at = Date.parse(params.timestamp as string);
+        expect(at).toBeGreaterThanOrEqual(before - 1000);
+        expect(at).toBeLessThanOrEqual(Date.now() + 1000);
+        await fake.respond(message, { decision: "allow" });
+        await call;
+        const query = c.query("approval_check", { q: 1 });
+        const q = await fake.next();
+        expect(q.params).toStrictEqual({ session_id: c.sessionId, agent_id: c.agentId, query_type: "approval_check", payload: { q: 1 } });
+        await fake.respond(q, { answer: "yes" });
+        expect(await query).toEqual({ answer: "yes" });
+      },
+    );
 
     env.item(79, "no answer within the timeout -> timeout error; a response arriving later is discarded", async () => {
       const fake = await FakeHarness.open(env);
@@ -378,7 +405,9 @@ export function registerClientChecks(env: SuiteEnv): void {
       const nextMessage = await fake.next();
       await fake.respond(nextMessage, { decision: "allow" });
       expect(await next).toEqual({ decision: "allow" });
-      expect(fake.errors.slice(errorsBefore).map((e) => e.message)).toEqual([`response with unknown id ${JSON.stringify(message.id)} ignored`]);
+      expect(fake.errors.slice(errorsBefore).map((e) => e.message)).toEqual([
+        `response with unknown id ${JSON.stringify(message.id)} ignored`,
+      ]);
     });
 
     env.item(79, "the default timeout is 10000 ms", async () => {
@@ -478,15 +507,21 @@ export function registerClientChecks(env: SuiteEnv): void {
       expect(await client.closed).toBe(cause);
     });
 
-    env.extra("client-timeout", "§12.7 stream form of §17.70: a response with another id is dropped and reported; the call times out", async () => {
-      const fake = await FakeHarness.open(env);
-      await fake.handshake();
-      const call = fake.client.send("pre_action", {}, { timeoutMs: 150 });
-      const message = await fake.next();
-      await fake.reply({ jsonrpc: "2.0", id: `${String(message.id)}-other`, result: { decision: "block", reason: "not yours" } });
-      const error = await failure(call);
-      expect(AhpLocalError.isInstance(error) && error.code).toBe("TIMEOUT");
-      expect(fake.errors.map((e) => e.message)).toContain(`response with unknown id ${JSON.stringify(`${String(message.id)}-other`)} ignored`);
-    });
+    env.extra(
+      "client-timeout",
+      "§12.7 stream form of §17.70: a response with another id is dropped and reported; the call times out",
+      async () => {
+        const fake = await FakeHarness.open(env);
+        await fake.handshake();
+        const call = fake.client.send("pre_action", {}, { timeoutMs: 150 });
+        const message = await fake.next();
+        await fake.reply({ jsonrpc: "2.0", id: `${String(message.id)}-other`, result: { decision: "block", reason: "not yours" } });
+        const error = await failure(call);
+        expect(AhpLocalError.isInstance(error) && error.code).toBe("TIMEOUT");
+        expect(fake.errors.map((e) => e.message)).toContain(
+          `response with unknown id ${JSON.stringify(`${String(message.id)}-other`)} ignored`,
+        );
+      },
+    );
   });
 }

@@ -30,8 +30,7 @@ export function describeConformance(name: string, factory: ConformanceFactory, o
       describe("events (§17.20–50)", () => registerEventChecks(env, harness));
       describe("query and batch (§17.51–64)", () => registerQueryAndBatchChecks(env, harness));
       describe("pipelining, limits, cancellation, closing, ordering; HTTP status codes (§17.85–88)", () =>
-        registerExtraChecks(env, harness),
-      );
+        registerExtraChecks(env, harness));
     });
     describe("harness [S]: other configurations", () => registerConfiguredChecks(env));
     if (options.clientChecks !== false) registerClientChecks(env);

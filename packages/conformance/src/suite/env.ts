@@ -1,7 +1,14 @@
 /** Shared state of one `describeConformance` call: harness lifetimes, connections, registration helpers. */
 import { AhpClient, type AhpClientOptions } from "@ahp/core";
 import { afterAll, afterEach, beforeAll, it, type TestContext } from "vitest";
-import type { ConformanceExtraCheck, ConformanceFactory, ConformanceHarness, ConformanceOptions, ConformanceServerConfig, RawChannel } from "../types.js";
+import type {
+  ConformanceExtraCheck,
+  ConformanceFactory,
+  ConformanceHarness,
+  ConformanceOptions,
+  ConformanceServerConfig,
+  RawChannel,
+} from "../types.js";
 import { WireClient } from "../wire.js";
 
 export type ItemFn = (ctx: TestContext) => Promise<void>;

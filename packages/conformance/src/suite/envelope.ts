@@ -98,28 +98,32 @@ export function registerEnvelopeChecks(env: SuiteEnv, h: () => ConformanceHarnes
     expect(records.filter((r) => r.handler === "event").map((r) => r.request_id)).toEqual([7]);
   });
 
-  env.item(7, "a message without params: with an id -> -32600 Invalid JSON-RPC message with that id; without an id -> nothing", async (ctx) => {
-    const s = env.session("i7");
-    const wire = await env.wire(h());
-    const id = wire.id("np");
-    expectError(await wire.call({ jsonrpc: "2.0", id, method: "ahp/event" }), id, -32600, "Invalid JSON-RPC message");
-    expectError(await wire.call({ jsonrpc: "2.0", id: 99, method: "ahp/handshake" }), 99, -32600, "Invalid JSON-RPC message");
-    const withoutId = { jsonrpc: "2.0", method: "ahp/event" };
-    if (env.kind === "stream") {
-      await sendUnanswered(env, h(), wire, s, withoutId, "ignored");
-    } else {
-      const raw = await env.raw(h(), ctx);
-      const frame = await rawExchange(env, raw, JSON.stringify(withoutId));
-      if ((env.options.httpInvalidMessage ?? "reference") === "reference") {
-        expect(frame?.status).toBe(200);
-        expectError(frameJson(frame), "", -32600, "Invalid JSON-RPC message");
+  env.item(
+    7,
+    "a message without params: with an id -> -32600 Invalid JSON-RPC message with that id; without an id -> nothing",
+    async (ctx) => {
+      const s = env.session("i7");
+      const wire = await env.wire(h());
+      const id = wire.id("np");
+      expectError(await wire.call({ jsonrpc: "2.0", id, method: "ahp/event" }), id, -32600, "Invalid JSON-RPC message");
+      expectError(await wire.call({ jsonrpc: "2.0", id: 99, method: "ahp/handshake" }), 99, -32600, "Invalid JSON-RPC message");
+      const withoutId = { jsonrpc: "2.0", method: "ahp/event" };
+      if (env.kind === "stream") {
+        await sendUnanswered(env, h(), wire, s, withoutId, "ignored");
       } else {
-        expect(frame?.status).toBe(204);
-        expect(frame?.text).toBe("");
+        const raw = await env.raw(h(), ctx);
+        const frame = await rawExchange(env, raw, JSON.stringify(withoutId));
+        if ((env.options.httpInvalidMessage ?? "reference") === "reference") {
+          expect(frame?.status).toBe(200);
+          expectError(frameJson(frame), "", -32600, "Invalid JSON-RPC message");
+        } else {
+          expect(frame?.status).toBe(204);
+          expect(frame?.text).toBe("");
+        }
       }
-    }
-    expect(await wire.log(s)).toEqual([]);
-  });
+      expect(await wire.log(s)).toEqual([]);
+    },
+  );
 
   env.item(8, "an unparseable frame is answered -32700 (id null) and the next valid request is answered", async (ctx) => {
     const raw = await env.raw(h(), ctx);
@@ -224,7 +228,10 @@ export function registerEnvelopeChecks(env: SuiteEnv, h: () => ConformanceHarnes
     const wire = await env.wire(h());
     const id = wire.id("hs");
     const params = handshakeParams(s, { agent_info: { framework: "x", version: "1" } });
-    expectError(await wire.call(request(id, "ahp/handshake", params)), id, -32602, { prefix: "Invalid params:", contains: ["capabilities"] });
+    expectError(await wire.call(request(id, "ahp/handshake", params)), id, -32602, {
+      prefix: "Invalid params:",
+      contains: ["capabilities"],
+    });
   });
 
   env.item(16, "handshake without session_id or agent_id -> -32602 Invalid params:", async () => {
@@ -240,17 +247,21 @@ export function registerEnvelopeChecks(env: SuiteEnv, h: () => ConformanceHarnes
     expectError(await wire.call(request(id, "ahp/handshake", null)), id, -32602, { prefix: "Invalid params:" });
   });
 
-  env.item(17, "the default harness answers ahp-server 2.4.0, the 8 default capabilities, the default config and no session_token", async () => {
-    const s = env.session("i17");
-    const wire = await env.wire(h());
-    const id = wire.id("hs");
-    const result = expectResult(await wire.call(request(id, "ahp/handshake", handshakeParams(s))), id);
-    expect(result).toStrictEqual({
-      protocol_version: "2.4",
-      harness_info: { name: "ahp-server", version: "2.4.0", capabilities: DEFAULT_CAPABILITIES },
-      config: { timeout_ms: 10000, batch_size: 100, max_depth: 10 },
-    });
-  });
+  env.item(
+    17,
+    "the default harness answers ahp-server 2.4.0, the 8 default capabilities, the default config and no session_token",
+    async () => {
+      const s = env.session("i17");
+      const wire = await env.wire(h());
+      const id = wire.id("hs");
+      const result = expectResult(await wire.call(request(id, "ahp/handshake", handshakeParams(s))), id);
+      expect(result).toStrictEqual({
+        protocol_version: "2.4",
+        harness_info: { name: "ahp-server", version: "2.4.0", capabilities: DEFAULT_CAPABILITIES },
+        config: { timeout_ms: 10000, batch_size: 100, max_depth: 10 },
+      });
+    },
+  );
 
   env.item(19, "an ahp/event request is processed without any prior handshake", async () => {
     const s = env.session("i19");

@@ -57,7 +57,9 @@ export function registerEventChecks(env: SuiteEnv, h: () => ConformanceHarness):
     const s = env.session("i21");
     const wire = await env.wire(h());
     const id = wire.id("e");
-    expect(expectResult(await wire.call(eventRequest(id, "pre_prompt", validPayload("pre_prompt"), s)), id)).toStrictEqual({ decision: "allow" });
+    expect(expectResult(await wire.call(eventRequest(id, "pre_prompt", validPayload("pre_prompt"), s)), id)).toStrictEqual({
+      decision: "allow",
+    });
     const modify = { decision: "modify", modified_payload: { prompt: "redacted" } };
     const id2 = wire.id("e");
     expect(expectResult(await wire.call(eventRequest(id2, "pre_prompt", { script: { decision: modify } }, s)), id2)).toStrictEqual(modify);
@@ -65,17 +67,21 @@ export function registerEventChecks(env: SuiteEnv, h: () => ConformanceHarness):
     expect(await client.send("pre_prompt", { prompt: "hi" })).toEqual({ decision: "allow" });
   });
 
-  env.item(22, "each of the 10 non-blocking types sent as a request -> -32602 Fire-and-forget event <type> must be sent as a notification", async () => {
-    const s = env.session("i22");
-    const wire = await env.wire(h());
-    expect(NON_BLOCKING_EVENT_TYPES).toHaveLength(10);
-    for (const type of NON_BLOCKING_EVENT_TYPES) {
-      const id = wire.id(type);
-      const response = await wire.call(eventRequest(id, type, validPayload(type, s), s));
-      expectError(response, id, -32602, `Fire-and-forget event ${type} must be sent as a notification`);
-    }
-    expect(await wire.log(s), "no handler ran").toEqual([]);
-  });
+  env.item(
+    22,
+    "each of the 10 non-blocking types sent as a request -> -32602 Fire-and-forget event <type> must be sent as a notification",
+    async () => {
+      const s = env.session("i22");
+      const wire = await env.wire(h());
+      expect(NON_BLOCKING_EVENT_TYPES).toHaveLength(10);
+      for (const type of NON_BLOCKING_EVENT_TYPES) {
+        const id = wire.id(type);
+        const response = await wire.call(eventRequest(id, type, validPayload(type, s), s));
+        expectError(response, id, -32602, `Fire-and-forget event ${type} must be sent as a notification`);
+      }
+      expect(await wire.log(s), "no handler ran").toEqual([]);
+    },
+  );
 
   env.item(23, "pre_action sent as a notification: handler not invoked, nothing sent back", async () => {
     const s = env.session("i23");
@@ -180,10 +186,15 @@ export function registerEventChecks(env: SuiteEnv, h: () => ConformanceHarness):
       contains: ["run_id"],
     });
     const id2 = wire.id("e");
-    expectError(await wire.call(eventRequest(id2, "task_list", { run_id: "r", session_id: s, updated_at: FIXED_TIMESTAMP }, s)), id2, -32602, {
-      prefix: "Invalid event: Serialization error:",
-      contains: ["tasks"],
-    });
+    expectError(
+      await wire.call(eventRequest(id2, "task_list", { run_id: "r", session_id: s, updated_at: FIXED_TIMESTAMP }, s)),
+      id2,
+      -32602,
+      {
+        prefix: "Invalid event: Serialization error:",
+        contains: ["tasks"],
+      },
+    );
   });
 
   env.item(34, "a valid run_lifecycle request -> -32602 ... must be sent as a notification", async () => {
@@ -191,7 +202,12 @@ export function registerEventChecks(env: SuiteEnv, h: () => ConformanceHarness):
     const wire = await env.wire(h());
     for (const type of ["run_lifecycle", "task_list", "verification"] as const) {
       const id = wire.id("e");
-      expectError(await wire.call(eventRequest(id, type, validPayload(type, s), s)), id, -32602, `Fire-and-forget event ${type} must be sent as a notification`);
+      expectError(
+        await wire.call(eventRequest(id, type, validPayload(type, s), s)),
+        id,
+        -32602,
+        `Fire-and-forget event ${type} must be sent as a notification`,
+      );
     }
   });
 
@@ -220,11 +236,23 @@ export function registerEventChecks(env: SuiteEnv, h: () => ConformanceHarness):
       delete payload[missing];
       await sendUnanswered(env, h(), wire, s, eventNote("run_lifecycle", payload, s), "rejected", { contains: [missing] });
     }
-    await sendUnanswered(env, h(), wire, s, eventNote("run_lifecycle", { ...(validPayload("run_lifecycle", s) as object), status: "Running" }, s), "rejected");
+    await sendUnanswered(
+      env,
+      h(),
+      wire,
+      s,
+      eventNote("run_lifecycle", { ...(validPayload("run_lifecycle", s) as object), status: "Running" }, s),
+      "rejected",
+    );
     expect(await wire.log(s)).toEqual([]);
   });
 
-  const taskList = (s: string, tasks: unknown) => ({ run_id: "run-1", session_id: s, updated_at: FIXED_TIMESTAMP, ...(tasks === undefined ? {} : { tasks }) });
+  const taskList = (s: string, tasks: unknown) => ({
+    run_id: "run-1",
+    session_id: s,
+    updated_at: FIXED_TIMESTAMP,
+    ...(tasks === undefined ? {} : { tasks }),
+  });
   const task = (extra: Record<string, unknown>) => ({ id: "t1", title: "Patch the parser", status: "pending", ...extra });
 
   env.item(37, 'a task_list notification without tasks is dropped; with "tasks": [] it is accepted', async () => {
@@ -240,9 +268,13 @@ export function registerEventChecks(env: SuiteEnv, h: () => ConformanceHarness):
   env.item(38, 'a task with "depends_on": null is rejected; with depends_on omitted it is accepted', async () => {
     const s = env.session("i38");
     const wire = await env.wire(h());
-    await sendUnanswered(env, h(), wire, s, eventNote("task_list", taskList(s, [task({ depends_on: null })]), s), "rejected", { contains: ["depends_on"] });
+    await sendUnanswered(env, h(), wire, s, eventNote("task_list", taskList(s, [task({ depends_on: null })]), s), "rejected", {
+      contains: ["depends_on"],
+    });
     for (const member of ["evidence", "artifacts"]) {
-      await sendUnanswered(env, h(), wire, s, eventNote("task_list", taskList(s, [task({ [member]: null })]), s), "rejected", { contains: [member] });
+      await sendUnanswered(env, h(), wire, s, eventNote("task_list", taskList(s, [task({ [member]: null })]), s), "rejected", {
+        contains: [member],
+      });
     }
     await sendUnanswered(env, h(), wire, s, eventNote("task_list", taskList(s, [task({})]), s), "accepted");
     const records = await wire.log(s, { min_count: 1 });
@@ -275,7 +307,9 @@ export function registerEventChecks(env: SuiteEnv, h: () => ConformanceHarness):
       contains: ["NeedsReview"],
     });
     const badCheck = { checks: [{ id: "c1", subject: "lint", status: "NeedsReview" }] };
-    await sendUnanswered(env, h(), wire, s, eventNote("verification", verification(s, badCheck), s), "rejected", { contains: ["NeedsReview"] });
+    await sendUnanswered(env, h(), wire, s, eventNote("verification", verification(s, badCheck), s), "rejected", {
+      contains: ["NeedsReview"],
+    });
     await sendUnanswered(env, h(), wire, s, eventNote("verification", verification(s, { status: "needs_review" }), s), "accepted");
     const goodCheck = { checks: [{ id: "c1", subject: "lint", status: "needs_review" }] };
     await sendUnanswered(env, h(), wire, s, eventNote("verification", verification(s, goodCheck), s), "accepted");
@@ -323,7 +357,9 @@ export function registerEventChecks(env: SuiteEnv, h: () => ConformanceHarness):
       capabilities: { endpoint: "http://127.0.0.1:1" },
     };
     const id = wire.id("e");
-    expect(expectResult(await wire.call(eventRequest(id, "pre_action", {}, s, { context: good })), id)).toStrictEqual({ decision: "allow" });
+    expect(expectResult(await wire.call(eventRequest(id, "pre_action", {}, s, { context: good })), id)).toStrictEqual({
+      decision: "allow",
+    });
     const records = await wire.log(s);
     expect(records).toHaveLength(1);
     expect(records[0]!.event?.context).toEqual(good);
@@ -368,33 +404,48 @@ export function registerEventChecks(env: SuiteEnv, h: () => ConformanceHarness):
       contains: ["idle_duration_ms"],
     });
     const id2 = wire.id("e");
-    expectError(await wire.call(eventRequest(id2, "idle", { idle_duration_ms: 1.5, idle_reason: "x" }, s)), id2, -32603, { prefix: "Handler error:" });
+    expectError(await wire.call(eventRequest(id2, "idle", { idle_duration_ms: 1.5, idle_reason: "x" }, s)), id2, -32603, {
+      prefix: "Handler error:",
+    });
   });
 
-  env.item(47, "context_perception without a handler -> -32603 Handler error: Capability not supported: Context perception not supported", async () => {
-    const s = env.session("i47");
-    const wire = await env.wire(h());
-    const id = wire.id("e");
-    const response = await wire.call(eventRequest(id, "context_perception", validPayload("context_perception", s), s));
-    expectError(response, id, -32603, NOT_SUPPORTED.context_perception!);
-  });
+  env.item(
+    47,
+    "context_perception without a handler -> -32603 Handler error: Capability not supported: Context perception not supported",
+    async () => {
+      const s = env.session("i47");
+      const wire = await env.wire(h());
+      const id = wire.id("e");
+      const response = await wire.call(eventRequest(id, "context_perception", validPayload("context_perception", s), s));
+      expectError(response, id, -32603, NOT_SUPPORTED.context_perception!);
+    },
+  );
 
-  env.item(48, "memory_recall, planning, reasoning, rate_limit, confirmation, intent_detection without handlers -> their §7.9 errors", async () => {
-    const s = env.session("i48");
-    const wire = await env.wire(h());
-    for (const type of ["memory_recall", "planning", "reasoning", "rate_limit", "confirmation", "intent_detection"] as EventType[]) {
-      const id = wire.id(type);
-      expectError(await wire.call(eventRequest(id, type, validPayload(type, s), s)), id, -32603, NOT_SUPPORTED[type]!);
-    }
-    expect(await wire.log(s)).toEqual([]);
-  });
+  env.item(
+    48,
+    "memory_recall, planning, reasoning, rate_limit, confirmation, intent_detection without handlers -> their §7.9 errors",
+    async () => {
+      const s = env.session("i48");
+      const wire = await env.wire(h());
+      for (const type of ["memory_recall", "planning", "reasoning", "rate_limit", "confirmation", "intent_detection"] as EventType[]) {
+        const id = wire.id(type);
+        expectError(await wire.call(eventRequest(id, type, validPayload(type, s), s)), id, -32603, NOT_SUPPORTED[type]!);
+      }
+      expect(await wire.log(s)).toEqual([]);
+    },
+  );
 
   env.item(50, "a generic handler failure on a single event -> -32603 Handler error:", async () => {
     const s = env.session("i50");
     const wire = await env.wire(h());
     for (const type of ["pre_action", "pre_prompt"]) {
       const id = wire.id(type);
-      expectError(await wire.call(eventRequest(id, type, { script: { throw: "scripted failure" } }, s)), id, -32603, "Handler error: scripted failure");
+      expectError(
+        await wire.call(eventRequest(id, type, { script: { throw: "scripted failure" } }, s)),
+        id,
+        -32603,
+        "Handler error: scripted failure",
+      );
     }
     const records = await wire.log(s);
     expect(records.map((r) => r.outcome)).toEqual(["error", "error"]);

@@ -10,7 +10,11 @@ import type { SuiteEnv } from "./env.js";
 
 /** The harness's records for the client's own session, read over the client's connection. */
 export async function clientLog(env: SuiteEnv, client: AhpClient, wait: Omit<LogWait, "session_id"> = {}): Promise<ConformanceRecord[]> {
-  const response = await client.query(CONFORMANCE_QUERY.log, { session_id: client.sessionId, timeout_ms: Math.floor(env.timeoutMs / 2), ...wait });
+  const response = await client.query(CONFORMANCE_QUERY.log, {
+    session_id: client.sessionId,
+    timeout_ms: Math.floor(env.timeoutMs / 2),
+    ...wait,
+  });
   return (response.answer as { records: ConformanceRecord[] }).records;
 }
 

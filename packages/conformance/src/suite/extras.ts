@@ -35,11 +35,17 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
     // Earlier requests wait longer: a harness that answers in arrival order fails this check.
     const delay = (i: number) => ((n - 1 - i) % 5) * 20;
     const requests = Array.from({ length: n }, (_, i) =>
-      request(wire.id("c"), "ahp/event", wireEvent("pre_action", { script: { decision: { decision: "block", reason: `r${i}` }, delay_ms: delay(i) } }, s)),
+      request(
+        wire.id("c"),
+        "ahp/event",
+        wireEvent("pre_action", { script: { decision: { decision: "block", reason: `r${i}` }, delay_ms: delay(i) } }, s),
+      ),
     );
     const mark = wire.mark();
     const responses = await Promise.all(requests.map((r) => wire.call(r)));
-    responses.forEach((response, i) => expect(expectResult(response, requests[i]!.id)).toStrictEqual({ decision: "block", reason: `r${i}` }));
+    responses.forEach((response, i) =>
+      expect(expectResult(response, requests[i]!.id)).toStrictEqual({ decision: "block", reason: `r${i}` }),
+    );
     const arrival = wire
       .since(mark)
       .filter((m) => isRecord(m) && "result" in m)
@@ -49,7 +55,9 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
     expect(arrival, "answers arrive in completion order, not request order").not.toEqual(requests.map((r) => r.id));
     const client = await env.client(h());
     const decisions = await Promise.all(
-      Array.from({ length: n }, (_, i) => client.send("pre_action", { script: { decision: { decision: "block", reason: `c${i}` }, delay_ms: delay(i) } })),
+      Array.from({ length: n }, (_, i) =>
+        client.send("pre_action", { script: { decision: { decision: "block", reason: `c${i}` }, delay_ms: delay(i) } }),
+      ),
     );
     decisions.forEach((decision, i) => expect(decision).toEqual({ decision: "block", reason: `c${i}` }));
   });
@@ -61,7 +69,11 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
       work.push(client.send("pre_action", { script: { decision: { decision: "escalate", reason: `e${i}` }, delay_ms: (i % 3) * 10 } }));
       work.push(client.send("post_action", { n: i }));
       work.push(client.query("approval_check", { i }));
-      work.push(client.batch([{ event_type: "pre_prompt", session_id: client.sessionId, agent_id: client.agentId, timestamp: "t", depth: 0, payload: { i } }]));
+      work.push(
+        client.batch([
+          { event_type: "pre_prompt", session_id: client.sessionId, agent_id: client.agentId, timestamp: "t", depth: 0, payload: { i } },
+        ]),
+      );
     }
     const results = await Promise.all(work);
     for (let i = 0; i < 25; i++) {
@@ -77,7 +89,10 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
   env.extra("large-message", "a 4 MiB message travels both ways intact", async () => {
     const client = await env.client(h());
     const blob = "0123456789abcdef".repeat((4 * 1024 * 1024) / 16);
-    const decision = (await client.send("pre_action", { blob, script: { echo: true } })) as { decision: string; modified_payload?: { blob: string } };
+    const decision = (await client.send("pre_action", { blob, script: { echo: true } })) as {
+      decision: string;
+      modified_payload?: { blob: string };
+    };
     expect(decision.decision).toBe("allow");
     expect(decision.modified_payload?.blob.length).toBe(blob.length);
     expect(decision.modified_payload?.blob === blob).toBe(true);
@@ -85,24 +100,30 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
     expect(await client.send("pre_action", {})).toEqual({ decision: "allow" });
   });
 
-  env.extra("string-escapes", "strings with \\n, \\r, non-ASCII, U+2028/U+2029, emoji and control characters survive unchanged", async (ctx) => {
-    const client = await env.client(h());
-    const payload = { text: TRICKY, [TRICKY]: [TRICKY], nested: { deep: TRICKY } };
-    const decision = (await client.send("pre_action", { ...payload, script: { echo: true } })) as { modified_payload?: unknown };
-    expect(decision.modified_payload).toStrictEqual(payload);
-    const records = await clientLog(env, client);
-    const event = records.find((r) => r.handler === "event")?.event;
-    expect((event?.payload as { text: string }).text).toBe(TRICKY);
-    if (env.kind === "stream" && h().connectRaw !== undefined) {
-      // The raw text carries U+2028/U+2029 unescaped: a line splitter must not split there.
-      const raw = await env.raw(h(), ctx);
-      const s = env.session("escapes");
-      const line = JSON.stringify(request("u2028", "ahp/event", wireEvent("pre_action", { text: "a\u2028b\u2029c", script: { echo: true } }, s)));
-      expect(line).toContain("\u2028");
-      const result = expectResult(frameJson(await rawExchange(env, raw, line)), "u2028");
-      expect(result).toStrictEqual({ decision: "allow", modified_payload: { text: "a\u2028b\u2029c" } });
-    }
-  });
+  env.extra(
+    "string-escapes",
+    "strings with \\n, \\r, non-ASCII, U+2028/U+2029, emoji and control characters survive unchanged",
+    async (ctx) => {
+      const client = await env.client(h());
+      const payload = { text: TRICKY, [TRICKY]: [TRICKY], nested: { deep: TRICKY } };
+      const decision = (await client.send("pre_action", { ...payload, script: { echo: true } })) as { modified_payload?: unknown };
+      expect(decision.modified_payload).toStrictEqual(payload);
+      const records = await clientLog(env, client);
+      const event = records.find((r) => r.handler === "event")?.event;
+      expect((event?.payload as { text: string }).text).toBe(TRICKY);
+      if (env.kind === "stream" && h().connectRaw !== undefined) {
+        // The raw text carries U+2028/U+2029 unescaped: a line splitter must not split there.
+        const raw = await env.raw(h(), ctx);
+        const s = env.session("escapes");
+        const line = JSON.stringify(
+          request("u2028", "ahp/event", wireEvent("pre_action", { text: "a\u2028b\u2029c", script: { echo: true } }, s)),
+        );
+        expect(line).toContain("\u2028");
+        const result = expectResult(frameJson(await rawExchange(env, raw, line)), "u2028");
+        expect(result).toStrictEqual({ decision: "allow", modified_payload: { text: "a\u2028b\u2029c" } });
+      }
+    },
+  );
 
   env.extra("cancellation", "a call cancelled through its AbortSignal rejects at once with ABORTED; the client stays usable", async () => {
     const client = await env.client(h());
@@ -203,7 +224,10 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
   env.extra("jsonrpc-array", "a top-level JSON array (JSON-RPC batch) is not processed (§3.7)", async (ctx) => {
     const s = env.session("array");
     const wire = await env.wire(h());
-    const batch = [request("arr-1", "ahp/event", wireEvent("pre_action", {}, s)), notification("ahp/event", wireEvent("post_action", {}, s))];
+    const batch = [
+      request("arr-1", "ahp/event", wireEvent("pre_action", {}, s)),
+      notification("ahp/event", wireEvent("post_action", {}, s)),
+    ];
     if (env.kind === "stream") {
       await sendUnanswered(env, h(), wire, s, batch, "ignored");
     } else {
@@ -229,7 +253,11 @@ export function registerExtraChecks(env: SuiteEnv, h: () => ConformanceHarness):
       const nope = await rawExchange(env, raw, JSON.stringify(request("h86-2", "ahp/nope", {})));
       expect(nope?.status).toBe(200);
       expectError(frameJson(nope), "h86-2", -32601, "Method not found");
-      const invalid = await rawExchange(env, raw, JSON.stringify(request("h86-3", "ahp/event", wireEvent("pre_action", {}, s, { depth: 11 }))));
+      const invalid = await rawExchange(
+        env,
+        raw,
+        JSON.stringify(request("h86-3", "ahp/event", wireEvent("pre_action", {}, s, { depth: 11 }))),
+      );
       expect(invalid?.status).toBe(200);
       expectError(frameJson(invalid), "h86-3", -32602, { prefix: "Invalid event:" });
     },

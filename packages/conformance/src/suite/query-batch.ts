@@ -18,7 +18,10 @@ export function registerQueryAndBatchChecks(env: SuiteEnv, h: () => ConformanceH
     expect(result).toStrictEqual({ answer: { query_type: "approval_check", payload: params.payload } });
     const scripted = { answer: "no", reason: "cache is shared with another run", alternatives: ["clean only stale entries"] };
     const id2 = wire.id("q");
-    const result2 = expectResult(await wire.call(request(id2, "ahp/query", queryParams(s, "approval_check", { script: { response: scripted } }))), id2);
+    const result2 = expectResult(
+      await wire.call(request(id2, "ahp/query", queryParams(s, "approval_check", { script: { response: scripted } }))),
+      id2,
+    );
     expect(result2).toStrictEqual(scripted);
     const id3 = wire.id("q");
     expect(expectResult(await wire.call(request(id3, "ahp/query", queryParams(s, "anything", null))), id3)).toStrictEqual({
@@ -76,17 +79,21 @@ export function registerQueryAndBatchChecks(env: SuiteEnv, h: () => ConformanceH
     expect(answer).toEqual(decisions);
   });
 
-  env.item(56, "a batch of 101 events with the default config -> -32602 Batch size 101 exceeds configured limit 100, no handler call", async () => {
-    const s = env.session("i56");
-    const wire = await env.wire(h());
-    const events = Array.from({ length: 101 }, () => wireEvent("pre_action", {}, s));
-    const id = wire.id("b");
-    expectError(await wire.call(request(id, "ahp/batch", { events })), id, -32602, "Batch size 101 exceeds configured limit 100");
-    expect(await wire.log(s)).toEqual([]);
-    const id2 = wire.id("b");
-    const full = expectResult(await wire.call(request(id2, "ahp/batch", { events: events.slice(1) })), id2) as { decisions: unknown[] };
-    expect(full.decisions).toHaveLength(100);
-  });
+  env.item(
+    56,
+    "a batch of 101 events with the default config -> -32602 Batch size 101 exceeds configured limit 100, no handler call",
+    async () => {
+      const s = env.session("i56");
+      const wire = await env.wire(h());
+      const events = Array.from({ length: 101 }, () => wireEvent("pre_action", {}, s));
+      const id = wire.id("b");
+      expectError(await wire.call(request(id, "ahp/batch", { events })), id, -32602, "Batch size 101 exceeds configured limit 100");
+      expect(await wire.log(s)).toEqual([]);
+      const id2 = wire.id("b");
+      const full = expectResult(await wire.call(request(id2, "ahp/batch", { events: events.slice(1) })), id2) as { decisions: unknown[] };
+      expect(full.decisions).toHaveLength(100);
+    },
+  );
 
   env.item(57, "a batch containing idle (or any specialized event) -> -32602 ... cannot be batched", async () => {
     const s = env.session("i57");
@@ -157,7 +164,12 @@ export function registerQueryAndBatchChecks(env: SuiteEnv, h: () => ConformanceH
   env.item(62, "one invalid task_list element fails the whole batch with -32602 Invalid event:", async () => {
     const s = env.session("i62");
     const wire = await env.wire(h());
-    const badTasks = { run_id: "run-1", session_id: s, updated_at: FIXED_TIMESTAMP, tasks: [{ id: "t1", title: "x", status: "InProgress" }] };
+    const badTasks = {
+      run_id: "run-1",
+      session_id: s,
+      updated_at: FIXED_TIMESTAMP,
+      tasks: [{ id: "t1", title: "x", status: "InProgress" }],
+    };
     for (const bad of [badTasks, { run_id: "run-1", session_id: s, updated_at: FIXED_TIMESTAMP }]) {
       const events = [wireEvent("pre_action", {}, s), wireEvent("task_list", bad, s)];
       const id = wire.id("b");
@@ -180,8 +192,22 @@ export function registerQueryAndBatchChecks(env: SuiteEnv, h: () => ConformanceH
     const client = await env.client(h());
     const failed = await client
       .batch([
-        { event_type: "pre_action", session_id: client.sessionId, agent_id: client.agentId, timestamp: FIXED_TIMESTAMP, depth: 0, payload: {} },
-        { event_type: "task_list", session_id: client.sessionId, agent_id: client.agentId, timestamp: FIXED_TIMESTAMP, depth: 0, payload: {} },
+        {
+          event_type: "pre_action",
+          session_id: client.sessionId,
+          agent_id: client.agentId,
+          timestamp: FIXED_TIMESTAMP,
+          depth: 0,
+          payload: {},
+        },
+        {
+          event_type: "task_list",
+          session_id: client.sessionId,
+          agent_id: client.agentId,
+          timestamp: FIXED_TIMESTAMP,
+          depth: 0,
+          payload: {},
+        },
       ])
       .then(
         () => "resolved",

@@ -52,14 +52,28 @@ export type IntentDetectionDecisionInput = z.input<typeof IntentDetectionDecisio
 // ---------------------------------------------------------------- context_perception (§7.3)
 
 export const PerceptionIntentSchema = z.enum([
-  "recognize", "understand", "locate", "retrieve", "explore", "reason", "validate", "compare", "track",
+  "recognize",
+  "understand",
+  "locate",
+  "retrieve",
+  "explore",
+  "reason",
+  "validate",
+  "compare",
+  "track",
 ]);
 export const PerceptionDomainSchema = z.enum([
-  "coding", "writing", "data_analysis", "research", "project_management", "conversation", "operations", "security", "general",
+  "coding",
+  "writing",
+  "data_analysis",
+  "research",
+  "project_management",
+  "conversation",
+  "operations",
+  "security",
+  "general",
 ]);
-export const PerceptionModalitySchema = z.enum([
-  "text", "code", "structured_data", "table", "chart", "image", "audio", "video", "any",
-]);
+export const PerceptionModalitySchema = z.enum(["text", "code", "structured_data", "table", "chart", "image", "audio", "video", "any"]);
 export const PerceptionUrgencySchema = z.enum(["critical", "high", "normal", "low"]);
 export const PerceptionFreshnessSchema = z.enum(["realtime", "recent", "static"]);
 export type PerceptionIntent = z.infer<typeof PerceptionIntentSchema>;
@@ -185,10 +199,7 @@ export type MemoryRecallDecisionInput = z.input<typeof MemoryRecallDecisionSchem
 
 // ---------------------------------------------------------------- planning (§7.5)
 
-export const PlanningStrategySchema = enumWithCustom(
-  ["none", "step_by_step", "tree_of_thoughts", "graph_planning"] as const,
-  "custom",
-);
+export const PlanningStrategySchema = enumWithCustom(["none", "step_by_step", "tree_of_thoughts", "graph_planning"] as const, "custom");
 export type PlanningStrategy = z.infer<typeof PlanningStrategySchema>;
 
 export const PlanningEventSchema = z.object({
@@ -215,10 +226,7 @@ export type PlanningDecisionInput = z.input<typeof PlanningDecisionSchema>;
 // ---------------------------------------------------------------- reasoning (§7.6)
 
 /** Note `re_act` (with the underscore); `react` is rejected. */
-export const ReasoningTypeSchema = enumWithCustom(
-  ["chain_of_thought", "tree_of_thoughts", "re_act", "reflexion"] as const,
-  "other",
-);
+export const ReasoningTypeSchema = enumWithCustom(["chain_of_thought", "tree_of_thoughts", "re_act", "reflexion"] as const, "other");
 export type ReasoningType = z.infer<typeof ReasoningTypeSchema>;
 
 export const ReasoningEventSchema = z.object({
