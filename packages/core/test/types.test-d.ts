@@ -93,9 +93,9 @@ createEvent(
   { run_id: "r", session_id: "s", updated_at: "u", tasks: [{ id: "t", title: "x", status: "in_progress" }] },
   { sessionId: "s", agentId: "a" },
 );
-// @ts-expect-error "InProgress" is not a task status
 createEvent(
   "task_list",
+  // @ts-expect-error "InProgress" is not a task status
   { run_id: "r", session_id: "s", updated_at: "u", tasks: [{ id: "t", title: "x", status: "InProgress" }] },
   { sessionId: "s", agentId: "a" },
 );
