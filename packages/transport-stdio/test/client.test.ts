@@ -87,10 +87,17 @@ describe("StdioClientTransport: the harness goes away", () => {
   });
 
   it("fails a write to a harness that stopped reading with the harness's exit cause, not EPIPE", async () => {
-    const transport = new StdioClientTransport({ ...nodeFixture("closes-stdin.mjs"), stderr: "ignore" });
+    let stdinClosed!: () => void;
+    const closed = new Promise<void>((resolve) => (stdinClosed = resolve));
+    const transport = new StdioClientTransport({
+      ...nodeFixture("closes-stdin.mjs"),
+      stderr: (chunk) => {
+        if (String(chunk).includes("stdin closed")) stdinClosed();
+      },
+    });
     open.push(transport);
     await transport.start();
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the child has closed its stdin
+    await closed; // the child has closed its stdin
     const error = await transport.send({ jsonrpc: "2.0", method: "ahp/event", params: {} }).then(
       () => undefined,
       (e: unknown) => e,
