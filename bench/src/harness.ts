@@ -36,7 +36,7 @@ const nowNs = () => process.hrtime.bigint();
  * Returns the median run's throughput, latency percentiles over all operations and CPU per op.
  */
 export async function measureSequential(
-  op: () => Promise<unknown> | unknown,
+  op: () => unknown,
   { iterations = 5000, runs = 5, warmup = 1000, sampleLatency = true } = {},
 ): Promise<Measurement> {
   for (let i = 0; i < warmup; i++) await op();

@@ -1,5 +1,5 @@
 /** `ahp`: command dispatch. */
-import { processIo, UsageError, EXIT_USAGE, EXIT_OK, type CliIo } from "./io.js";
+import { UsageError, EXIT_USAGE, EXIT_OK, type CliIo } from "./io.js";
 
 export const usage = `Usage: ahp <command> [options]
 

@@ -18,8 +18,8 @@ function ahp(args: string[], input?: string, env: NodeJS.ProcessEnv = {}): Promi
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c));
-    child.stderr.on("data", (c: Buffer) => (stderr += c));
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(input ?? "");
@@ -39,8 +39,8 @@ async function serve(args: string[], listeners: number): Promise<{ child: ChildP
   const urls: string[] = [];
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 10_000);
-    child.stderr!.on("data", (c: Buffer) => {
-      stderr += c;
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
       for (const line of jsonLines(stderr)) {
         if (line.msg === "listening" && typeof line.url === "string" && !urls.includes(line.url)) urls.push(line.url);
         if (line.msg === "listening" && typeof line.path === "string" && !urls.includes(`unix:${line.path}`))

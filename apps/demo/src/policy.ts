@@ -16,4 +16,4 @@ export const DEMO_POLICY: PolicyFileInput = {
   ...DEFAULT_POLICY,
   name: "ahp-default+demo",
   rules: [DEMO_RATE_LIMIT_RULE, ...DEFAULT_POLICY.rules],
-} as PolicyFileInput;
+};

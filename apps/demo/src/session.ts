@@ -33,7 +33,7 @@ interface Workspace {
 }
 
 const ruleOf = (d: Decision): string | undefined => {
-  const meta = "metadata" in d ? (d.metadata as Record<string, unknown> | null | undefined) : undefined;
+  const meta = "metadata" in d ? d.metadata : undefined;
   if (typeof meta?.rule === "string") return meta.rule;
   const reason = "reason" in d ? d.reason : undefined;
   return typeof reason === "string" ? /(?:^|\[)rule: ([^\]\s]+)\]?$/.exec(reason)?.[1] : undefined;
@@ -66,7 +66,7 @@ export async function runSession(transport: Transport, onEntry: (e: TimelineEntr
 
   const notify = async (type: EventType, payload: unknown, detail: string) => {
     const t = performance.now();
-    await client.send(type, payload as never);
+    await client.send(type, payload);
     record({ eventType: type, detail, outcome: "notified", latencyMs: performance.now() - t });
   };
 
@@ -74,7 +74,7 @@ export async function runSession(transport: Transport, onEntry: (e: TimelineEntr
   const decide = async (type: EventType, payload: Record<string, unknown>, detail: string): Promise<{ run: boolean; payload: unknown }> => {
     for (let attempt = 1; ; attempt++) {
       const t = performance.now();
-      const d = (await client.send(type, payload as never)) as Decision;
+      const d = (await client.send(type, payload)) as Decision;
       const latencyMs = performance.now() - t;
       const base = { eventType: type, detail: attempt > 1 ? `${detail} (attempt ${attempt})` : detail, outcome: d.decision, latencyMs };
       const rule = ruleOf(d);

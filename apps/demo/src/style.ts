@@ -1,13 +1,13 @@
 /** Terminal styling: colour only when the output is a TTY that wants it (NO_COLOR / FORCE_COLOR honoured). */
 export interface Style {
-  bold(s: string): string;
-  dim(s: string): string;
-  green(s: string): string;
-  red(s: string): string;
-  yellow(s: string): string;
-  blue(s: string): string;
-  magenta(s: string): string;
-  cyan(s: string): string;
+  bold: (s: string) => string;
+  dim: (s: string) => string;
+  green: (s: string) => string;
+  red: (s: string) => string;
+  yellow: (s: string) => string;
+  blue: (s: string) => string;
+  magenta: (s: string) => string;
+  cyan: (s: string) => string;
 }
 
 const wrap = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
@@ -32,5 +32,6 @@ export function createStyle(out: NodeJS.WritableStream, env: NodeJS.ProcessEnv, 
 }
 
 /** Visible width of a string (ANSI escapes removed). */
+// eslint-disable-next-line no-control-regex -- ANSI colour sequences are what this strips
 export const visibleLength = (s: string): number => s.replace(/\u001b\[[0-9;]*m/g, "").length;
 export const pad = (s: string, width: number): string => s + " ".repeat(Math.max(0, width - visibleLength(s)));

@@ -26,13 +26,13 @@ async function floor(iterations: number) {
         },
       });
       // The other side: parse, decide, answer. Same microtask hops as the linked pair.
-      await null;
+      await Promise.resolve();
       const incoming = JSON.parse(request) as { id: string; params: { payload: { arguments: { command: string } } } };
       const decision = incoming.params.payload.arguments.command.includes("rm -rf")
         ? { decision: "block", reason: "no" }
         : { decision: "allow" };
       const response = JSON.stringify({ jsonrpc: "2.0", id: incoming.id, result: decision });
-      await null;
+      await Promise.resolve();
       const answer = JSON.parse(response) as { result: unknown };
       return answer.result;
     },
@@ -74,7 +74,7 @@ export const suite: Suite = {
       const s3 = new AhpServer({
         handlers: {
           onEvent: async () => {
-            await null;
+            await Promise.resolve();
             return { decision: "allow" };
           },
         },

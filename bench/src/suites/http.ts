@@ -21,7 +21,6 @@ import {
   measureSequential,
   medianMeasurement,
   throughputRatio,
-  type Measurement,
   type Row,
   type Suite,
 } from "../harness.js";

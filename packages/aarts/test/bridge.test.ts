@@ -170,8 +170,8 @@ describe("AhpBridge details", () => {
       tool_result: "boom",
       exit_code: 1,
       execution_duration_ms: 7,
-    } as AartsEvent);
-    await h.bridge.evaluate({ hook_point: "PostLLMResponse", ...E0, response_text: "hi" } as AartsEvent);
+    });
+    await h.bridge.evaluate({ hook_point: "PostLLMResponse", ...E0, response_text: "hi" });
     const notes = h.agent.events.filter((m) => !("id" in m)).map((m) => [m.params.event_type, m.params.payload]);
     expect(notes).toEqual([
       [
@@ -192,7 +192,7 @@ describe("AhpBridge details", () => {
     const h = harness();
     await expect(h.bridge.evaluate(preToolUse())).rejects.toMatchObject({ failureCause: "incompatible" });
     await h.bridge.versionCheck({ aarts_version: "1" });
-    await expect(h.bridge.evaluate({ hook_point: "SessionEnd", ...E0 } as AartsEvent)).rejects.toMatchObject({
+    await expect(h.bridge.evaluate({ hook_point: "SessionEnd", ...E0 })).rejects.toMatchObject({
       failureCause: "invalid_event",
     });
     await expect(h.bridge.notify(preToolUse())).rejects.toMatchObject({ failureCause: "invalid_event" });
@@ -302,7 +302,7 @@ describe("reverse bridge: fromAhpEvent synthesis (§5.7)", () => {
     for (const t of ["error", "heartbeat", "success", "run_lifecycle", "idle"]) expect(at(t, {})).toBeUndefined();
     for (const hook of ["SessionStart", "PreToolUse", "PostCompact", "PreMemoryWrite"] as const) {
       const event = { hook_point: hook } as AartsEvent;
-      const { params } = toAhpEvent({ ...event, ...E0 } as AartsEvent);
+      const { params } = toAhpEvent({ ...event, ...E0 });
       expect(hookForAhp(params.event_type, params.payload)).toBe(hook);
     }
   });

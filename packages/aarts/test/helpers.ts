@@ -108,7 +108,7 @@ export function harness(
     handlers: {
       onEvent: (event, ctx) => {
         seen.push(event);
-        return onEvent!(event, ctx);
+        return onEvent(event, ctx);
       },
       onNotification: (event, ctx) => {
         seen.push(event);
@@ -150,7 +150,7 @@ export async function hostWithHarness(
 
 /** A scripted in-process engine. */
 export function engine(
-  evaluate: (event: AartsEvent) => unknown | Promise<unknown>,
+  evaluate: (event: AartsEvent) => unknown,
   id = "e1",
 ): AartsEngine & { events: AartsEvent[]; notified: AartsEvent[] } {
   const events: AartsEvent[] = [];

@@ -193,9 +193,7 @@ describe("merge laws", () => {
     fc.oneof(
       fc
         .constantFrom("allow", "ask", "deny")
-        .map(
-          (d): HookResult => ({ hookId: "h", ok: true, verdict: { decision: d, category: "c", severity: "info", source: "s" } as Verdict }),
-        ),
+        .map((d): HookResult => ({ hookId: "h", ok: true, verdict: { decision: d, category: "c", severity: "info", source: "s" } })),
       fc.constant<HookResult>({ hookId: "f", ok: false, failure: Object.assign(new Error("x"), { failureCause: "timeout" }) as never }),
     ),
     { minLength: 1, maxLength: 6 },

@@ -40,7 +40,7 @@ interface Example {
 const examples: Example[] = [];
 for (const type of readdirSync(examplesDir).sort()) {
   for (const expected of ["valid", "invalid"] as const) {
-    let files: string[] = [];
+    let files: string[];
     try {
       files = readdirSync(join(examplesDir, type, expected)).sort();
     } catch {
@@ -148,7 +148,7 @@ describe("checked-in files", () => {
     const generator = new URL("../../../schemas/scripts/bundles.ts", import.meta.url).href;
     const { bundles, buildMeta } = (await import(/* @vite-ignore */ generator)) as {
       bundles: { file: string; build(): unknown }[];
-      buildMeta(): { bundles: Record<string, unknown>; aarts: { hook_points: Record<string, unknown> } };
+      buildMeta(this: void): { bundles: Record<string, unknown>; aarts: { hook_points: Record<string, unknown> } };
     };
     const entry = bundles.find((b) => b.file === "aarts.schema.json");
     expect(entry).toBeDefined();

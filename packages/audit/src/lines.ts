@@ -27,5 +27,5 @@ export async function* readRawLines(file: string, start = 0): AsyncGenerator<Raw
     }
     if (from < chunk.length) pending.push(Buffer.from(chunk.subarray(from)));
   }
-  if (pending.length > 0) yield { file, line: ++line, bytes: Buffer.concat(pending), terminated: false };
+  if (pending.length > 0) yield { file, line: line + 1, bytes: Buffer.concat(pending), terminated: false };
 }

@@ -128,7 +128,7 @@ function baseEntry(call: HandlerCall, options: WithAuditOptions, started: bigint
     entry.agent_framework = call.handshake.agent_info.framework;
     entry.agent_version = call.handshake.agent_info.version;
   }
-  const traceId = (call.event?.metadata as Record<string, unknown> | null | undefined)?.trace_id;
+  const traceId = call.event?.metadata?.trace_id;
   if (typeof traceId === "string" && /^[0-9a-f]{32}$/.test(traceId)) entry.trace_id = traceId;
   return entry;
 }

@@ -71,7 +71,7 @@ export function readScript(container: unknown, maxDelayMs = DEFAULT_MAX_SCRIPT_D
     const where = issue === undefined || issue.path.length === 0 ? "" : ` at script.${issue.path.join(".")}`;
     throw new ScriptError(`invalid conformance script${where}: ${issue?.message ?? "not an object"}`);
   }
-  return { script: parsed.data as ConformanceScript, hasResult: isRecord(raw) && Object.prototype.hasOwnProperty.call(raw, "result") };
+  return { script: parsed.data, hasResult: isRecord(raw) && Object.prototype.hasOwnProperty.call(raw, "result") };
 }
 
 /** The payload without its `script` member (what an echo answers). */

@@ -254,7 +254,7 @@ function conformanceHandlers(log: ConformanceLog, config: ConformanceServerConfi
         ) as Promise<never>;
       };
     }
-    handlers.typed = typed as AhpServerHandlers["typed"];
+    handlers.typed = typed;
   }
   return handlers;
 }

@@ -52,7 +52,7 @@ beforeAll(async () => {
   try {
     report = JSON.parse(await readFile(output, "utf8")) as typeof report;
   } catch (error) {
-    throw new Error(`the child vitest run left no report (${String(error)}):\n${log.slice(-4000)}`);
+    throw new Error(`the child vitest run left no report (${String(error)}):\n${log.slice(-4000)}`, { cause: error });
   }
   for (const file of report.testResults) {
     for (const result of file.assertionResults) {

@@ -35,7 +35,7 @@ export function annotate<T extends object>(target: T, annotation: DecisionAnnota
 export function readAnnotation(target: unknown): DecisionAnnotation | undefined {
   if (target === null || typeof target !== "object") return undefined;
   const value = (target as Record<symbol, unknown>)[DECISION_ANNOTATION];
-  return value !== null && typeof value === "object" ? (value as DecisionAnnotation) : undefined;
+  return value !== null && typeof value === "object" ? value : undefined;
 }
 
 /**

@@ -10,7 +10,7 @@ import { EVENT_TABLE, type DecisionFor, type PayloadInputFor } from "./event-tab
 import type { Decision } from "./schema/decision.js";
 import type { EventContextInput } from "./schema/context.js";
 import { AhpEventSchema, type AhpEventInput, type EventType } from "./schema/event.js";
-import type { JsonRpcId, JsonRpcMessage } from "./schema/jsonrpc.js";
+import type { JsonRpcId } from "./schema/jsonrpc.js";
 import {
   AHP_METHODS,
   AHP_PROTOCOL_VERSION,
@@ -267,7 +267,7 @@ export class AhpClient {
     const info = EVENT_TABLE[event.event_type];
     if (info === undefined) return Promise.reject(new AhpLocalError("INVALID_ARGUMENT", `unknown event type ${String(event.event_type)}`));
     if (!info.blocking) return this.#notify(event, options, SYNTHETIC_ALLOW as R);
-    return this.request(event as AhpEventInput & { event_type: T }, options) as Promise<R>;
+    return this.request(event, options) as Promise<R>;
   }
 
   /** Sends a blocking event as a request and returns its typed decision. */

@@ -156,7 +156,7 @@ export function applyHandlerMiddleware(
       typed[type] = ((payload: never, event: AhpEvent, ctx: AhpHandlerContext) =>
         run(eventCall("typed", event, ctx), () => handler(payload, event, ctx))) as TypedEventHandler<SpecializedEventType>;
     }
-    out.typed = typed as AhpServerHandlers["typed"];
+    out.typed = typed;
   }
   return out;
 }

@@ -584,7 +584,7 @@ export class AhpServer {
     const info = EVENT_TABLE[type];
     const payload = decode(info.payloadSchema!, event.payload);
     if (!payload.ok) throw handlerError(`Serialization error: ${payload.detail}`);
-    const handler = this.#handlers.typed?.[type] as TypedEventHandler<SpecializedEventType> | undefined;
+    const handler = this.#handlers.typed?.[type];
     if (handler === undefined) {
       if (type === "idle") return { decision: "allow" };
       throw handlerError(`Capability not supported: ${info.capabilityLabel} not supported`);
@@ -815,7 +815,7 @@ function failedResult(id: JsonRpcId, error: unknown): AhpProcessResult {
   return { kind: "response", response: errorResponse(id, wire) };
 }
 
-const NOTIFIED: AhpProcessResult = Object.freeze({ kind: "notification" }) as AhpProcessResult;
+const NOTIFIED: AhpProcessResult = Object.freeze({ kind: "notification" });
 
 function noop(): void {}
 

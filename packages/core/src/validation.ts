@@ -90,7 +90,10 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], root: unknow
       }
       const best = branches.sort((a, b) => depthOf(b) - depthOf(a))[0];
       if (best !== undefined && depthOf(best) > 0) {
-        return describeIssues(best.map((i) => ({ ...i, path: [...path, ...i.path] })) as z.core.$ZodIssue[], root);
+        return describeIssues(
+          best.map((i) => ({ ...i, path: [...path, ...i.path] })),
+          root,
+        );
       }
       return `data did not match any variant${where}`;
     }

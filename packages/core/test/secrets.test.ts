@@ -130,7 +130,7 @@ describe("redaction", () => {
 
   it("keeps a member named __proto__ as data", () => {
     const input = JSON.parse(`{"__proto__": {"k": "${GH}"}}`) as Record<string, unknown>;
-    const out = redactSecretsIn(input) as Record<string, unknown>;
+    const out = redactSecretsIn<Record<string, unknown>>(input);
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(out, "__proto__")?.value).toEqual({ k: "[REDACTED:github_token]" });
   });

@@ -25,7 +25,7 @@ import type {
   SessionMatch,
   ShellMatch,
 } from "./schema.js";
-import { redactSecretsIn, valueContainsSecret, type SecretKind } from "@ahp/core";
+import { redactSecretsIn, valueContainsSecret } from "@ahp/core";
 import { normalizeShellPath, parseShell, type SimpleCommand } from "./shell.js";
 import type { SessionState } from "./state.js";
 
@@ -290,7 +290,7 @@ export function compileFieldCondition(c: FieldConditionInput, at: DocPath, issue
   }
   if (c.one_of !== undefined) {
     const options = c.one_of.map(norm);
-    const strings = options.every((o) => typeof o === "string") ? new Set(options as string[]) : undefined;
+    const strings = options.every((o) => typeof o === "string") ? new Set(options) : undefined;
     tests.push(
       strings !== undefined
         ? (v) => typeof v === "string" && strings.has(norm(v) as string)
@@ -584,7 +584,7 @@ function compilePathMatch(m: PathMatch, at: DocPath, issues: Issues, maxLen: num
 
 function compileSecrets(m: SecretsMatch, at: DocPath, issues: Issues): Predicate {
   const fields = compilePaths(m.fields ?? ["payload"], [...at, "fields"], issues);
-  const options = m.kinds === undefined ? {} : { kinds: m.kinds as SecretKind[] };
+  const options = m.kinds === undefined ? {} : { kinds: m.kinds };
   return (ctx) => {
     const values: unknown[] = [];
     for (const p of fields) p.collect(ctx.event, values);
@@ -671,7 +671,7 @@ function variantKeys(schema: z.ZodType, tag: string): Set<string> | undefined {
 
 /** Decision schema answering an event of this type: the typed one, or the generic Decision (also for batched notifications). */
 export function decisionSchemaFor(type: EventType): z.ZodType {
-  return (EVENT_TABLE[type].decisionSchema as z.ZodType | undefined) ?? (DecisionSchema as z.ZodType);
+  return EVENT_TABLE[type].decisionSchema ?? DecisionSchema;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -747,14 +747,14 @@ function compileDecision(
   }
   const template: Record<string, unknown> = { ...base };
   if (ruleId !== undefined) {
-    if (keys.has("metadata")) template.metadata = { ...(base.metadata as Record<string, unknown> | undefined), rule: ruleId };
-    else if (keys.has("reason")) template.reason = annotateReason(base.reason as string | undefined, ruleId);
+    if (keys.has("metadata")) template.metadata = { ...base.metadata, rule: ruleId };
+    else if (keys.has("reason")) template.reason = annotateReason(base.reason, ruleId);
   }
   if (!computesPayload && !computesRetry) {
     const frozen = deepFreeze(template);
     return () => frozen;
   }
-  const redactOptions = typeof redact === "object" && redact !== null ? { kinds: redact.kinds as SecretKind[] } : {};
+  const redactOptions = typeof redact === "object" && redact !== null ? { kinds: redact.kinds } : {};
   return (ctx, retryAfterMs) => {
     const out: Record<string, unknown> = { ...template };
     if (computesRetry) out.retry_after_ms = retryAfterMs ?? 0;

@@ -65,13 +65,11 @@ export interface PolicyEngineOptions extends LoadPolicyOptions {
   stateTtlMs?: number;
 }
 
-const hasOwn = Object.prototype.hasOwnProperty;
-
 function readTokens(payload: unknown): number {
   if (payload === null || typeof payload !== "object") return 0;
   const p = payload as Record<string, unknown>;
   const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
-  const usage = hasOwn.call(p, "usage") ? (p.usage as Record<string, unknown> | null) : null;
+  const usage = Object.hasOwn(p, "usage") ? (p.usage as Record<string, unknown> | null) : null;
   if (usage !== null && typeof usage === "object") {
     if (typeof usage.total_tokens === "number") return num(usage.total_tokens);
     const io = num(usage.input_tokens) + num(usage.output_tokens);
@@ -332,12 +330,12 @@ function normalizeEvent(event: AhpEvent | AhpEventInput): AhpEvent {
     e === null ||
     typeof e !== "object" ||
     typeof e.event_type !== "string" ||
-    !hasOwn.call(EVENT_TABLE, e.event_type) ||
+    !Object.hasOwn(EVENT_TABLE, e.event_type) ||
     typeof e.session_id !== "string" ||
     typeof e.agent_id !== "string" ||
     typeof e.depth !== "number"
   ) {
     throw new TypeError("evaluate() needs an AHP event with event_type, session_id, agent_id and depth");
   }
-  return event as AhpEvent;
+  return event;
 }

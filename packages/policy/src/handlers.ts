@@ -74,8 +74,8 @@ export function composeHandlers(policy: PolicyHandlers | PolicyEngine, user: Ahp
         engine.complete(event, outcome, outcome.decision, "rule");
         return outcome.decision as never;
       }
-      const handler = user.typed?.[type] as TypedEventHandler<T> | undefined;
-      if (handler !== undefined) return fallThrough(event, outcome, () => handler(payload, event, ctx)) as never;
+      const handler = user.typed?.[type];
+      if (handler !== undefined) return fallThrough(event, outcome, () => handler(payload, event, ctx));
       // The protocol default (spec §7.9), as AhpServer would answer without a typed handler.
       if (type === "idle") {
         const allow = { decision: "allow" as const };

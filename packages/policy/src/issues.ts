@@ -45,7 +45,7 @@ export function zodIssues(issues: readonly z.core.$ZodIssue[], root: unknown): L
     } else if (issue.code === "invalid_format" && path[path.length - 1] === "id") {
       message = `invalid rule id ${JSON.stringify(value)}: use letters, digits and _ . : - (starting with a letter or digit)`;
     } else {
-      message = describeIssues([{ ...issue, path: [] } as z.core.$ZodIssue], value);
+      message = describeIssues([{ ...issue, path: [] }], value);
     }
     out.push({ message, path });
   }
@@ -64,5 +64,5 @@ function deepestBranch(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   const best = [...issue.errors].sort((a, b) => depthOf(b) - depthOf(a))[0];
   const first = best?.[0];
   if (best === undefined || first === undefined || depthOf(best) <= 1) return issue;
-  return deepestBranch({ ...first, path: [...issue.path, ...first.path] } as z.core.$ZodIssue);
+  return deepestBranch({ ...first, path: [...issue.path, ...first.path] });
 }

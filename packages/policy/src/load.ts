@@ -107,7 +107,7 @@ function compile(
   text?: string,
 ): CompiledPolicy {
   const result = compileValidated(policy, options);
-  if (!result.ok) fail(result.issues as Located[], root, options.file, locator);
+  if (!result.ok) fail(result.issues, root, options.file, locator);
   return new CompiledPolicy(result.data, {
     ...(options.file === undefined ? {} : { file: options.file }),
     ...(text === undefined ? {} : { text }),

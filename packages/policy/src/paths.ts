@@ -6,8 +6,6 @@
 
 export const PATH_ROOTS = ["payload", "context", "metadata", "event_type", "session_id", "agent_id", "timestamp", "depth"] as const;
 
-const has = Object.prototype.hasOwnProperty;
-
 export interface CompiledPath {
   readonly text: string;
   /** True when a `*` segment makes the path yield several values. */
@@ -23,7 +21,7 @@ const INDEX = /^(0|[1-9]\d*)$/;
 function step(value: unknown, key: string): unknown {
   if (value === null || typeof value !== "object") return undefined;
   if (Array.isArray(value)) return INDEX.test(key) ? value[Number(key)] : undefined;
-  return has.call(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+  return Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
 }
 
 /** Compiles a dot path; throws a readable Error when it is malformed. */

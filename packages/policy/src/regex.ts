@@ -64,6 +64,7 @@ export function compileRegex(source: string, ignoreCase: boolean): RegExp {
   } catch (error) {
     throw new Error(
       `invalid regular expression \`${source}\`: ${(error as Error).message.replace(/^Invalid regular expression: (?:\/.*\/[a-z]*: )?/s, "")}`,
+      { cause: error },
     );
   }
 }

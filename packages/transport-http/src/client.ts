@@ -8,7 +8,6 @@
 import * as http from "node:http";
 import * as https from "node:https";
 import type { OutgoingHttpHeaders } from "node:http";
-import type { EventEmitter } from "node:events";
 import {
   AhpLocalError,
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -133,7 +132,6 @@ export class HttpClientTransport implements Transport {
   readonly info: TransportInfo;
   readonly url: URL;
 
-  readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
   readonly #limits: MessageLimits;
   readonly #maxMessageBytes: number;
@@ -164,7 +162,6 @@ export class HttpClientTransport implements Transport {
       headers[name] = value;
     }
     headers["content-type"] = "application/json";
-    this.#headers = headers;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#limits = {
@@ -250,7 +247,8 @@ export class HttpClientTransport implements Transport {
         const ok = exchange.status >= 200 && exchange.status < 300;
         text = ok ? await exchange.text(this.#maxMessageBytes) : await exchange.text(ERROR_BODY_BYTES, true);
       } catch (error) {
-        if (failure !== undefined) throw failure;
+        // `failure` is set by abortWith() from a listener, which control-flow narrowing cannot see.
+        if (failure !== undefined) throw failure as AhpLocalError;
         if (AhpLocalError.isInstance(error)) throw error;
         throw connectionFailure(kind, error);
       }
@@ -375,7 +373,7 @@ function undiciBackend(url: URL, headers: Record<string, string>, dispatcher: Di
   const path = `${url.pathname}${url.search}`;
   const origin = url.origin;
   return async (body, abort) => {
-    const response = await dispatcher.request({ origin, path, method: "POST", headers, body, signal: abort as unknown as EventEmitter });
+    const response = await dispatcher.request({ origin, path, method: "POST", headers, body, signal: abort });
     const lengthHeader = response.headers["content-length"];
     const contentLength = typeof lengthHeader === "string" ? Number(lengthHeader) : undefined;
     const stream = response.body;

@@ -298,9 +298,7 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
       await server.close();
     });
     const { client } = await connect(listener.url, { client: stack, maxConnections: total });
-    const results = await Promise.all(
-      Array.from({ length: total }, (_, n) => client.send("pre_action", { n } as never, { timeoutMs: 15_000 })),
-    );
+    const results = await Promise.all(Array.from({ length: total }, (_, n) => client.send("pre_action", { n }, { timeoutMs: 15_000 })));
     expect(results.map((d) => (d as unknown as { metadata: { n: number } }).metadata.n)).toEqual(
       Array.from({ length: total }, (_, n) => n),
     );

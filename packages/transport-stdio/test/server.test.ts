@@ -8,7 +8,7 @@ import { StdioServerTransport, serveStdio, type StdioServerTransportOptions } fr
 import { afterEach, describe, expect, it } from "vitest";
 import { deferred, fixture, runNode, since } from "./helpers.js";
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
+const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });

@@ -13,7 +13,7 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import { deferred, fixture, runNode, startHarness, tempDir } from "./helpers.js";
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
+const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });

@@ -311,7 +311,7 @@ describe("load", () => {
       }),
     });
     const { client } = await connect(r.url);
-    const results = await Promise.all(Array.from({ length: total }, (_, n) => client.send("pre_action", { n } as never)));
+    const results = await Promise.all(Array.from({ length: total }, (_, n) => client.send("pre_action", { n })));
     expect(results.map((d) => (d as unknown as { metadata: { n: number } }).metadata.n)).toEqual(
       Array.from({ length: total }, (_, n) => n),
     );
@@ -323,7 +323,7 @@ describe("load", () => {
     });
     cleanups.push(() => h.close());
     const { client } = await connect(h.url);
-    const results = await Promise.all(Array.from({ length: 1000 }, (_, n) => client.send("pre_action", { n } as never)));
+    const results = await Promise.all(Array.from({ length: 1000 }, (_, n) => client.send("pre_action", { n })));
     expect(results.map((d) => (d as unknown as { metadata: { n: number } }).metadata.n)).toEqual(Array.from({ length: 1000 }, (_, n) => n));
   });
 });

@@ -78,7 +78,7 @@ export async function rejection(p: Promise<unknown>): Promise<Error & { code?: u
     (e: unknown) => e,
   );
   if (!(result instanceof Error)) throw new Error("the call was expected to fail");
-  return result as Error & { code?: unknown; details?: Record<string, unknown> };
+  return result;
 }
 
 /** Waits until `check()` is true, polling every 5 ms, up to `timeoutMs`. */

@@ -81,7 +81,7 @@ export function blockToolPolicy(tools: readonly string[]): PolicyFileInput {
     match: { tool },
     action: { decision: "block" as const, reason: `tool ${tool} is blocked by this harness` },
   }));
-  return { ...DEFAULT_POLICY, rules: [...rules, ...DEFAULT_POLICY.rules] } as PolicyFileInput;
+  return { ...DEFAULT_POLICY, rules: [...rules, ...DEFAULT_POLICY.rules] };
 }
 
 export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Promise<number> {

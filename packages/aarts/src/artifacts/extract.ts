@@ -158,7 +158,7 @@ export function extractArtifacts(tool: CanonicalToolName, toolInput: Record<stri
         edits.forEach((e, i) => {
           if (!isRecord(e)) return;
           for (const f of ["new_string", "newString", "new_str"]) {
-            if (typeof e[f] === "string") contentWithUrls(out, e[f] as string, `tool_input.edits.${i}.${f}`, "from_edit_content");
+            if (typeof e[f] === "string") contentWithUrls(out, e[f], `tool_input.edits.${i}.${f}`, "from_edit_content");
           }
         });
       }
@@ -175,12 +175,12 @@ export function extractArtifacts(tool: CanonicalToolName, toolInput: Record<stri
       }
       for (const f of ["glob", "include"]) {
         if (typeof toolInput[f] === "string") {
-          out.push({ type: "file_path", value: toolInput[f] as string, context: "glob_pattern", source_field: at(f) });
+          out.push({ type: "file_path", value: toolInput[f], context: "glob_pattern", source_field: at(f) });
         }
       }
       for (const f of ["regex", "query"]) {
         if (typeof toolInput[f] === "string") {
-          out.push({ type: "content", value: capContent(toolInput[f] as string), context: "search_pattern", source_field: at(f) });
+          out.push({ type: "content", value: capContent(toolInput[f]), context: "search_pattern", source_field: at(f) });
         }
       }
       break;

@@ -118,8 +118,7 @@ export interface FromAhpDecisionResult {
 export const UNSUPPORTED_MODIFY_REASON = "Harness requires a modification this host cannot apply";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const stringArray = (v: unknown): string[] | undefined =>
-  Array.isArray(v) && v.every((x) => typeof x === "string") ? (v as string[]) : undefined;
+const stringArray = (v: unknown): string[] | undefined => (Array.isArray(v) && v.every((x) => typeof x === "string") ? v : undefined);
 const SEVERITIES = new Set(["info", "warning", "critical"]);
 
 /**
@@ -265,11 +264,7 @@ function mapDecision(result: unknown, ctx: FromAhpDecisionContext, source: strin
     const suggested = stringArray(aarts?.suggested_resolutions);
     if (suggested !== undefined) verdict.suggested_resolutions = suggested;
   }
-  const filtered = applicableDirectives(
-    ctx.hookPoint,
-    mapped,
-    isRecord(aarts?.directives) ? (aarts.directives as Verdict["directives"]) : undefined,
-  );
+  const filtered = applicableDirectives(ctx.hookPoint, mapped, isRecord(aarts?.directives) ? aarts.directives : undefined);
   for (const note of filtered.notes) if (note.level === "warn") warnings.push(note.message);
   const directives: Record<string, unknown> = { ...(filtered.directives ?? {}) };
   directives["x-ahp"] = { request_id: ctx.requestId, event_type: ctx.eventType, decision: result };
@@ -304,7 +299,7 @@ export type AhpDecisionObject = { decision: string; [key: string]: unknown };
 export function toAhpDecision(verdict: Verdict): AhpDecisionObject {
   const xAhp = verdict.directives?.["x-ahp"];
   if (xAhp !== undefined && isRecord(xAhp.decision) && verdictDecisionOfAhp(xAhp.decision) === verdict.decision) {
-    return xAhp.decision as AhpDecisionObject;
+    return xAhp.decision;
   }
   const joined = (verdict.reasons ?? []).join("; ");
   const metadata = { aarts: { verdict } };

@@ -90,7 +90,7 @@ export class RpcChannel {
         if (pending === undefined) return;
         this.#pending.delete(id);
         pending.cleanup();
-        const reason = signal?.reason;
+        const reason: unknown = signal?.reason;
         reject(EngineFailure.isInstance(reason) ? reason : this.#failure("timeout", "request aborted", reason));
       };
       const pending: Pending = {
@@ -102,7 +102,7 @@ export class RpcChannel {
         },
       };
       if (signal?.aborted) {
-        const reason = signal.reason;
+        const reason: unknown = signal.reason;
         reject(EngineFailure.isInstance(reason) ? reason : this.#failure("timeout", "request aborted", reason));
         return;
       }

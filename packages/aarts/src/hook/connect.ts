@@ -128,15 +128,15 @@ async function openStdio(command: string, options: OpenOptions): Promise<Transpo
   return new Promise((resolveTransport, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), {
       cwd: options.cwd,
-      env: options.env as NodeJS.ProcessEnv | undefined,
+      env: options.env,
       stdio: ["pipe", "pipe", "ignore"],
       windowsHide: true,
     });
     child.once("error", (error) => reject(new EngineFailure("transport", `cannot start ${argv[0]}: ${error.message}`, { cause: error })));
     child.once("spawn", () => {
       const transport = new NdjsonStreamTransport({
-        readable: child.stdout!,
-        writable: child.stdin!,
+        readable: child.stdout,
+        writable: child.stdin,
         info: { transport: "stdio", remote: `pid ${child.pid}` },
         onClose: () =>
           new Promise<void>((done) => {

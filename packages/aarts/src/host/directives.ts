@@ -46,7 +46,7 @@ export function applicableDirectives(
     }
     out[key] = value;
   }
-  return { directives: Object.keys(out).length === 0 ? undefined : (out as Directives), notes };
+  return { directives: Object.keys(out).length === 0 ? undefined : out, notes };
 }
 
 /** A conversation message as far as `inject_context` is concerned. */

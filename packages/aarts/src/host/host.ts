@@ -268,7 +268,7 @@ export class AartsHost {
     for (const n of notes) this.#log({ level: n.level, message: n.message, hookPoint });
     if (directives !== verdict.directives) {
       const { directives: _drop, ...rest } = verdict;
-      verdict = (directives === undefined ? rest : { ...rest, directives }) as Verdict;
+      verdict = directives === undefined ? rest : { ...rest, directives };
     }
     let localKind: HostDecision["local"];
     if (
@@ -458,7 +458,7 @@ export class AartsHost {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled(this.#options.hooks.map((h) => h.engine.close?.()));
+    await Promise.allSettled(this.#options.hooks.map(async (h) => h.engine.close?.()));
   }
 }
 
@@ -484,7 +484,7 @@ export function permittedToolsFor(
   if (isSubAgent === true && parentSessionId !== undefined) {
     // An unattributed child of a known parent: the union of the parent's restricted children is the ceiling.
     const children = registry.childrenOf(parentSessionId).map((c) => effective(c, 0));
-    if (children.length > 0 && children.every((c) => c !== undefined)) return [...new Set(children.flatMap((c) => c!))];
+    if (children.length > 0 && children.every((c) => c !== undefined)) return [...new Set(children.flatMap((c) => c))];
     return effective(parentSessionId, 0);
   }
   return undefined;

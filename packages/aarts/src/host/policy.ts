@@ -50,7 +50,7 @@ export const NO_HOOKS_VERDICT: Verdict = Object.freeze({
   severity: "info",
   source: "host",
   reasons: [],
-}) as Verdict;
+});
 
 /** Synthetic `allow` for a Recommended hook that timed out with `recommendedTimeoutProceeds` (spec §2.1). */
 export function recommendedTimeoutVerdict(failure: EngineFailure): Verdict {
@@ -108,7 +108,7 @@ function mergeDirectives(contributors: readonly Verdict[]): Directives | undefin
   if (injects.length > 0) out.inject_context = { position: injects[0]!.position, content: injects.map((i) => i.content).join("\n") };
   if (strip) out.strip_hooks = true;
   if (xAhp !== undefined) out["x-ahp"] = xAhp;
-  return Object.keys(out).length === 0 ? undefined : (out as Directives);
+  return Object.keys(out).length === 0 ? undefined : out;
 }
 
 export interface MergeOptions {

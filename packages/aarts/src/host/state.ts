@@ -128,7 +128,7 @@ export class FileStateStore implements StateStore {
         } catch {
           continue; // released meanwhile
         }
-        if (Date.now() > deadline) throw new Error(`state lock ${path} is held by another process`);
+        if (Date.now() > deadline) throw new Error(`state lock ${path} is held by another process`, { cause: error });
         await sleep(delay);
       }
     }

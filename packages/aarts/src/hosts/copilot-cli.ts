@@ -110,7 +110,7 @@ export async function runCopilotCliHook(input: Record<string, unknown>, rt: Hook
   const env = (hookPoint: HookPoint) =>
     envelope(hookPoint, {
       hostId: "copilot-cli",
-      sessionId: sessionId!,
+      sessionId: sessionId,
       now: when,
       hostVersion: rt.options.hostVersion,
       locale: rt.options.locale,

@@ -83,7 +83,7 @@ function list(lines: Line[], i: number, indent: number): [unknown[], number] {
         out.push(value);
         i = next;
       } else out.push(null);
-    } else if (/^("[^"]*"|'[^']*'|[^:#\[{"'][^:]*?)\s*:(\s|$)/.test(rest)) {
+    } else if (/^("[^"]*"|'[^']*'|[^:#[{"'][^:]*?)\s*:(\s|$)/.test(rest)) {
       // `- key: value` opens a map whose further keys sit at indent + 2.
       const itemIndent = indent + 2;
       const synthetic: Line[] = [{ indent: itemIndent, text: rest }];

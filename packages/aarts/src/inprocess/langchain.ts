@@ -182,8 +182,7 @@ export function createLangChainMiddleware(options: LangChainAdapterOptions) {
         }
       }
       const result = await handler(effective as never);
-      const output =
-        typeof result === "object" && result !== null && "content" in result ? (result as { content: unknown }).content : result;
+      const output = typeof result === "object" && result !== null && "content" in result ? result.content : result;
       const post = { ...envelope("PostToolUse"), turn_id: state.turn || state.session, ...tool(), tool_result: stringOrObject(output) };
       const after = await options.host.evaluate(post as AartsEvent);
       if (after.enforced === "allow") return result;

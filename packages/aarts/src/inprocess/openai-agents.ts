@@ -70,9 +70,10 @@ function parseArgs(args: FunctionCallItemLike["arguments"]): Record<string, unkn
 function inputText(input: unknown): string {
   if (typeof input === "string") return input;
   if (Array.isArray(input)) {
-    const last = [...input].reverse().find((i) => typeof i === "object" && i !== null && (i as { role?: string }).role === "user") as
-      | { content?: unknown }
-      | undefined;
+    const last = (input as unknown[])
+      .slice()
+      .reverse()
+      .find((i) => typeof i === "object" && i !== null && (i as { role?: string }).role === "user") as { content?: unknown } | undefined;
     const content = last?.content;
     if (typeof content === "string") return content;
     if (Array.isArray(content))

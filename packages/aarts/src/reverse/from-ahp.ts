@@ -72,7 +72,7 @@ const kebab = (s: string): string =>
 
 /** Envelope synthesis (§5.7). */
 function envelope(event: AhpEventLike, hookPoint: HookPoint, ctx: FromAhpEventContext): Record<string, unknown> {
-  const meta = isRecord(event.metadata?.aarts) ? (event.metadata!.aarts as Record<string, unknown>) : {};
+  const meta = isRecord(event.metadata?.aarts) ? event.metadata.aarts : {};
   let hostId = "ahp-agent";
   if (typeof meta.host_id === "string" && HOST_ID_RE.test(meta.host_id)) hostId = meta.host_id;
   else if (HOST_ID_RE.test(event.agent_id)) hostId = event.agent_id;
@@ -268,7 +268,7 @@ export function fromAhpEvent(event: AhpEventLike, ctx: FromAhpEventContext = {})
   }
   const synthesized = { ...envelope(event, hookPoint, ctx), ...hookFields(hookPoint, payload, event) } as AartsEvent;
   if (hookPoint === "PreToolUse") {
-    const meta = isRecord(event.metadata?.aarts) ? (event.metadata!.aarts as Record<string, unknown>) : {};
+    const meta = isRecord(event.metadata?.aarts) ? event.metadata.aarts : {};
     if (typeof meta.parent_session_id === "string") (synthesized as Record<string, unknown>).parent_session_id = meta.parent_session_id;
   }
   return synthesized;

@@ -115,8 +115,8 @@ export function shellCommands(toolInput: Record<string, unknown>): ShellCommandF
     const v = toolInput[key];
     if (typeof v === "string") out.push({ command: v, sourceField: `tool_input.${key}` });
     else if (Array.isArray(v) && v.every((e) => typeof e === "string")) {
-      if (key === "commands") v.forEach((c, i) => out.push({ command: c as string, sourceField: `tool_input.${key}.${i}` }));
-      else out.push({ command: (v as string[]).map(quoteArg).join(" "), sourceField: `tool_input.${key}` });
+      if (key === "commands") v.forEach((c, i) => out.push({ command: c, sourceField: `tool_input.${key}.${i}` }));
+      else out.push({ command: v.map(quoteArg).join(" "), sourceField: `tool_input.${key}` });
     }
     if (out.length > 0) return out;
   }

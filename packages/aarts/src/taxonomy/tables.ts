@@ -31,7 +31,8 @@ export interface HostToolTable {
 const entries = (canonical: ToolTableEntry["canonical"], names: string[], noCategoryFits = false) =>
   Object.fromEntries(names.map((n) => [n, noCategoryFits ? { canonical, noCategoryFits } : { canonical }]));
 
-const table = (...groups: Record<string, ToolTableEntry>[]): Record<string, ToolTableEntry> => Object.assign({}, ...groups);
+const table = (...groups: Record<string, ToolTableEntry>[]): Record<string, ToolTableEntry> =>
+  Object.assign({}, ...groups) as Record<string, ToolTableEntry>;
 
 export const HOST_TOOL_TABLES = {
   "claude-code": {

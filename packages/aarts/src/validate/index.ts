@@ -92,8 +92,8 @@ interface Shape {
 }
 
 const merge = (...shapes: Shape[]): Shape => ({
-  req: Object.assign({}, ...shapes.map((s) => s.req)),
-  opt: Object.assign({}, ...shapes.map((s) => s.opt ?? {})),
+  req: Object.assign({}, ...shapes.map((s) => s.req)) as Record<string, Check>,
+  opt: Object.assign({}, ...shapes.map((s) => s.opt ?? {})) as Record<string, Check>,
 });
 
 function checkShape(v: Record<string, unknown>, shape: Shape, path: string, out: ValidationIssue[]): void {

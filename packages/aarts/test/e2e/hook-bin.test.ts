@@ -27,7 +27,7 @@ function newestSource(dir: string): number {
 }
 
 async function ensureBin(): Promise<void> {
-  let built = 0;
+  let built: number;
   try {
     built = statSync(bin).mtimeMs;
   } catch {

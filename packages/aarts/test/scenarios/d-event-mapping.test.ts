@@ -27,7 +27,7 @@ describe("D. event mapping", () => {
     const h = harness();
     await h.bridge.versionCheck({ aarts_version: "1" });
     const full = [{ role: "user", content: "hi" }];
-    await h.bridge.evaluate({ hook_point: "PreLLMRequest", ...E0, full_prompt: full, model_id: "m1" } as AartsEvent);
+    await h.bridge.evaluate({ hook_point: "PreLLMRequest", ...E0, full_prompt: full, model_id: "m1" });
     const [m] = h.agent.events;
     expect(typeof m!.id).toBe("string");
     expect(m!.params.event_type).toBe("pre_prompt");
@@ -46,7 +46,7 @@ describe("D. event mapping", () => {
       tool_input: { command: "cat x" },
       artifacts: [],
       tool_result: { stdout: "secret" },
-    } as AartsEvent);
+    });
     const [m] = h.agent.events;
     expect(typeof m!.id).toBe("string");
     expect(m!.params.event_type).toBe("pre_prompt");
@@ -80,7 +80,7 @@ describe("D. event mapping", () => {
     for (const lifecycle of [false, true]) {
       const h = harness(undefined, { bridge: { lifecycleNotifications: lifecycle } });
       await h.bridge.versionCheck({ aarts_version: "1" });
-      await h.bridge.evaluate({ hook_point: "SessionStart", ...E0 } as AartsEvent);
+      await h.bridge.evaluate({ hook_point: "SessionStart", ...E0 });
       const kinds = h.agent.events.map((m) => [m.params.event_type, "id" in m ? "request" : "notification"]);
       expect(kinds).toEqual(
         lifecycle

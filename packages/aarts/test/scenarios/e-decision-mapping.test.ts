@@ -250,7 +250,7 @@ describe("E. decision mapping", () => {
     const h = await hostWithHarness(undefined, { host: { failurePolicy: "fail-closed" } });
     await h.host.activate();
     await h.agent.close();
-    const result = await h.host.notify({ hook_point: "SessionEnd", ...E0 } as AartsEvent);
+    const result = await h.host.notify({ hook_point: "SessionEnd", ...E0 });
     expect(result).toBeUndefined();
     expect(h.logs.filter((l) => l.level === "error")).toHaveLength(1);
     await h.close();

@@ -18,7 +18,7 @@ import { allow, ask, deny, engine, hostWithHarness, out, preToolUse, runtime } f
 const vote = (decision: "allow" | "deny" | "ask", i: number, extra: Record<string, unknown> = {}): HookResult => ({
   hookId: `h${i + 1}`,
   ok: true,
-  verdict: { decision, category: "policy", severity: "info", source: `s${i + 1}`, reasons: [`r${i + 1}`], ...extra } as Verdict,
+  verdict: { decision, category: "policy", severity: "info", source: `s${i + 1}`, reasons: [`r${i + 1}`], ...extra },
 });
 const failure = (i: number): HookResult => ({
   hookId: `h${i + 1}`,

@@ -253,7 +253,7 @@ export function registerClientChecks(env: SuiteEnv): void {
       const c = fake.client;
       for (const type of EVENT_TYPES) {
         const info = EVENT_TABLE[type];
-        const call = c.send(type, validPayload(type, c.sessionId) as never);
+        const call = c.send(type, validPayload(type, c.sessionId));
         const message = await fake.next(`the ${type} event`);
         expect(message.method).toBe("ahp/event");
         expect((message.params as { event_type: string }).event_type).toBe(type);

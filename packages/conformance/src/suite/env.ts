@@ -160,7 +160,7 @@ export class SuiteEnv {
   /** The harness's raw channel, closed after the test; skips the test when there is none. */
   async raw(harness: ConformanceHarness, ctx: TestContext): Promise<RawChannel> {
     if (harness.connectRaw === undefined) ctx.skip("the harness offers no raw channel (connectRaw)");
-    const raw = await harness.connectRaw!();
+    const raw = await harness.connectRaw();
     this.defer(() => raw.close());
     return raw;
   }
