@@ -10,6 +10,9 @@
  * | `ahp_connected_agents` | gauge | |
  * | `ahp_handler_failures_total` | counter | `event_type` |
  * | `ahp_policy_reloads_total` | counter | `result` (`success`/`failure`) |
+ * | `ahp_audit_failures_total` | counter | `kind` (`write`/`checkpoint`/`file_replaced`) |
+ * | `ahp_audit_unrecorded_total` | counter | `outcome` (`failed_closed`/`released`) |
+ * | `ahp_audit_available` | gauge | |
  */
 import type { AhpServerHandlers } from "@ahp/core";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
@@ -60,6 +63,12 @@ export class AhpMetrics {
   readonly handlerFailures: Counter<"event_type">;
   /** `ahp_policy_reloads_total{result}`. */
   readonly policyReloads: Counter<"result">;
+  /** `ahp_audit_failures_total{kind}`: audit log writes that failed, checkpoints that failed, live files found deleted. */
+  readonly auditFailures: Counter<"kind">;
+  /** `ahp_audit_unrecorded_total{outcome}`: calls answered without their audit record (fail-closed answer, or the handler's answer released). */
+  readonly auditUnrecorded: Counter<"outcome">;
+  /** `ahp_audit_available`: 1 while the audit log can be written, 0 after a failed write until the next success. */
+  readonly auditAvailable: Gauge;
   #manualConnections = 0;
   readonly #servers = new Set<ConnectionCounter>();
 
@@ -113,6 +122,23 @@ export class AhpMetrics {
     // Show both results from the start so that rate() works before the first failure.
     this.policyReloads.inc({ result: "success" }, 0);
     this.policyReloads.inc({ result: "failure" }, 0);
+    this.auditFailures = new Counter({
+      name: `${p}audit_failures_total`,
+      help: "Audit log problems: failed writes, failed checkpoints, live files found deleted",
+      labelNames: ["kind"] as const,
+      registers,
+    });
+    this.auditUnrecorded = new Counter({
+      name: `${p}audit_unrecorded_total`,
+      help: "Calls answered without their audit record, by what the agent got",
+      labelNames: ["outcome"] as const,
+      registers,
+    });
+    this.auditAvailable = new Gauge({
+      name: `${p}audit_available`,
+      help: "1 while the audit log can be written, 0 after a failed write until the next success",
+      registers,
+    });
   }
 
   /** Manual hook for transports that are not tracked through a server: a connection opened. */
@@ -134,6 +160,28 @@ export class AhpMetrics {
     return () => {
       this.#servers.delete(server);
     };
+  }
+
+  /**
+   * An audit log problem (`write`: a group of records could not be written; `checkpoint`; `file_replaced`).
+   * The first call also shows the audit series (and `ahp_audit_available`) from then on.
+   */
+  recordAuditFailure(kind: "write" | "checkpoint" | "file_replaced"): void {
+    this.auditFailures.inc({ kind });
+    if (kind === "write") this.auditAvailable.set(0);
+  }
+
+  /** The audit log is in use (`available` true) or could not be written (false). Call once when it opens. */
+  setAuditAvailable(available: boolean): void {
+    this.auditAvailable.set(available ? 1 : 0);
+    // Show every series from the start so that alerts and rate() work before the first failure.
+    for (const kind of ["write", "checkpoint", "file_replaced"]) this.auditFailures.inc({ kind }, 0);
+    for (const outcome of ["failed_closed", "released"]) this.auditUnrecorded.inc({ outcome }, 0);
+  }
+
+  /** A call answered without its audit record: `failed_closed` (the agent got a fail-closed answer) or `released`. */
+  recordAuditUnrecorded(outcome: "failed_closed" | "released"): void {
+    this.auditUnrecorded.inc({ outcome });
   }
 
   /** Counts a policy reload. */

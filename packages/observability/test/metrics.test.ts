@@ -126,6 +126,27 @@ describe("AhpMetrics through a real AhpServer", () => {
     expect(valueOf(parseExposition(await metrics.metrics()), "ahp_connected_agents")).toBe(0);
   });
 
+  it("audit log health: failures by kind, unrecorded calls by outcome, availability", async () => {
+    const metrics = createAhpMetrics();
+    expect(await metrics.metrics()).not.toMatch(/ahp_audit_failures_total\{/);
+    metrics.setAuditAvailable(true);
+    let samples = parseExposition(await metrics.metrics());
+    expect(valueOf(samples, "ahp_audit_available", {})).toBe(1);
+    expect(valueOf(samples, "ahp_audit_failures_total", { kind: "write" })).toBe(0);
+    expect(valueOf(samples, "ahp_audit_unrecorded_total", { outcome: "failed_closed" })).toBe(0);
+    metrics.recordAuditFailure("write");
+    metrics.recordAuditFailure("write");
+    metrics.recordAuditFailure("file_replaced");
+    metrics.recordAuditUnrecorded("failed_closed");
+    samples = parseExposition(await metrics.metrics());
+    expect(valueOf(samples, "ahp_audit_available", {})).toBe(0);
+    expect(valueOf(samples, "ahp_audit_failures_total", { kind: "write" })).toBe(2);
+    expect(valueOf(samples, "ahp_audit_failures_total", { kind: "file_replaced" })).toBe(1);
+    expect(valueOf(samples, "ahp_audit_unrecorded_total", { outcome: "failed_closed" })).toBe(1);
+    metrics.setAuditAvailable(true);
+    expect(valueOf(parseExposition(await metrics.metrics()), "ahp_audit_available", {})).toBe(1);
+  });
+
   it("policy reloads, manual connection hooks, private registry, default labels", async () => {
     const metrics = createAhpMetrics({ defaultLabels: { harness: "test-1" } });
     metrics.recordPolicyReload(true);
