@@ -65,6 +65,14 @@ export interface AhpHandlerContext {
   readonly requestId?: JsonRpcId;
   /** Position inside an `ahp/batch`. */
   readonly batch?: { readonly index: number; readonly size: number };
+  /**
+   * Holds this call's answer until `until` settles: the handler's result or failure, and also
+   * the answer the server gives on its own when the handler times out. For middleware that must
+   * finish something before an agent may see the answer (an audit log writing the call's
+   * record). Call it before the handler's work is awaited; several holds are all waited for.
+   * Present on every context `AhpServer` creates.
+   */
+  holdAnswer?(until: PromiseLike<unknown>): void;
 }
 
 type Awaitable<T> = T | Promise<T>;
@@ -174,6 +182,8 @@ const handlerError = (text: string) => new AhpError(AhpErrorCode.InternalError, 
  */
 class HandlerCallContext implements AhpHandlerContext {
   #controller?: AbortController;
+  /** What the answer waits for (holdAnswer); undefined on the common path. */
+  held?: PromiseLike<unknown>;
 
   constructor(
     readonly connection: Connection,
@@ -203,6 +213,18 @@ class HandlerCallContext implements AhpHandlerContext {
   release(): void {
     if (this.#controller !== undefined) this.connection.signal.removeEventListener("abort", this);
   }
+
+  holdAnswer(until: PromiseLike<unknown>): void {
+    const before = this.held;
+    this.held = before === undefined ? until : Promise.all([before, until]);
+  }
+}
+
+/** Calls `settle` once what `ctx` holds its answer for has settled (either way); at once when nothing. */
+function afterHeld(ctx: HandlerCallContext, settle: () => void): void {
+  const held = ctx.held;
+  if (held === undefined) settle();
+  else held.then(settle, settle);
 }
 
 class HandlerFailure extends Error {
@@ -746,7 +768,7 @@ export class AhpServer {
     connection: Connection,
     id: JsonRpcId | undefined,
     batch?: AhpHandlerContext["batch"],
-    mapError: (error: unknown) => unknown = identity,
+    mapError: (error: unknown) => Error = toError,
   ): Awaitable<R> {
     const ctx = new HandlerCallContext(connection, id, batch);
     let result: Awaitable<R>;
@@ -754,11 +776,13 @@ export class AhpServer {
       result = fn(ctx);
     } catch (error) {
       ctx.release();
-      throw error;
+      if (ctx.held === undefined) throw error;
+      return new Promise<R>((_, reject) => afterHeld(ctx, () => reject(mapError(error))));
     }
     if (!isPromiseLike(result)) {
       ctx.release();
-      return result;
+      if (ctx.held === undefined) return result;
+      return new Promise<R>((resolve) => afterHeld(ctx, () => resolve(result)));
     }
     // A closed connection aborts ctx.signal but does not cut the call short: received
     // notifications still reach their handler, and close()/whenIdle() wait for the handler
@@ -766,13 +790,15 @@ export class AhpServer {
     const timeoutMs = this.#handlerTimeoutMs;
     const timed = timeoutMs > 0 && Number.isFinite(timeoutMs);
     return new Promise<R>((resolve, reject) => {
-      const fail = (error: unknown) => reject(mapError(error));
+      // An answer held by the handler's middleware (holdAnswer) waits, the timeout's answer too.
+      const fail = (error: unknown) => afterHeld(ctx, () => reject(mapError(error)));
       const timer = timed ? setTimeout(onHandlerTimeout, timeoutMs, ctx, timeoutMs, fail) : undefined;
       result.then(
         (value) => {
           if (timer !== undefined) clearTimeout(timer);
           ctx.release();
-          resolve(value);
+          if (ctx.held === undefined) resolve(value);
+          else afterHeld(ctx, () => resolve(value));
         },
         (error: unknown) => {
           if (timer !== undefined) clearTimeout(timer);
@@ -800,10 +826,6 @@ function onHandlerTimeout(ctx: HandlerCallContext, timeoutMs: number, reject: (e
 
 function asHandlerFailure(error: unknown): HandlerFailure {
   return error instanceof HandlerFailure ? error : new HandlerFailure(failureText(error));
-}
-
-function identity<T>(value: T): T {
-  return value;
 }
 
 function resultOf(id: JsonRpcId, result: unknown): AhpProcessResult {
