@@ -18,7 +18,11 @@ export type AuditErrorCode =
   /** A value cannot be canonicalized (non-finite number, bigint, function, ...). */
   | "NOT_CANONICAL"
   /** A caller passed something unusable (bad option, bad head string). */
-  | "INVALID_ARGUMENT";
+  | "INVALID_ARGUMENT"
+  /** An existing log was written by another replica (its records carry another replica id). */
+  | "REPLICA_MISMATCH"
+  /** The audit log cannot record right now (write failed, file gone); the call was answered fail-closed. */
+  | "UNAVAILABLE";
 
 const BRAND = Symbol.for("@ahp/audit.AuditError");
 

@@ -15,14 +15,19 @@
  *   terminated with `\n` and reported, never rewritten or deleted.
  * - A lock file (`<path>.lock`, holding the writer's pid) keeps two writers off one chain; the
  *   lock of a dead process is taken over.
+ * - After each write the file's link count is checked (`fstat`): a live file that was deleted
+ *   while open would swallow records no one can read. The batch is written again into a new
+ *   file at the same path (the chain continues), the deleted file stays open (readable at
+ *   `/proc/<pid>/fd/<fd>` until the writer closes) and an incident is reported, which the log
+ *   records. When the new file cannot be created, the batch fails (and the next one retries).
  */
 import { createHash } from "node:crypto";
-import { constants as fsConstants } from "node:fs";
+import { constants as fsConstants, fstatSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { AuditError } from "./errors.js";
 import { parseRecord, recordLine, type AuditRecord, type TornLine } from "./record.js";
-import type { AuditSink, AuditSinkState } from "./sink.js";
+import type { AuditSink, AuditSinkIncident, AuditSinkState } from "./sink.js";
 
 export type FsyncPolicy = "always" | "interval" | "never";
 
@@ -45,6 +50,8 @@ export interface FileAuditSinkOptions {
   maxTailScanBytes?: number;
   /** Non-fatal problems (a failed interval fsync, a rotated file that could not be deleted). */
   onerror?: (error: Error) => void;
+  /** Incidents the sink survived (the live file deleted while open). The log sets this itself when it creates the sink. */
+  onincident?: (incident: AuditSinkIncident) => void;
 }
 
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
@@ -157,6 +164,7 @@ function isAlive(pid: number): boolean {
 
 export class FileAuditSink implements AuditSink {
   readonly path: string;
+  onincident?: (incident: AuditSinkIncident) => void;
   readonly #options: FileAuditSinkOptions;
   readonly #fsync: FsyncPolicy;
   readonly #maxBytes: number;
@@ -171,6 +179,12 @@ export class FileAuditSink implements AuditSink {
   #highestRotated = 0;
   /** Serializes writes, rotation, interval fsync and close. */
   #ops: Promise<unknown> = Promise.resolve();
+  /** Handles of live files that were deleted while open: kept open (their records stay readable through /proc) until close. */
+  readonly #orphans: FileHandle[] = [];
+  /** Set when the live file was found deleted and no new one could be created yet. */
+  #lost?: { ino: number; fd: number; lastSeq?: number };
+  /** An fdatasync started by sync(), which closing the handle waits for. */
+  #syncing?: Promise<void>;
 
   constructor(options: FileAuditSinkOptions) {
     if (typeof options.path !== "string" || options.path.length === 0) {
@@ -182,6 +196,7 @@ export class FileAuditSink implements AuditSink {
     if (!["always", "interval", "never"].includes(this.#fsync)) {
       throw new AuditError("INVALID_ARGUMENT", `fsync must be always, interval or never, got ${String(this.#fsync)}`);
     }
+    if (options.onincident !== undefined) this.onincident = options.onincident;
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.#maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
     if (!(this.#maxBytes > 0)) throw new AuditError("INVALID_ARGUMENT", "maxBytes must be positive");
@@ -240,6 +255,7 @@ export class FileAuditSink implements AuditSink {
 
   appendBatch(records: readonly AuditRecord[]): Promise<void> {
     const data = Buffer.from(records.map(recordLine).join(""), "utf8");
+    const before = (records[0]?.seq ?? 1) - 1;
     return this.#enqueue(async () => {
       if (this.#closed) throw new AuditError("CLOSED", "audit sink is closed");
       if (this.#broken !== undefined) {
@@ -247,11 +263,90 @@ export class FileAuditSink implements AuditSink {
           cause: this.#broken,
         });
       }
+      if (this.#lost !== undefined) await this.#recreate();
       if (this.#handle === undefined) throw new AuditError("CLOSED", "audit sink is not open");
       if (this.#size > 0 && this.#size + data.length > this.#maxBytes) await this.#rotate();
       await this.#write(data);
+      if (this.#deleted()) {
+        // Those lines went into a file no one can open any more: write them again into a new one.
+        this.#lose(before);
+        await this.#recreate();
+        await this.#write(data);
+      }
       if (this.#fsync === "always") await this.#handle.datasync();
       else this.#dirty = true;
+    });
+  }
+
+  /**
+   * Makes everything written so far durable (fdatasync), without holding up writes queued
+   * meanwhile. Rotation and close wait for it before they close the handle.
+   */
+  async sync(): Promise<void> {
+    const handle = this.#handle;
+    if (handle === undefined || this.#closed) return;
+    const run = handle.datasync();
+    this.#syncing = run;
+    try {
+      await run;
+    } finally {
+      if (this.#syncing === run) this.#syncing = undefined;
+    }
+  }
+
+  /** True when the live file's last link is gone (it was deleted while open). */
+  #deleted(): boolean {
+    const handle = this.#handle;
+    if (handle === undefined) return false;
+    try {
+      return fstatSync(handle.fd).nlink === 0;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The live file was deleted: keep its handle open as evidence and ask for a new file. `lastSeq`: its last record. */
+  #lose(lastSeq: number): void {
+    const handle = this.#handle!;
+    let ino = 0;
+    try {
+      ino = fstatSync(handle.fd).ino;
+    } catch {
+      // the number is only for the incident text
+    }
+    this.#orphans.push(handle);
+    this.#handle = undefined;
+    this.#size = 0;
+    this.#lost = { ino, fd: handle.fd, ...(lastSeq > 0 ? { lastSeq } : {}) };
+  }
+
+  /** Creates the live file again after it was deleted; reports the incident once it exists. Throws WRITE_FAILED otherwise. */
+  async #recreate(): Promise<void> {
+    const lost = this.#lost!;
+    try {
+      await mkdir(dirname(this.path), { recursive: true });
+      this.#handle = await open(this.path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, this.#options.mode ?? 0o600);
+      this.#size = (await this.#handle.stat()).size;
+    } catch (error) {
+      const cause = error instanceof Error ? error : new Error(String(error));
+      throw new AuditError(
+        "WRITE_FAILED",
+        `audit file ${this.path} was deleted while open and cannot be created again: ${(cause as NodeJS.ErrnoException).code ?? cause.message}`,
+        { cause },
+      );
+    }
+    this.#lost = undefined;
+    const upTo = lost.lastSeq === undefined ? "" : ` (its records up to seq ${lost.lastSeq})`;
+    this.onincident?.({
+      kind: "file_replaced",
+      message:
+        `audit file ${this.path} was deleted while open${upTo}; a new file continues the chain. ` +
+        `The deleted file stays readable at /proc/${process.pid}/fd/${lost.fd} until this writer closes.`,
+      data: {
+        incident: "file_replaced",
+        deleted_inode: lost.ino,
+        ...(lost.lastSeq === undefined ? {} : { last_seq_in_deleted_file: lost.lastSeq }),
+      },
     });
   }
 
@@ -263,6 +358,7 @@ export class FileAuditSink implements AuditSink {
       this.#timer = undefined;
       const handle = this.#handle;
       this.#handle = undefined;
+      await this.#syncing?.catch(() => undefined);
       if (handle !== undefined) {
         try {
           if (this.#fsync !== "never" && this.#broken === undefined) await handle.datasync();
@@ -270,6 +366,7 @@ export class FileAuditSink implements AuditSink {
           await handle.close();
         }
       }
+      for (const orphan of this.#orphans.splice(0)) await orphan.close().catch(() => undefined);
       await this.#unlock();
     });
   }
@@ -307,7 +404,10 @@ export class FileAuditSink implements AuditSink {
 
   async #rotate(): Promise<void> {
     const handle = this.#handle!;
-    if (this.#fsync !== "never") await handle.datasync();
+    // Always flushed before the rename (one fdatasync per rotated file): a checkpoint may name
+    // records in it, and the rotated file never changes again.
+    await this.#syncing?.catch(() => undefined);
+    await handle.datasync();
     await handle.close();
     this.#handle = undefined;
     const next = this.#highestRotated + 1;

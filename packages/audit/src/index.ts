@@ -26,17 +26,48 @@ export {
   type AuditHead,
   type AuditRecord,
   type AuditRecordKind,
+  type AuditWriterInfo,
   type TornLine,
 } from "./record.js";
-export { MemoryAuditSink, type AuditSink, type AuditSinkState } from "./sink.js";
+export { MemoryAuditSink, type AuditSink, type AuditSinkIncident, type AuditSinkState } from "./sink.js";
 export { FileAuditSink, auditLogFiles, type FileAuditSinkOptions, type FsyncPolicy } from "./file-sink.js";
-export { AuditLog, openAuditLog, type AuditLogOptions } from "./log.js";
-export { withAudit, auditMiddleware, type AuditRecorder, type WithAuditOptions } from "./with-audit.js";
+export {
+  AUDIT_SYNC_MODES,
+  AuditLog,
+  DEFAULT_CHECKPOINT_INTERVAL_MS,
+  openAuditLog,
+  type AuditIncident,
+  type AuditLogOptions,
+  type AuditLogStats,
+  type AuditSyncMode,
+} from "./log.js";
+export {
+  CHECKPOINT_SUFFIX,
+  checkCheckpointMac,
+  checkpointPathFor,
+  parseCheckpoint,
+  readCheckpoint,
+  sealCheckpoint,
+  writeCheckpoint,
+  type AuditCheckpoint,
+} from "./checkpoint.js";
+export {
+  withAudit,
+  auditMiddleware,
+  type AuditFailureMode,
+  type AuditRecorder,
+  type UnauditedCall,
+  type WithAuditOptions,
+} from "./with-audit.js";
 export {
   verifyAuditLog,
+  verifyAuditLogs,
   formatVerifyReport,
+  formatVerifySummary,
   type AuditBreak,
   type AuditBreakKind,
+  type AuditCheckpointFinding,
+  type AuditLogsReport,
   type AuditVerifyReport,
   type VerifyAuditOptions,
 } from "./verify.js";

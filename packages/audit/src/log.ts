@@ -1,8 +1,16 @@
 /**
  * The audit log writer: redacts, seals (seq, prev, mac) and appends records through one
- * write queue, so the order of `append()` calls is the chain order. Records queued while a
- * write is in progress are committed together (group commit: one write, one fsync).
+ * write queue, so the order of `append()` calls is the chain order.
+ *
+ * Group commit: the records appended during one turn of the event loop are sealed together and
+ * handed to the sink in one write at the end of that turn (and, with `sync: "fsync"`, flushed
+ * with one fdatasync); records appended while a write is in flight form the next group. An
+ * append resolves once its group is stored, which is when `withAudit` releases the decision
+ * (write-ahead). See docs/adr/0040-audit-write-ahead.md.
  */
+import { basename } from "node:path";
+import { redactSecrets, redactValue, type Redactor } from "@ahp/core";
+import { checkCheckpointMac, checkpointPathFor, readCheckpoint, sealCheckpoint, writeCheckpoint } from "./checkpoint.js";
 import { AuditError } from "./errors.js";
 import { FileAuditSink, type FileAuditSinkOptions } from "./file-sink.js";
 import { toAuditKey, type AuditKey, type AuditKeyInput } from "./key.js";
@@ -15,9 +23,54 @@ import {
   type AuditEntry,
   type AuditHead,
   type AuditRecord,
+  type AuditWriterInfo,
 } from "./record.js";
-import { redactSecrets, redactValue, type Redactor } from "@ahp/core";
-import type { AuditSink } from "./sink.js";
+import type { AuditSink, AuditSinkIncident, AuditSinkState } from "./sink.js";
+
+/**
+ * When a decision is released relative to its record:
+ * - `none`: at once; the record follows (a crash can lose records of decisions already released);
+ * - `write` (default): after the record's group was handed to the operating system (`write`
+ *   returned): survives a crash of the process, not of the machine;
+ * - `fsync`: after the group was also flushed to the disk (one fdatasync per group): survives
+ *   power loss.
+ */
+export type AuditSyncMode = "none" | "write" | "fsync";
+export const AUDIT_SYNC_MODES: readonly AuditSyncMode[] = Object.freeze(["none", "write", "fsync"]);
+
+/** Default interval of signed checkpoints (ms). */
+export const DEFAULT_CHECKPOINT_INTERVAL_MS = 1000;
+
+/** What the log tells its owner (a harness logs these and counts them). Library code never logs. */
+export interface AuditIncident {
+  /**
+   * - `write_failed`: a group could not be stored; its records are not in the log (their appends
+   *   rejected with WRITE_FAILED), except recovery and incident records, which are retried;
+   * - `restored`: the first group stored after failures;
+   * - `file_replaced`: the live file was deleted while open; a new file continues the chain;
+   * - `checkpoint_failed`: a checkpoint could not be written (records are still written).
+   */
+  kind: "write_failed" | "restored" | "file_replaced" | "checkpoint_failed";
+  message: string;
+  error?: Error;
+  /** `write_failed`: records in the failed group. */
+  records?: number;
+  /** `write_failed`, `checkpoint_failed`: failures in a row, this one included. */
+  consecutive?: number;
+}
+
+export interface AuditLogStats {
+  /** Groups stored (writes). */
+  groups: number;
+  /** Records stored. */
+  records: number;
+  /** Most records stored in one group. */
+  largestGroup: number;
+  /** Groups that failed to store. */
+  failedGroups: number;
+  /** Checkpoints written. */
+  checkpoints: number;
+}
 
 export interface AuditLogOptions {
   /** The HMAC key (see `loadAuditKey`). Never logged; records carry its id only. */
@@ -26,8 +79,24 @@ export interface AuditLogOptions {
   sink?: AuditSink;
   /** Path of the live log file (when no `sink` is given). */
   path?: string;
-  /** File sink options (fsync policy, rotation) when `path` is used. */
+  /** File sink options (rotation, ...) when `path` is used. `fsync` follows `sync` unless given. */
   file?: Omit<FileAuditSinkOptions, "path">;
+  /** When decisions are released relative to their records (see {@link AuditSyncMode}). Default `write`. */
+  sync?: AuditSyncMode;
+  /**
+   * The replica this writer is, for deployments with several harness processes (each keeps its
+   * own chain). Recorded in every record and checkpoint; a log written by another replica (or
+   * by none) is not continued (`REPLICA_MISMATCH`). Letters, digits and `._:-`, at most 64.
+   */
+  replicaId?: string;
+  /**
+   * Signed checkpoints (the chain head, MACed) written to `path` (default `<log>.checkpoint`)
+   * every `intervalMs` (default 1000) while records were added, and on close. Default on for
+   * logs opened with `path`; `false` turns it off. An existing checkpoint is always checked on
+   * open: a log that ends before it is refused (`CHAIN_BROKEN`), since continuing it would hide
+   * the truncation.
+   */
+  checkpoint?: false | { path?: string; intervalMs?: number };
   /**
    * Applied to every string of every record before it is sealed. Default {@link redactSecrets};
    * pass e.g. a policy engine's detector, or `composeRedactors(redactSecrets, mine)`.
@@ -38,86 +107,233 @@ export interface AuditLogOptions {
   maxRecordBytes?: number;
   /** Most records per group commit. Default 512. */
   maxBatch?: number;
+  /** After a failed write, records that must not be lost (recovery, incident) are tried again after this long (ms) if nothing else is appended. Default 1000. */
+  retryMs?: number;
   /** Clock for the `time` member. Default `() => new Date()`. */
   clock?: () => Date;
+  /** Incidents: failed writes, recovery from them, a deleted live file, failed checkpoints. */
+  onincident?: (incident: AuditIncident) => void;
 }
 
 interface Pending {
   entry: AuditEntry & { time: string };
+  /** Recovery and incident records: kept and tried again when their group fails, never dropped. */
+  pinned: boolean;
   resolve: (record: AuditRecord) => void;
   reject: (error: Error) => void;
 }
 
+const REPLICA_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+
 /** Opens (or creates) a log and continues its chain. */
 export async function openAuditLog(options: AuditLogOptions): Promise<AuditLog> {
   const key = toAuditKey(options.key);
+  const sync = options.sync ?? "write";
+  if (!AUDIT_SYNC_MODES.includes(sync)) throw new AuditError("INVALID_ARGUMENT", `sync must be none, write or fsync, got ${String(sync)}`);
+  if (options.replicaId !== undefined && !REPLICA_ID.test(options.replicaId)) {
+    throw new AuditError("INVALID_ARGUMENT", "replicaId must be 1 to 64 letters, digits or ._:- (starting with a letter or digit)");
+  }
+  const fileFsync = options.file?.fsync;
+  if (sync === "fsync" && fileFsync !== undefined && fileFsync !== "always") {
+    throw new AuditError("INVALID_ARGUMENT", `sync "fsync" needs file.fsync "always", got ${fileFsync}`);
+  }
   let sink = options.sink;
+  let ownSink = false;
   if (sink === undefined) {
     if (options.path === undefined) throw new AuditError("INVALID_ARGUMENT", "openAuditLog needs a path or a sink");
-    sink = new FileAuditSink({ ...options.file, path: options.path });
+    sink = new FileAuditSink({ ...options.file, path: options.path, fsync: fileFsync ?? (sync === "fsync" ? "always" : "never") });
+    ownSink = true;
   }
-  const state = (await sink.open?.()) ?? {};
+  const checkpointOption = options.checkpoint;
+  const checkpointPath =
+    checkpointOption === false
+      ? undefined
+      : (checkpointOption?.path ?? (options.path === undefined ? undefined : checkpointPathFor(options.path)));
+  const intervalMs = checkpointOption === false ? 0 : (checkpointOption?.intervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS);
+  if (!(intervalMs >= 0)) throw new AuditError("INVALID_ARGUMENT", "checkpoint.intervalMs must be 0 or more");
+
+  const state: AuditSinkState = (await sink.open?.()) ?? {};
   let seq = 0;
   let prev = genesisHash(key.id);
-  if (state.last !== undefined) {
+  /** Seq of the existing checkpoint; undefined when there is none. */
+  let checkpointSeq: number | undefined;
+  try {
     const last = state.last;
-    if (last.kid !== key.id) {
-      await sink.close().catch(() => undefined);
-      throw new AuditError(
-        "KEY_MISMATCH",
-        `the existing audit log was written with key ${last.kid}, this key is ${key.id}; start a new log for a new key`,
-      );
+    if (last !== undefined) {
+      if (last.kid !== key.id) {
+        throw new AuditError(
+          "KEY_MISMATCH",
+          `the existing audit log was written with key ${last.kid}, this key is ${key.id}; start a new log for a new key`,
+        );
+      }
+      if (!checkRecordMac(last, key)) {
+        throw new AuditError(
+          "CHAIN_BROKEN",
+          `the last record of the existing audit log (seq ${last.seq}) does not verify; run verification before writing`,
+        );
+      }
+      if (last.replica !== options.replicaId) {
+        throw new AuditError(
+          "REPLICA_MISMATCH",
+          `the existing audit log was written by ${last.replica === undefined ? "a writer without replica id" : `replica ${last.replica}`}, ` +
+            `this writer is ${options.replicaId === undefined ? "without replica id" : `replica ${options.replicaId}`}; each replica keeps its own log`,
+        );
+      }
+      seq = last.seq;
+      prev = recordHash(last);
     }
-    if (!checkRecordMac(last, key)) {
-      await sink.close().catch(() => undefined);
-      throw new AuditError(
-        "CHAIN_BROKEN",
-        `the last record of the existing audit log (seq ${last.seq}) does not verify; run verification before writing`,
-      );
-    }
-    seq = last.seq;
-    prev = recordHash(last);
+    // Also a writer that keeps no checkpoints itself checks an existing one (default path or given).
+    const existing = checkpointOption === false && options.path !== undefined ? checkpointPathFor(options.path) : checkpointPath;
+    if (existing !== undefined) checkpointSeq = await checkExistingCheckpoint(existing, key, options.replicaId, last);
+  } catch (error) {
+    await sink.close().catch(() => undefined);
+    throw error;
   }
-  const log = new AuditLog(key, sink, options, seq, prev);
+  // The first record says that checkpoints are kept, so one must exist before it is written
+  // (else a crash within the first interval would leave a log whose checkpoint looks removed).
+  let keepsCheckpoints = checkpointPath !== undefined && intervalMs > 0;
+  if (keepsCheckpoints && checkpointSeq === undefined) {
+    try {
+      await sink.sync?.();
+      const time = (options.clock?.() ?? new Date()).toISOString();
+      await writeCheckpoint(
+        checkpointPath!,
+        sealCheckpoint({ seq, hash: prev }, key, { time, ...(options.replicaId === undefined ? {} : { replica: options.replicaId }) }),
+      );
+      checkpointSeq = seq;
+    } catch (error) {
+      keepsCheckpoints = false;
+      const cause = error instanceof Error ? error : new Error(String(error));
+      options.onincident?.({
+        kind: "checkpoint_failed",
+        message: `audit checkpoint ${checkpointPath} could not be created: ${cause.message}; this writer keeps none`,
+        error: cause,
+        consecutive: 1,
+      });
+    }
+  }
+  const writer: AuditWriterInfo = { pid: process.pid, sync, ...(keepsCheckpoints ? { checkpoint: basename(checkpointPath!) } : {}) };
+  const log = new AuditLog(key, sink, options, {
+    seq,
+    prev,
+    sync,
+    writer,
+    syncEachGroup: sync === "fsync" && !ownSink,
+    ...(keepsCheckpoints ? { checkpoint: { path: checkpointPath!, intervalMs, seq: checkpointSeq ?? 0 } } : {}),
+  });
   if (state.torn !== undefined && state.torn.length > 0) {
     const bytes = state.torn.reduce((n, t) => n + t.bytes, 0);
-    try {
-      await log.append({
-        kind: "recovery",
-        torn: state.torn,
-        reason: `previous writer stopped mid-record: ${state.torn.length} torn line(s), ${bytes} bytes, kept outside the chain`,
-      });
-    } catch (error) {
-      await log.close().catch(() => undefined);
-      throw error;
-    }
+    // Pinned: kept and retried until written (the torn lines are only accepted with it).
+    void log.appendPinned({
+      kind: "recovery",
+      torn: state.torn,
+      reason: `previous writer stopped mid-record: ${state.torn.length} torn line(s), ${bytes} bytes, kept outside the chain`,
+    });
+    await log.flush();
   }
   return log;
 }
 
+/** Checks an existing checkpoint file against the log's last record; returns its seq (undefined when there is none). */
+async function checkExistingCheckpoint(
+  path: string,
+  key: AuditKey,
+  replicaId: string | undefined,
+  last: AuditRecord | undefined,
+): Promise<number | undefined> {
+  const read = await readCheckpoint(path);
+  if (read === undefined) return undefined;
+  const aside = "verify the log (ahp audit verify) and move the log and its checkpoint aside to start a new one";
+  if ("problem" in read) throw new AuditError("CHAIN_BROKEN", `the audit checkpoint is damaged: ${read.problem}; ${aside}`);
+  const cp = read.checkpoint;
+  if (cp.kid !== key.id) {
+    throw new AuditError("KEY_MISMATCH", `the audit checkpoint ${path} was written with key ${cp.kid}, this key is ${key.id}`);
+  }
+  if (!checkCheckpointMac(cp, key))
+    throw new AuditError("CHAIN_BROKEN", `the audit checkpoint ${path} does not verify (altered); ${aside}`);
+  if (cp.replica !== replicaId) {
+    throw new AuditError(
+      "REPLICA_MISMATCH",
+      `the audit checkpoint ${path} belongs to ${cp.replica === undefined ? "no replica" : `replica ${cp.replica}`}`,
+    );
+  }
+  const lastSeq = last?.seq ?? 0;
+  if (cp.seq > lastSeq) {
+    const range = cp.seq - lastSeq === 1 ? `record ${cp.seq} was` : `records ${lastSeq + 1}..${cp.seq} were`;
+    throw new AuditError(
+      "CHAIN_BROKEN",
+      `the audit log ends at seq ${lastSeq}, but its signed checkpoint (taken ${cp.time}) names seq ${cp.seq}: ${range} removed (truncated); ${aside}`,
+    );
+  }
+  if (cp.seq === lastSeq && cp.head !== (last === undefined ? genesisHash(key.id) : recordHash(last))) {
+    throw new AuditError("CHAIN_BROKEN", `the last audit record (seq ${lastSeq}) differs from the signed checkpoint (altered); ${aside}`);
+  }
+  return cp.seq;
+}
+
+interface Start {
+  seq: number;
+  prev: string;
+  sync: AuditSyncMode;
+  writer: AuditWriterInfo;
+  /** A custom sink with sync "fsync": call its sync() after every group. */
+  syncEachGroup: boolean;
+  checkpoint?: { path: string; intervalMs: number; seq: number };
+}
+
 export class AuditLog {
+  /** When decisions are released relative to their records. */
+  readonly sync: AuditSyncMode;
+  readonly replicaId: string | undefined;
+  /** Where checkpoints go, when this writer keeps them. */
+  readonly checkpointPath: string | undefined;
   readonly #key: AuditKey;
   readonly #sink: AuditSink;
   readonly #redactor: Redactor;
   readonly #clock: () => Date;
   readonly #maxRecordBytes: number;
   readonly #maxBatch: number;
+  readonly #retryMs: number;
+  readonly #onincident: ((incident: AuditIncident) => void) | undefined;
+  readonly #syncEachGroup: boolean;
+  #writer: AuditWriterInfo | undefined;
   #seq: number;
   #prev: string;
   #queue: Pending[] = [];
   #draining?: Promise<void>;
   #closing?: Promise<void>;
+  #retryTimer?: ReturnType<typeof setTimeout>;
+  #available = true;
+  #outage?: { since: string; groups: number; records: number };
+  readonly #stats: AuditLogStats = { groups: 0, records: 0, largestGroup: 0, failedGroups: 0, checkpoints: 0 };
+  #checkpointTimer?: ReturnType<typeof setInterval>;
+  #checkpointSeq = 0;
+  #checkpointing?: Promise<void>;
+  #checkpointFailures = 0;
 
   /** Use {@link openAuditLog}. */
-  constructor(key: AuditKey, sink: AuditSink, options: AuditLogOptions, seq: number, prev: string) {
+  constructor(key: AuditKey, sink: AuditSink, options: AuditLogOptions, start: Start) {
     this.#key = key;
     this.#sink = sink;
     this.#redactor = options.redactor ?? redactSecrets;
     this.#clock = options.clock ?? (() => new Date());
     this.#maxRecordBytes = options.maxRecordBytes ?? 1024 * 1024;
     this.#maxBatch = Math.max(1, options.maxBatch ?? 512);
-    this.#seq = seq;
-    this.#prev = prev;
+    this.#retryMs = options.retryMs ?? 1000;
+    this.#onincident = options.onincident;
+    this.#syncEachGroup = start.syncEachGroup;
+    this.#writer = start.writer;
+    this.#seq = start.seq;
+    this.#prev = start.prev;
+    this.sync = start.sync;
+    this.replicaId = options.replicaId;
+    this.checkpointPath = start.checkpoint?.path;
+    sink.onincident = (incident) => this.#sinkIncident(incident);
+    if (start.checkpoint !== undefined) {
+      this.#checkpointSeq = start.checkpoint.seq;
+      this.#checkpointTimer = setInterval(() => void this.checkpoint(), start.checkpoint.intervalMs);
+      this.#checkpointTimer.unref();
+    }
   }
 
   /** Id of the key (first 8 hex digits of its SHA-256). */
@@ -135,43 +351,100 @@ export class AuditLog {
     return this.#queue.length;
   }
 
+  /** False from a failed write until the next successful one. */
+  get available(): boolean {
+    return this.#available;
+  }
+
+  /** Group commit figures (for benchmarks and metrics). */
+  get stats(): Readonly<AuditLogStats> {
+    return { ...this.#stats };
+  }
+
   /**
-   * Appends one record. Resolves with the sealed record once the sink has stored it (and, with
-   * `fsync: "always"`, flushed it). Rejects with `CLOSED`, `RECORD_TOO_LARGE`, `NOT_CANONICAL`
-   * or `WRITE_FAILED`; a rejected record is not part of the chain.
+   * Appends one record. Resolves with the sealed record once its group is stored by the sink
+   * (written; with `sync: "fsync"` also flushed). Rejects with `CLOSED`, `RECORD_TOO_LARGE`,
+   * `NOT_CANONICAL` or `WRITE_FAILED`; a rejected record is not part of the chain.
    */
   append(entry: AuditEntry): Promise<AuditRecord> {
+    return this.#enqueue(entry, false);
+  }
+
+  /**
+   * Appends a record that must not be lost to a transient failure (an incident note): when its
+   * group fails it stays queued and is tried again with the next group. Resolves once written.
+   */
+  appendPinned(entry: AuditEntry): Promise<AuditRecord> {
+    return this.#enqueue(entry, true);
+  }
+
+  /** Resolves when every record appended so far has been written or has failed (pinned ones may still wait for a retry). */
+  async flush(): Promise<void> {
+    while (this.#draining !== undefined) await this.#draining;
+  }
+
+  /**
+   * Writes a signed checkpoint of the current head now (when it moved since the last one):
+   * what was written is made durable first, then the checkpoint file is replaced. Failures
+   * are reported as `checkpoint_failed` incidents, never thrown.
+   */
+  checkpoint(): Promise<void> {
+    this.#checkpointing ??= this.#writeCheckpoint().finally(() => {
+      this.#checkpointing = undefined;
+    });
+    return this.#checkpointing;
+  }
+
+  /** Writes what is queued, a last checkpoint, then closes the sink. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.flush();
+      if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+      if (this.#checkpointTimer !== undefined) {
+        clearInterval(this.#checkpointTimer);
+        await this.#checkpointing;
+        await this.checkpoint();
+      }
+      for (const item of this.#queue.splice(0))
+        item.reject(new AuditError("CLOSED", "audit log closed before this record could be written"));
+      await this.#sink.close();
+    })();
+    return this.#closing;
+  }
+
+  #enqueue(entry: AuditEntry, pinned: boolean): Promise<AuditRecord> {
     if (this.#closing !== undefined) return Promise.reject(new AuditError("CLOSED", "audit log is closed"));
     let prepared: AuditEntry & { time: string };
     try {
       prepared = this.#prepare(entry);
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     return new Promise<AuditRecord>((resolve, reject) => {
-      this.#queue.push({ entry: prepared, resolve, reject });
-      this.#draining ??= this.#drain();
+      this.#queue.push({ entry: prepared, pinned, resolve, reject });
+      this.#schedule();
     });
   }
 
-  /** Resolves when every record appended so far has been written (or has failed). */
-  async flush(): Promise<void> {
-    while (this.#draining !== undefined) await this.#draining;
-  }
-
-  /** Writes what is queued, then closes the sink. Idempotent. */
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      await this.flush();
-      await this.#sink.close();
-    })();
-    return this.#closing;
+  #schedule(): void {
+    if (this.#draining !== undefined) return;
+    this.#draining = this.#drain().finally(() => {
+      this.#draining = undefined;
+      // Appended after the loop looked at the queue for the last time.
+      if (
+        this.#queue.some((item) => !item.pinned) ||
+        (this.#queue.length > 0 && this.#retryTimer === undefined && this.#closing === undefined)
+      ) {
+        this.#schedule();
+      }
+    });
   }
 
   #prepare(entry: AuditEntry): AuditEntry & { time: string } {
     const { time, ...rest } = entry;
     const redacted = redactValue(rest, this.#redactor) as AuditEntry;
     const prepared: AuditEntry & { time: string } = { ...redacted, time: time ?? this.#clock().toISOString() };
+    if (this.replicaId !== undefined) prepared.replica = this.replicaId;
     return prepared;
   }
 
@@ -191,43 +464,69 @@ export class AuditLog {
   }
 
   async #drain(): Promise<void> {
-    try {
-      await Promise.resolve(); // let appends of the same tick join the first batch
-      while (this.#queue.length > 0) {
-        const taken = this.#queue.splice(0, this.#maxBatch);
-        const batch: Pending[] = [];
-        const records: AuditRecord[] = [];
-        let seq = this.#seq;
-        let prev = this.#prev;
-        for (const item of taken) {
-          let record: AuditRecord;
-          try {
-            record = this.#seal(item.entry, seq + 1, prev);
-          } catch (error) {
-            item.reject(error instanceof Error ? error : new Error(String(error)));
-            continue;
-          }
-          batch.push(item);
-          records.push(record);
-          seq = record.seq;
-          prev = recordHash(record);
+    while (this.#queue.length > 0) {
+      // End of the current event-loop turn: every record appended during it joins this group.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!(await this.#commitGroup()) && this.#queue.every((item) => item.pinned)) {
+        // Failed, and only records that must not be lost are left: they wait for the next append,
+        // or for the retry timer. (Other records are tried at once: their calls wait for an answer.)
+        if (this.#queue.length > 0 && this.#retryTimer === undefined && this.#closing === undefined) {
+          this.#retryTimer = setTimeout(() => {
+            this.#retryTimer = undefined;
+            if (this.#queue.length > 0) this.#schedule();
+          }, this.#retryMs);
+          this.#retryTimer.unref();
         }
-        if (records.length === 0) continue;
-        const written = await this.#store(records);
-        for (let i = 0; i < batch.length; i++) {
-          const item = batch[i]!;
-          if (i < written.count) item.resolve(records[i]!);
-          else item.reject(written.error!);
-        }
-        if (written.count > 0) {
-          const last = records[written.count - 1]!;
-          this.#seq = last.seq;
-          this.#prev = recordHash(last);
-        }
+        return;
       }
-    } finally {
-      this.#draining = undefined;
     }
+  }
+
+  /** Seals and stores one group; false when the sink failed. */
+  async #commitGroup(): Promise<boolean> {
+    const taken = this.#queue.splice(0, this.#maxBatch);
+    const batch: Pending[] = [];
+    const records: AuditRecord[] = [];
+    let seq = this.#seq;
+    let prev = this.#prev;
+    for (const item of taken) {
+      let entry = item.entry;
+      // The first record this writer stores says who wrote the records that follow.
+      if (records.length === 0 && this.#writer !== undefined) entry = { ...entry, writer: this.#writer };
+      let record: AuditRecord;
+      try {
+        record = this.#seal(entry, seq + 1, prev);
+      } catch (error) {
+        item.reject(error instanceof Error ? error : new Error(String(error)));
+        continue;
+      }
+      batch.push(item);
+      records.push(record);
+      seq = record.seq;
+      prev = recordHash(record);
+    }
+    if (records.length === 0) return true;
+    const written = await this.#store(records);
+    if (written.count > 0) {
+      const last = records[written.count - 1]!;
+      this.#seq = last.seq;
+      this.#prev = recordHash(last);
+      this.#writer = undefined;
+      this.#stats.groups++;
+      this.#stats.records += written.count;
+      if (written.count > this.#stats.largestGroup) this.#stats.largestGroup = written.count;
+    }
+    for (let i = 0; i < written.count; i++) batch[i]!.resolve(records[i]!);
+    if (written.error === undefined) {
+      if (!this.#available) this.#restored();
+      return true;
+    }
+    const unwritten = batch.slice(written.count);
+    const retry = unwritten.filter((item) => item.pinned);
+    for (const item of unwritten) if (!item.pinned) item.reject(written.error);
+    this.#queue.unshift(...retry);
+    this.#failed(written.error, unwritten.length - retry.length);
+    return false;
   }
 
   /** Stores records in order; returns how many were stored before a failure. */
@@ -236,21 +535,93 @@ export class AuditLog {
       AuditError.isInstance(error)
         ? error
         : new AuditError("WRITE_FAILED", `audit sink failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    if (this.#sink.appendBatch !== undefined) {
-      try {
-        await this.#sink.appendBatch(records);
-        return { count: records.length };
-      } catch (error) {
-        return { count: 0, error: fail(error) };
+    let count = records.length;
+    try {
+      if (this.#sink.appendBatch !== undefined) await this.#sink.appendBatch(records);
+      else {
+        for (count = 0; count < records.length; count++) await this.#sink.append(records[count]!);
       }
+      if (this.#syncEachGroup) await this.#sink.sync?.();
+      return { count: records.length };
+    } catch (error) {
+      return { count: this.#sink.appendBatch !== undefined ? 0 : count, error: fail(error) };
     }
-    for (let i = 0; i < records.length; i++) {
-      try {
-        await this.#sink.append(records[i]!);
-      } catch (error) {
-        return { count: i, error: fail(error) };
-      }
+  }
+
+  #failed(error: Error, dropped: number): void {
+    this.#stats.failedGroups++;
+    if (this.#available) {
+      this.#available = false;
+      this.#outage = { since: this.#clock().toISOString(), groups: 0, records: 0 };
     }
-    return { count: records.length };
+    const outage = this.#outage!;
+    outage.groups++;
+    outage.records += dropped;
+    this.#report({
+      kind: "write_failed",
+      message: `audit log unavailable: ${error.message}`,
+      error,
+      records: dropped,
+      consecutive: outage.groups,
+    });
+  }
+
+  #restored(): void {
+    const outage = this.#outage;
+    this.#available = true;
+    this.#outage = undefined;
+    if (outage === undefined) return;
+    const until = this.#clock().toISOString();
+    const message = `audit log writable again; from ${outage.since} to ${until} ${outage.groups} write(s) failed and ${outage.records} record(s) could not be written`;
+    this.#report({ kind: "restored", message });
+    // On record: the chain says that it has a gap in coverage, and how large.
+    this.appendPinned({
+      kind: "incident",
+      reason: message,
+      data: { incident: "unavailable", since: outage.since, until, failed_writes: outage.groups, records_not_written: outage.records },
+    }).catch(() => undefined);
+  }
+
+  #sinkIncident(incident: AuditSinkIncident): void {
+    this.#report({ kind: incident.kind, message: incident.message });
+    if (this.#closing === undefined)
+      this.appendPinned({ kind: "incident", reason: incident.message, data: incident.data }).catch(() => undefined);
+  }
+
+  async #writeCheckpoint(): Promise<void> {
+    const path = this.checkpointPath;
+    const seq = this.#seq;
+    if (path === undefined || seq === 0 || seq === this.#checkpointSeq) return;
+    const head = { seq, hash: this.#prev };
+    try {
+      // The records up to the head must be durable before a checkpoint names them.
+      if (this.sync !== "fsync") await this.#sink.sync?.();
+      await writeCheckpoint(
+        path,
+        sealCheckpoint(head, this.#key, {
+          time: this.#clock().toISOString(),
+          ...(this.replicaId === undefined ? {} : { replica: this.replicaId }),
+        }),
+      );
+      this.#checkpointSeq = seq;
+      this.#checkpointFailures = 0;
+      this.#stats.checkpoints++;
+    } catch (error) {
+      const cause = error instanceof Error ? error : new Error(String(error));
+      this.#report({
+        kind: "checkpoint_failed",
+        message: `audit checkpoint ${path} could not be written: ${cause.message}`,
+        error: cause,
+        consecutive: ++this.#checkpointFailures,
+      });
+    }
+  }
+
+  #report(incident: AuditIncident): void {
+    try {
+      this.#onincident?.(incident);
+    } catch {
+      // A listener that throws must not break the write path.
+    }
   }
 }

@@ -16,9 +16,21 @@ export const AUDIT_FORMAT_VERSION = 1;
  * - `query`: an `ahp/query` call; `handshake`: an `ahp/handshake`;
  * - `failure`: a handler threw, timed out or was aborted (the server's fail-closed rules apply);
  * - `recovery`: written on reopen when the previous writer died mid-line (torn tail);
+ * - `incident`: the writer's own account of a problem it survived (the log was unavailable for a
+ *   while, the live file was deleted while open), with `data.incident` naming it;
  * - `note`: anything an application wants in the chain (`data`).
  */
-export type AuditRecordKind = "decision" | "event" | "query" | "handshake" | "failure" | "recovery" | "note";
+export type AuditRecordKind = "decision" | "event" | "query" | "handshake" | "failure" | "recovery" | "incident" | "note";
+
+/** What the first record a writer (one open of the log) appends says about that writer. */
+export interface AuditWriterInfo {
+  /** Process id of the writer. */
+  pid: number;
+  /** When a decision was released relative to its record (see `AuditSyncMode`). */
+  sync: string;
+  /** File name (no directory) of the signed checkpoints the writer keeps next to the log, when it keeps them. */
+  checkpoint?: string;
+}
 
 export interface AuditConnectionInfo {
   /** Server-side connection number. */
@@ -72,8 +84,12 @@ export interface AuditEntry {
   agent_version?: string;
   /** `recovery` records: the torn lines (in order) that precede this record and are outside the chain. */
   torn?: TornLine[];
-  /** Free-form data (`note` records). */
+  /** Free-form data (`note` and `incident` records). */
   data?: Record<string, unknown>;
+  /** The replica that wrote the record, when the writer was given one (every record of the chain carries it). */
+  replica?: string;
+  /** Only on the first record a writer appends after opening the log. */
+  writer?: AuditWriterInfo;
 }
 
 /** One line of the log. */

@@ -11,6 +11,14 @@ export interface AuditSinkState {
   torn?: TornLine[];
 }
 
+/** Something a sink survived and the log should put on record (an `incident` record) and report. */
+export interface AuditSinkIncident {
+  /** `file_replaced`: the live file was deleted while open; writing continues in a new file at the same path. */
+  kind: "file_replaced";
+  message: string;
+  data: Record<string, unknown>;
+}
+
 /**
  * A destination for sealed records. Appends arrive one at a time, in chain order (the log
  * serializes them); a sink must store each record completely or fail (and then store nothing).
@@ -22,6 +30,10 @@ export interface AuditSink {
   appendBatch?(records: readonly AuditRecord[]): Promise<void>;
   /** Optional: reports what is stored already, so that reopening continues the chain. */
   open?(): Promise<AuditSinkState>;
+  /** Optional: makes everything stored so far durable (called before a checkpoint names the head). */
+  sync?(): Promise<void>;
+  /** Optional: set by the log to learn about incidents the sink survived. */
+  onincident?: (incident: AuditSinkIncident) => void;
 }
 
 /** Keeps the lines in memory, exactly as the file sink would write them. */

@@ -9,22 +9,45 @@
  * - `deleted`: a seq gap with no later record filling it (the next record's `prev` does not
  *   match because records are missing);
  * - `reordered`: records out of seq order (the missing seq appears later, or a seq reappears);
- * - `truncated`: the log ends before a published head (`expectHead`);
+ * - `truncated`: the log ends before its signed checkpoint (checked by default) or before a
+ *   published head (`expectHead`);
+ * - `checkpoint`: the checkpoint file does not verify, belongs to another key or replica, or is
+ *   missing although the log's writer said it kept one;
  * - `wrong_key`: no record was written with the given key (key id differs): not tampering.
  *
- * A torn last line (a writer killed mid-write) is reported as `tornTail`, not as a break.
- * Torn lines that a later writer recovered (a `recovery` record naming their length and hash)
- * are accepted and listed.
+ * A torn last line (a writer killed mid-write: one unterminated line that is not a record) is
+ * reported as `tornTail`, not as a break, unless the checkpoint proves that the record it cut
+ * was once complete (then it is `truncated`). Torn lines that a later writer recovered (a
+ * `recovery` record naming their length and hash) are accepted and listed.
  */
 import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
+import { basename } from "node:path";
+import { checkCheckpointMac, checkpointPathFor, readCheckpoint } from "./checkpoint.js";
 import { AuditError } from "./errors.js";
 import { auditLogFiles } from "./file-sink.js";
-import { toAuditKey, type AuditKeyInput } from "./key.js";
+import { toAuditKey, type AuditKey, type AuditKeyInput } from "./key.js";
 import { readRawLines } from "./lines.js";
 import { checkRecordMac, formatAuditHead, genesisHash, parseAuditHead, recordHash, type AuditHead, type AuditRecord } from "./record.js";
 
-export type AuditBreakKind = "altered" | "deleted" | "inserted" | "reordered" | "truncated" | "wrong_key";
+export type AuditBreakKind = "altered" | "deleted" | "inserted" | "reordered" | "truncated" | "checkpoint" | "wrong_key";
+
+/** What the checkpoint check found. */
+export interface AuditCheckpointFinding {
+  /** The checkpoint file looked at. */
+  file: string;
+  /**
+   * - `verified`: the log holds the checkpoint's record unchanged;
+   * - `before_start`: it names a record before the first one present (rotated away): not checkable;
+   * - `none`: no checkpoint file, and the log's writers did not keep one;
+   * - `skipped`: not checked (`checkpoint: false`);
+   * - `failed`: see the report's `break` (`truncated`, `altered` or `checkpoint`).
+   */
+  status: "verified" | "before_start" | "none" | "skipped" | "failed";
+  seq?: number;
+  /** When the checkpoint was taken. */
+  time?: string;
+}
 
 export interface AuditBreak {
   kind: AuditBreakKind;
@@ -60,7 +83,14 @@ export interface AuditVerifyReport {
   /** Last verified record: publish it (`formatAuditHead`) to detect later truncation. */
   head?: AuditHead;
   break?: AuditBreak;
-  tornTail?: { file: string; line: number; bytes: number };
+  /** The incomplete line(s) at the end of the last file (a writer died mid-write): where, how long, how many. */
+  tornTail?: { file: string; line: number; bytes: number; lines: number };
+  /** The checkpoint check (absent when the chain broke before it could be made). */
+  checkpoint?: AuditCheckpointFinding;
+  /** The replica id the records carry, when they carry one (all the same). */
+  replica?: string;
+  /** Every distinct replica id seen, when the records disagree (`"-"` for records without one). */
+  replicas?: string[];
   /** Torn lines covered by a `recovery` record. */
   recovered: { file: string; line: number; bytes: number }[];
   /** Result of the `expectHead` check, when one was asked for. */
@@ -72,6 +102,11 @@ export interface VerifyAuditOptions {
   expectHead?: AuditHead | string;
   /** Fail (`deleted`) when the chain does not start at seq 1 from the genesis value. Default false. */
   requireGenesis?: boolean;
+  /**
+   * The signed checkpoint to check the log against: a path, or `false` to skip the check.
+   * Default `<live file>.checkpoint` (the live file: the path given, or the last of a list).
+   */
+  checkpoint?: string | false;
 }
 
 interface Entry {
@@ -162,6 +197,8 @@ export async function verifyAuditLog(
   }
 
   const genesis = genesisHash(key.id);
+  const replicas = new Set<string>();
+  let declaredCheckpoint: string | undefined;
   let prevHash: string | undefined;
   let expectedSeq: number | undefined;
   const continuesChain = (next: Entry | undefined): boolean => {
@@ -179,9 +216,11 @@ export async function verifyAuditLog(
       while (j < entries.length && entries[j]!.record === undefined) j++;
       const run = entries.slice(i, j);
       const lastFile = list[list.length - 1];
-      if (j === entries.length && run.every((r) => r.file === lastFile)) {
+      // A writer that dies mid-write leaves the start of a record: never valid JSON. (Several
+      // such lines: it also died while starting again, before its recovery record was written.)
+      if (j === entries.length && run.every((r) => r.file === lastFile && isCutShort(r))) {
         const torn = run[0]!;
-        report.tornTail = { file: torn.file, line: torn.line, bytes: run.reduce((n, r) => n + r.bytes, 0) };
+        report.tornTail = { file: torn.file, line: torn.line, bytes: run.reduce((n, r) => n + r.bytes, 0), lines: run.length };
         report.status = "torn_tail";
         break;
       }
@@ -257,7 +296,22 @@ export async function verifyAuditLog(
     expectedSeq = r.seq + 1;
     report.records++;
     report.head = { seq: r.seq, hash: e.hash! };
+    replicas.add(typeof r.replica === "string" ? r.replica : "-");
+    if (typeof r.writer?.checkpoint === "string") declaredCheckpoint = r.writer.checkpoint;
   }
+  if (replicas.size === 1 && !replicas.has("-")) report.replica = [...replicas][0]!;
+  else if (replicas.size > 1) report.replicas = [...replicas].sort();
+
+  const checked = await checkAgainstCheckpoint(
+    report,
+    entries,
+    list,
+    typeof files === "string" ? files : list.at(-1),
+    key,
+    options,
+    declaredCheckpoint,
+  );
+  if (checked !== undefined) return fail(checked.at, checked.kind, checked.message, checked.expectedSeq);
 
   if (expectHead !== undefined) {
     const match = entries.find((x) => x.macOk && x.record!.seq === expectHead.seq);
@@ -286,6 +340,97 @@ export async function verifyAuditLog(
   }
   return report;
 }
+
+interface CheckpointBreak {
+  at: Entry;
+  kind: AuditBreakKind;
+  message: string;
+  expectedSeq?: number;
+}
+
+/** Compares the verified chain with its signed checkpoint; returns the break it finds, if any. */
+async function checkAgainstCheckpoint(
+  report: AuditVerifyReport,
+  entries: Entry[],
+  list: string[],
+  live: string | undefined,
+  key: AuditKey,
+  options: VerifyAuditOptions,
+  declared: string | undefined,
+): Promise<CheckpointBreak | undefined> {
+  const lastEntry = entries[entries.length - 1];
+  const at: Entry = lastEntry ?? { file: list[list.length - 1] ?? "", line: 0, bytes: 0, terminated: true, macOk: false };
+  if (options.checkpoint === false || live === undefined) {
+    if (options.checkpoint === false) report.checkpoint = { file: "", status: "skipped" };
+    return undefined;
+  }
+  const file = options.checkpoint ?? checkpointPathFor(live);
+  const failed = (finding: Partial<AuditCheckpointFinding>, kind: AuditBreakKind, message: string, expectedSeq?: number, where = at) => {
+    report.checkpoint = { file, status: "failed", ...finding };
+    return { at: where, kind, message, ...(expectedSeq === undefined ? {} : { expectedSeq }) };
+  };
+  const read = await readCheckpoint(file);
+  if (read === undefined) {
+    // The writer said it kept checkpoints under this name: their absence is a finding.
+    if (declared !== undefined && options.checkpoint === undefined && declared === basename(file)) {
+      return failed(
+        {},
+        "checkpoint",
+        `the checkpoint file ${file} is missing, although the log's writer kept one: removal of records at the end cannot be ruled out`,
+      );
+    }
+    report.checkpoint = { file, status: "none" };
+    return undefined;
+  }
+  if ("problem" in read) return failed({}, "checkpoint", `the checkpoint is not valid: ${read.problem}`);
+  const cp = read.checkpoint;
+  const seen = { seq: cp.seq, time: cp.time };
+  if (cp.kid !== key.id)
+    return failed(seen, "checkpoint", `the checkpoint ${file} was written with key ${cp.kid}, the given key is ${key.id}`);
+  if (!checkCheckpointMac(cp, key)) return failed(seen, "checkpoint", `the checkpoint ${file} does not verify: it was altered or forged`);
+  if (report.replica !== cp.replica && report.replicas === undefined && report.head !== undefined) {
+    return failed(
+      seen,
+      "checkpoint",
+      `the checkpoint ${file} belongs to ${cp.replica === undefined ? "no replica" : `replica ${cp.replica}`}, the log to ${report.replica === undefined ? "none" : `replica ${report.replica}`}`,
+    );
+  }
+  const headSeq = report.head?.seq ?? 0;
+  if (cp.seq > headSeq) {
+    const range = cp.seq - headSeq === 1 ? `record ${cp.seq} is` : `records ${headSeq + 1}..${cp.seq} are`;
+    const torn =
+      report.tornTail === undefined
+        ? ""
+        : ` The last line is cut short, but the checkpoint proves that the records up to seq ${cp.seq} were completely written: this is not a crash.`;
+    report.tornTail = undefined;
+    return failed(
+      seen,
+      "truncated",
+      `the log ends at seq ${headSeq}, but its signed checkpoint (taken ${cp.time}) names seq ${cp.seq}: ${range} missing (truncated).${torn}`,
+      cp.seq,
+    );
+  }
+  if (cp.seq === 0) {
+    // Taken when the log was still empty (a writer's first checkpoint): nothing to compare.
+    if (cp.head !== genesisHash(key.id))
+      return failed(seen, "checkpoint", `the checkpoint ${file} names seq 0 with a head that is not the genesis value`);
+    report.checkpoint = { file, status: "verified", ...seen };
+    return undefined;
+  }
+  if (report.first !== undefined && cp.seq < report.first.seq) {
+    report.checkpoint = { file, status: "before_start", ...seen };
+    return undefined;
+  }
+  const match = entries.find((x) => x.macOk && x.record!.seq === cp.seq);
+  if (match === undefined || match.hash !== cp.head) {
+    return failed(seen, "altered", `record seq ${cp.seq} differs from the signed checkpoint (taken ${cp.time})`, cp.seq, match ?? at);
+  }
+  report.checkpoint = { file, status: "verified", ...seen };
+  return undefined;
+}
+
+/** The start of a record cut off by a crash: not valid JSON (or UTF-8), never empty. */
+const isCutShort = (e: Entry): boolean => e.bytes > 0 && (e.problem === "not valid JSON" || e.problem === "not valid UTF-8");
 
 function parseLine(bytes: Buffer): { record?: AuditRecord; problem?: string } {
   let text: string;
@@ -337,17 +482,25 @@ export function formatVerifyReport(report: AuditVerifyReport): string {
   } else {
     lines.push(`records: ${report.records} verified`);
   }
+  if (report.replica !== undefined) lines.push(`replica: ${report.replica}`);
+  if (report.replicas !== undefined) lines.push(`replicas: ${report.replicas.join(", ")} (records of several writers in one chain)`);
   for (const r of report.recovered) lines.push(`recovered torn line at ${r.file}:${r.line} (${r.bytes} bytes, earlier crash)`);
+  const cp = report.checkpoint;
+  if (cp !== undefined && cp.status !== "failed") lines.push(`checkpoint: ${describeCheckpoint(cp)}`);
   if (report.expectedHead?.matched) lines.push(`expected head ${formatAuditHead(report.expectedHead.head)}: present`);
   switch (report.status) {
     case "intact":
       lines.push("OK: chain intact");
       break;
-    case "torn_tail":
-      lines.push(
-        `OK with warning (torn_tail): the last line at ${report.tornTail!.file}:${report.tornTail!.line} is incomplete (${report.tornTail!.bytes} bytes); the writer stopped mid-write`,
-      );
+    case "torn_tail": {
+      const t = report.tornTail!;
+      const what =
+        t.lines === 1
+          ? `the last record at ${t.file}:${t.line} is incomplete (${t.bytes} bytes)`
+          : `the last ${t.lines} lines from ${t.file}:${t.line} are incomplete records (${t.bytes} bytes)`;
+      lines.push(`OK with warning (torn_tail): ${what}; the writer stopped mid-write (a crash, not tampering)`);
       break;
+    }
     case "wrong_key":
       lines.push(`WRONG KEY: ${report.break!.message}`);
       break;
@@ -356,4 +509,75 @@ export function formatVerifyReport(report: AuditVerifyReport): string {
       break;
   }
   return `${lines.join("\n")}\n`;
+}
+
+function describeCheckpoint(cp: AuditCheckpointFinding): string {
+  switch (cp.status) {
+    case "verified":
+      return cp.seq === 0
+        ? `seq 0 (taken ${cp.time}, before the first record): nothing to compare yet`
+        : `seq ${cp.seq} (taken ${cp.time}) present and unchanged: no records removed before it`;
+    case "before_start":
+      return `seq ${cp.seq} (taken ${cp.time}) is before the first record present (rotated away): not checked`;
+    case "none":
+      return `none at ${cp.file}: removal of records at the end is not checked`;
+    case "skipped":
+      return "not checked (skipped)";
+    default:
+      return cp.status;
+  }
+}
+
+/** One line per log for a multi-log verification: path, verdict, records, replica, checkpoint. */
+export function formatVerifySummary(path: string, report: AuditVerifyReport): string {
+  const verdict =
+    report.status === "intact"
+      ? "OK"
+      : report.status === "torn_tail"
+        ? "OK (torn tail)"
+        : report.status === "wrong_key"
+          ? "WRONG KEY"
+          : `TAMPERED (${report.break?.kind ?? "broken"})`;
+  const parts = [`${path}: ${verdict}`, `${report.records} records`];
+  if (report.head !== undefined) parts.push(`head ${report.head.seq}`);
+  parts.push(`replica ${report.replica ?? (report.replicas === undefined ? "-" : report.replicas.join("+"))}`);
+  const cp = report.checkpoint;
+  if (cp !== undefined) parts.push(`checkpoint ${cp.status}${cp.seq === undefined ? "" : ` (seq ${cp.seq})`}`);
+  return parts.join(", ");
+}
+
+/** The result of verifying several logs (one per replica), each with its own chain. */
+export interface AuditLogsReport {
+  logs: Array<{ path: string; report?: AuditVerifyReport; error?: string }>;
+  /** True when every log verified (intact or torn tail). */
+  ok: boolean;
+  /** Replica ids claimed by more than one of the logs (a copy, or two writers configured alike). */
+  duplicateReplicas: string[];
+}
+
+/**
+ * Verifies each path as its own log (with its rotated siblings and its checkpoint). A log that
+ * cannot be read is reported with `error`, and the others are still verified.
+ */
+export async function verifyAuditLogs(
+  paths: readonly string[],
+  key: AuditKeyInput,
+  options: VerifyAuditOptions = {},
+): Promise<AuditLogsReport> {
+  const k = toAuditKey(key);
+  const logs: AuditLogsReport["logs"] = [];
+  for (const path of paths) {
+    try {
+      logs.push({ path, report: await verifyAuditLog(path, k, options) });
+    } catch (error) {
+      logs.push({ path, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  const owners = new Map<string, number>();
+  for (const { report } of logs) if (report?.replica !== undefined) owners.set(report.replica, (owners.get(report.replica) ?? 0) + 1);
+  return {
+    logs,
+    ok: logs.every((l) => l.report?.ok === true),
+    duplicateReplicas: [...owners].filter(([, n]) => n > 1).map(([id]) => id),
+  };
 }

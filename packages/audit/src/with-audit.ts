@@ -1,10 +1,13 @@
 /**
  * `withAudit(handlers, log)`: records every event, decision, query, handshake and handler
  * failure of an `AhpServer` in the audit log, using the shared handler middleware shape.
+ * Write-ahead by default: a call's answer is released only once its record is stored; when the
+ * record cannot be written, the answer fails closed (or, if configured, is released unrecorded).
  */
-import type { AhpServerHandlers } from "@ahp/core";
+import { EVENT_TABLE, type AhpServerHandlers } from "@ahp/core";
 import { canonicalJson } from "./canonical.js";
 import { AuditError } from "./errors.js";
+import type { AuditSyncMode } from "./log.js";
 import { sha256Hex, type AuditEntry, type AuditRecord } from "./record.js";
 import { findRuleId, readAnnotation, type RuleIdSources } from "@ahp/core";
 import { applyHandlerMiddleware, decisionKindOf, failureMessage, type HandlerCall, type HandlerMiddleware } from "@ahp/core";
@@ -12,6 +15,27 @@ import { applyHandlerMiddleware, decisionKindOf, failureMessage, type HandlerCal
 /** Anything records can be appended to (an `AuditLog`, or a test double). */
 export interface AuditRecorder {
   append(entry: AuditEntry): Promise<AuditRecord | void>;
+  /** An `AuditLog`'s sync mode: whether decisions wait for their records (`none`: they do not). */
+  readonly sync?: AuditSyncMode;
+  /** False while the recorder cannot write (an `AuditLog` after a failed write, until the next success). */
+  readonly available?: boolean;
+}
+
+/**
+ * What happens to a call whose record cannot be written:
+ * - `closed` (default): the answer is the event type's fail-closed decision (`block`, or the
+ *   typed equivalent such as `reject`) with a reason saying the audit log is unavailable; a query,
+ *   handshake or notification fails (-32603 over the wire);
+ * - `open`: the handler's answer is released anyway, unrecorded (reported through `onunaudited`).
+ */
+export type AuditFailureMode = "closed" | "open";
+
+/** A call answered without its record in the log. */
+export interface UnauditedCall {
+  call: HandlerCall;
+  error: Error;
+  /** `failed_closed`: the agent got a fail-closed answer instead; `released`: it got the handler's answer. */
+  outcome: "failed_closed" | "released";
 }
 
 export interface WithAuditOptions {
@@ -23,17 +47,23 @@ export interface WithAuditOptions {
   /** With `includePayloads`: payloads whose canonical JSON is larger are left out (`payload_truncated`). Default 64 KiB. */
   maxPayloadBytes?: number;
   /**
-   * Wait until the record is written before the handler's decision is returned. A failed write
-   * then fails the call (the server answers with its fail-closed outcome). Default false: the
-   * decision is not delayed and write failures go to `onerror`.
+   * Whether a call's answer waits for its record: `write` and `fsync` wait until the record's
+   * group was stored (write-ahead: what an agent was told is in the log), `none` does not.
+   * Default: the recorder's own `sync` (an `AuditLog`'s), else `write`.
    */
+  sync?: AuditSyncMode;
+  /** What a call gets when its record cannot be written. Default `closed`. */
+  failure?: AuditFailureMode;
+  /** @deprecated Use `sync`: `true` is `write`, `false` is `none`. */
   awaitWrites?: boolean;
   /** Rule id pattern for reason texts; `false` disables. See `RULE_IN_REASON`. */
   reasonPattern?: RuleIdSources["reasonPattern"];
   /** Record notifications and handshakes also when the handler set has no handler for them. Default true. */
   observeMissing?: boolean;
-  /** Write failures (when not awaited). Library code never logs. */
+  /** Write failures, one per call. Library code never logs. */
   onerror?: (error: Error) => void;
+  /** Every call answered without its record (for a metric). */
+  onunaudited?: (unaudited: UnauditedCall) => void;
 }
 
 /** Wraps every handler so that each call is recorded. Failures are recorded, then rethrown unchanged. */
@@ -45,16 +75,25 @@ export function withAudit(handlers: AhpServerHandlers, log: AuditRecorder, optio
 
 /** The middleware behind {@link withAudit}, for composing with others (`composeMiddleware`). */
 export function auditMiddleware(log: AuditRecorder, options: WithAuditOptions = {}): HandlerMiddleware {
-  const write = async (entry: AuditEntry): Promise<void> => {
-    if (options.awaitWrites) {
-      try {
-        await log.append(entry);
-      } catch (error) {
-        throw new AuditError("WRITE_FAILED", `audit record could not be written: ${failureMessage(error)}`, { cause: error });
-      }
-      return;
+  const sync = options.sync ?? (options.awaitWrites === undefined ? (log.sync ?? "write") : options.awaitWrites ? "write" : "none");
+  const waits = sync !== "none";
+  const failOpen = options.failure === "open";
+  if (options.failure !== undefined && options.failure !== "closed" && options.failure !== "open") {
+    throw new AuditError("INVALID_ARGUMENT", `failure must be closed or open, got ${String(options.failure)}`);
+  }
+  const toError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
+  const unaudited = (call: HandlerCall, error: unknown, outcome: UnauditedCall["outcome"]) => {
+    const e = toError(error);
+    try {
+      options.onerror?.(e);
+      options.onunaudited?.({ call, error: e, outcome });
+    } catch {
+      // a reporting callback must not change the answer
     }
-    log.append(entry).catch((error: unknown) => options.onerror?.(error instanceof Error ? error : new Error(String(error))));
+  };
+  /** Records without waiting (sync "none"): a failure is only reported. */
+  const recordLater = (call: HandlerCall, entry: AuditEntry) => {
+    log.append(entry).catch((error: unknown) => unaudited(call, error, "released"));
   };
   return async (call, next) => {
     const started = process.hrtime.bigint();
@@ -66,22 +105,78 @@ export function auditMiddleware(log: AuditRecorder, options: WithAuditOptions = 
       entry.kind = "failure";
       entry.error = failureMessage(error);
       addRule(entry, findRuleId({ target: call.target, ...pattern(options) }));
-      try {
-        await write(entry);
-      } catch {
-        // The handler's own failure is the one the server must see.
+      if (!waits) recordLater(call, entry);
+      else {
+        try {
+          await log.append(entry);
+        } catch (writeError) {
+          // The handler's own failure is what the server answers (fail-closed or an error).
+          unaudited(call, writeError, "failed_closed");
+        }
       }
       throw error;
     }
     const entry = baseEntry(call, options, started);
-    const decision = decisionKindOf(result);
-    if (decision !== undefined) entry.decision = decision;
-    const reason = (result as { reason?: unknown } | null | undefined)?.reason;
-    if (typeof reason === "string") entry.reason = reason;
-    addRule(entry, findRuleId({ target: call.target, result, ...pattern(options) }));
-    await write(entry);
+    describeResult(entry, call, result, options);
+    if (!waits) {
+      if (!failOpen && log.available === false) {
+        // Known to be unavailable: do not release what cannot be recorded.
+        const cause = new AuditError("UNAVAILABLE", "audit log unavailable after a failed write");
+        unaudited(call, cause, "failed_closed");
+        const answer = failClosed(call, cause);
+        describeResult(entry, call, answer, options);
+        recordLater(call, entry);
+        return answer;
+      }
+      recordLater(call, entry);
+      return result;
+    }
+    try {
+      await log.append(entry);
+    } catch (error) {
+      if (failOpen) {
+        unaudited(call, error, "released");
+        return result;
+      }
+      unaudited(call, error, "failed_closed");
+      return failClosed(call, error);
+    }
     return result;
   };
+}
+
+function describeResult(entry: AuditEntry, call: HandlerCall, result: unknown, options: WithAuditOptions): void {
+  const decision = decisionKindOf(result);
+  if (decision !== undefined) entry.decision = decision;
+  const reason = (result as { reason?: unknown } | null | undefined)?.reason;
+  if (typeof reason === "string") entry.reason = reason;
+  addRule(entry, findRuleId({ target: call.target, result, ...pattern(options) }));
+}
+
+/**
+ * The answer to a call whose record cannot be written (failure mode `closed`): the event type's
+ * fail-closed decision; queries, handshakes and notifications fail instead. The reason names the
+ * error code only (never a path).
+ */
+function failClosed(call: HandlerCall, error: unknown): unknown {
+  const reason = `audit log unavailable (${errorCode(error)}): the decision is withheld`;
+  if (call.kind === "event" || call.kind === "typed") {
+    const info = (EVENT_TABLE as Record<string, { failClosed?: (reason: string) => unknown } | undefined>)[call.eventType];
+    const answer = call.form === "batch" ? undefined : info?.failClosed?.(reason);
+    return answer ?? { decision: "block", reason };
+  }
+  throw new AuditError("UNAVAILABLE", reason, { cause: error });
+}
+
+/** The first errno-style code (ENOSPC, EPERM, ...) or AuditError code along the cause chain. */
+function errorCode(error: unknown): string {
+  let auditCode: string | undefined;
+  for (let e: unknown = error, depth = 0; e !== null && typeof e === "object" && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code)) return code;
+    if (AuditError.isInstance(e)) auditCode ??= e.code;
+  }
+  return auditCode ?? "write failed";
 }
 
 const pattern = (options: WithAuditOptions) => (options.reasonPattern === undefined ? {} : { reasonPattern: options.reasonPattern });

@@ -89,7 +89,7 @@ describe("AuditKey", () => {
     await expect(loadAuditKey({ env: {} })).rejects.toMatchObject({ code: "INVALID_KEY" });
     await expect(loadAuditKey({ keyFile: join(dir, "none") })).rejects.toMatchObject({
       code: "INVALID_KEY",
-      message: expect.stringContaining("ENOENT"),
+      message: expect.stringContaining("ENOENT") as unknown,
     });
   });
 });
@@ -183,7 +183,10 @@ describe("AuditLog", () => {
     const log = await openAuditLog({ key, sink });
     await log.append(entry(0));
     fail = true;
-    await expect(log.append(entry(1))).rejects.toMatchObject({ code: "WRITE_FAILED", message: expect.stringContaining("disk full") });
+    await expect(log.append(entry(1))).rejects.toMatchObject({
+      code: "WRITE_FAILED",
+      message: expect.stringContaining("disk full") as unknown,
+    });
     fail = false;
     const next = await log.append(entry(2));
     expect(next.seq).toBe(2);
@@ -195,7 +198,7 @@ describe("AuditLog", () => {
   it.skipIf(!existsSync("/dev/full"))("a real write error (ENOSPC) rejects the append and leaves the log usable", async () => {
     const log = await openAuditLog({ key, sink: new FileAuditSink({ path: "/dev/full", fsync: "never", lock: false }) });
     const failed = log.append(entry(0)).catch((error: unknown) => error);
-    await expect(failed).resolves.toMatchObject({ code: "WRITE_FAILED", message: expect.stringContaining("ENOSPC") });
+    await expect(failed).resolves.toMatchObject({ code: "WRITE_FAILED", message: expect.stringContaining("ENOSPC") as unknown });
     expect(log.head).toBeUndefined();
     await log.close();
   });

@@ -24,8 +24,8 @@ beforeEach(async () => {
 });
 afterEach(() => cleanup());
 
-async function writeLog(count: number, file = path): Promise<string[]> {
-  const log = await openAuditLog({ key, path: file, file: { fsync: "never" } });
+async function writeLog(count: number, file = path, options: { checkpoint?: false } = {}): Promise<string[]> {
+  const log = await openAuditLog({ key, path: file, file: { fsync: "never" }, ...options });
   for (let i = 0; i < count; i++) await log.append(entry(i, { reason: `r${i}` }));
   await log.close();
   return (await readFile(file, "utf8")).split("\n").slice(0, -1);
@@ -130,25 +130,54 @@ describe("verifyAuditLog", () => {
     expect((await verifyAuditLog(path, key)).break).toMatchObject({ kind: "reordered", line: 3, seq: 9 });
   });
 
-  it("truncated mid-line: torn_tail, not tampering", async () => {
+  it("cut mid-record after the last checkpoint (a crash): torn_tail, not tampering", async () => {
+    await writeLog(10, path, { checkpoint: false });
+    const text = await readFile(path, "utf8");
+    await truncate(path, Buffer.byteLength(text) - 40);
+    const report = await verifyAuditLog(path, key);
+    expect(report).toMatchObject({ status: "torn_tail", ok: true, records: 9, checkpoint: { status: "none" } });
+    expect(report.tornTail).toEqual({ file: path, line: 10, bytes: expect.any(Number) as unknown, lines: 1 });
+    expect(report.break).toBeUndefined();
+    expect(formatVerifyReport(report)).toContain(`OK with warning (torn_tail): the last record at ${path}:10 is incomplete`);
+    expect(formatVerifyReport(report)).toContain("a crash, not tampering");
+  });
+
+  it("cut mid-record that a checkpoint covers: truncated, not a crash", async () => {
     await writeLog(10);
     const text = await readFile(path, "utf8");
     await truncate(path, Buffer.byteLength(text) - 40);
     const report = await verifyAuditLog(path, key);
-    expect(report).toMatchObject({ status: "torn_tail", ok: true, records: 9 });
-    expect(report.tornTail).toMatchObject({ file: path, line: 10 });
-    expect(report.break).toBeUndefined();
-    expect(formatVerifyReport(report)).toContain("torn_tail");
+    expect(report).toMatchObject({ status: "broken", ok: false, break: { kind: "truncated", expectedSeq: 10 } });
+    expect(report.tornTail).toBeUndefined();
+    expect(report.break!.message).toMatch(/ends at seq 9, but its signed checkpoint .* names seq 10: record 10 is missing/);
+    expect(report.break!.message).toContain("this is not a crash");
   });
 
-  it("whole trailing records removed: only detectable against a published head", async () => {
+  it("a trailing line that is complete JSON, or empty, is not a torn record", async () => {
+    await writeLog(3, path, { checkpoint: false });
+    await appendFile(path, '{"seq":4,"note":"added"}');
+    expect((await verifyAuditLog(path, key)).break?.kind).toBe("altered");
+    await writeLog(3, join(dir, "b.log"), { checkpoint: false });
+    await appendFile(join(dir, "b.log"), "}\n");
+    expect((await verifyAuditLog(join(dir, "b.log"), key)).status).toBe("torn_tail");
+    await appendFile(join(dir, "b.log"), "\n");
+    expect((await verifyAuditLog(join(dir, "b.log"), key)).break?.kind).toBe("altered");
+  });
+
+  it("whole trailing records removed: caught by the signed checkpoint; without it only against a published head", async () => {
     await writeLog(10);
     const head = await auditHead(path, key);
     expect(head?.seq).toBe(10);
     const lines = (await readFile(path, "utf8")).split("\n").slice(0, -1);
     await save(lines.slice(0, 7));
-    expect((await verifyAuditLog(path, key)).status).toBe("intact");
-    const report = await verifyAuditLog(path, key, { expectHead: formatAuditHead(head!) });
+    const byCheckpoint = await verifyAuditLog(path, key);
+    expect(byCheckpoint).toMatchObject({ status: "broken", break: { kind: "truncated", expectedSeq: 10, line: 7 } });
+    expect(byCheckpoint.break!.message).toMatch(
+      /ends at seq 7, but its signed checkpoint \(taken .*\) names seq 10: records 8\.\.10 are missing \(truncated\)/,
+    );
+    expect(formatVerifyReport(byCheckpoint)).toContain("TAMPERED (truncated)");
+    expect((await verifyAuditLog(path, key, { checkpoint: false })).status).toBe("intact");
+    const report = await verifyAuditLog(path, key, { checkpoint: false, expectHead: formatAuditHead(head!) });
     expect(report.break).toMatchObject({ kind: "truncated", expectedSeq: 10 });
     expect(report.expectedHead).toMatchObject({ matched: false });
   });

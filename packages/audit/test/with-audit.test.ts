@@ -178,7 +178,7 @@ describe("withAudit through AhpServer", () => {
     );
     expect(await client.send("pre_prompt", { prompt: "x" })).toMatchObject({
       decision: "block",
-      reason: expect.stringContaining("Handler error"),
+      reason: expect.stringContaining("Handler error") as unknown,
     });
     await until(2);
     await log.flush();
@@ -219,7 +219,7 @@ describe("withAudit through AhpServer", () => {
     );
     await expect(client.send("pre_action", { tool_name: "slow" })).rejects.toMatchObject({
       code: -32603,
-      message: expect.stringContaining("Timeout"),
+      message: expect.stringContaining("Timeout") as unknown,
     });
     await until(2);
     await log.flush();
@@ -258,9 +258,9 @@ describe("withAudit through AhpServer", () => {
     expect(await verifyAuditLog(path, key)).toMatchObject({ status: "intact" });
   });
 
-  it("awaitWrites fails the call when the record cannot be written", async () => {
+  it("write-ahead: a call whose record cannot be written fails closed", async () => {
     await log.close();
-    const broken: AuditRecorder = { append: () => Promise.reject(new Error("disk gone")) };
+    const broken: AuditRecorder = { append: () => Promise.reject(Object.assign(new Error("disk gone"), { code: "ENOSPC" })) };
     const server = new AhpServer({
       handlers: withAudit({ onEvent: () => ({ decision: "allow" }) }, broken, { awaitWrites: true, observeMissing: false }),
     });
@@ -272,18 +272,18 @@ describe("withAudit through AhpServer", () => {
       () => client.close(),
       () => server.close(),
     );
-    await expect(client.send("pre_action", { tool_name: "x" })).rejects.toMatchObject({
-      code: -32603,
-      message: expect.stringContaining("audit record could not be written"),
+    expect(await client.send("pre_action", { tool_name: "x" })).toEqual({
+      decision: "block",
+      reason: "audit log unavailable (ENOSPC): the decision is withheld",
     });
     log = await openAuditLog({ key, path, file: { fsync: "never" } });
   });
 
-  it("without awaitWrites a write failure goes to onerror and the decision is unaffected", async () => {
+  it("sync none: a write failure goes to onerror and the decision is unaffected", async () => {
     const errors: Error[] = [];
     const broken: AuditRecorder = { append: () => Promise.reject(new Error("disk gone")) };
     const server = new AhpServer({
-      handlers: withAudit({ onEvent: () => ({ decision: "allow" }) }, broken, { onerror: (e) => errors.push(e) }),
+      handlers: withAudit({ onEvent: () => ({ decision: "allow" }) }, broken, { sync: "none", onerror: (e) => errors.push(e) }),
     });
     const [a, h] = createLinkedPair();
     await server.connect(h);
