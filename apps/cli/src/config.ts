@@ -12,7 +12,7 @@
  *   api_keys_env: AHP_API_KEY        # never put secrets in the file itself
  * limits: { max_depth: 10, batch_size: 100, timeout_ms: 10000 }
  * policy: ./policy.yaml
- * audit: { file: ./audit.log, key_file: ./audit.key }
+ * audit: { file: ./audit.log, key_file: ./audit.key, sync: write, failure: closed, checkpoint_ms: 1000 }
  * metrics: 127.0.0.1:9464
  * log_level: info
  * ```
@@ -42,7 +42,21 @@ export const ServeConfigSchema = z.strictObject({
     .optional(),
   policy: z.string().min(1).optional(),
   audit: z
-    .strictObject({ file: z.string().min(1), key_file: z.string().min(1).optional(), include_payloads: z.boolean().optional() })
+    .strictObject({
+      file: z.string().min(1),
+      key_file: z.string().min(1).optional(),
+      include_payloads: z.boolean().optional(),
+      /** When a decision is released relative to its record: none | write (default) | fsync. */
+      sync: z.enum(["none", "write", "fsync"]).optional(),
+      /** What a call gets when its record cannot be written: closed (default) | open. */
+      failure: z.enum(["closed", "open"]).optional(),
+      /** Interval of signed checkpoints (ms); 0 turns them off. */
+      checkpoint_ms: z.int().min(0).optional(),
+      replica_id: z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, "letters, digits and ._:- (at most 64)")
+        .optional(),
+    })
     .optional(),
   metrics: z.string().min(1).optional(),
   log_level: z.enum(["debug", "info", "warn", "error", "silent"]).optional(),

@@ -4,7 +4,15 @@
  * logs, composed into one AhpServer. Shared by `ahp serve` and the demo.
  */
 import { AhpServer, annotate, type AhpServerHandlers, type HarnessConfig } from "@ahp/core";
-import { openAuditLog, withAudit, type AuditKey, type AuditLog } from "@ahp/audit";
+import {
+  openAuditLog,
+  withAudit,
+  type AuditFailureMode,
+  type AuditIncident,
+  type AuditKey,
+  type AuditLog,
+  type AuditSyncMode,
+} from "@ahp/audit";
 import { createAhpMetrics, trackConnections, withMetrics, type AhpMetrics, type Logger } from "@ahp/observability";
 import {
   DEFAULT_POLICY,
@@ -23,7 +31,7 @@ export interface HarnessOptions {
   /** A policy given in code (used when no file is given). */
   policy?: PolicyFileInput;
   /** Audit log file and its HMAC key. */
-  audit?: { file: string; key: AuditKey; includePayloads?: boolean };
+  audit?: HarnessAuditOptions;
   /** Metrics registry to record into (created when absent). */
   metrics?: AhpMetrics;
   log: Logger;
@@ -33,6 +41,20 @@ export interface HarnessOptions {
   onDecision?: (evaluation: PolicyEvaluation) => void;
   /** Handlers the policy falls through to when no rule matches. */
   handlers?: AhpServerHandlers;
+}
+
+export interface HarnessAuditOptions {
+  file: string;
+  key: AuditKey;
+  includePayloads?: boolean;
+  /** When a decision is released relative to its record. Default `write` (write-ahead; survives a crash of the process). */
+  sync?: AuditSyncMode;
+  /** What a call gets when its record cannot be written. Default `closed` (the event type's fail-closed decision). */
+  failure?: AuditFailureMode;
+  /** Interval of signed checkpoints next to the log (ms); 0 turns them off. Default 1000. */
+  checkpointMs?: number;
+  /** Replica id recorded in every record and checkpoint. */
+  replicaId?: string;
 }
 
 export interface Harness {
@@ -79,20 +101,36 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   }
 
   let audit: AuditLog | undefined;
-  if (options.audit !== undefined) {
+  const auditOptions = options.audit;
+  if (auditOptions !== undefined) {
+    const checkpointMs = auditOptions.checkpointMs ?? 1000;
     audit = await openAuditLog({
-      path: options.audit.file,
-      key: options.audit.key,
+      path: auditOptions.file,
+      key: auditOptions.key,
+      sync: auditOptions.sync ?? "write",
+      checkpoint: checkpointMs > 0 ? { intervalMs: checkpointMs } : false,
+      ...(auditOptions.replicaId === undefined ? {} : { replicaId: auditOptions.replicaId }),
+      onincident: auditIncidentReporter(log, metrics),
     });
-    log.info("audit log open", { file: options.audit.file, key_id: options.audit.key.id });
+    metrics.setAuditAvailable(audit.available);
+    log.info("audit log open", {
+      file: auditOptions.file,
+      key_id: auditOptions.key.id,
+      sync: audit.sync,
+      failure: auditOptions.failure ?? "closed",
+      ...(audit.checkpointPath === undefined ? {} : { checkpoint: audit.checkpointPath, checkpoint_ms: checkpointMs }),
+      ...(audit.replicaId === undefined ? {} : { replica_id: audit.replicaId }),
+    });
   }
 
   let handlers: AhpServerHandlers = composeHandlers(engine, options.handlers);
   handlers = withMetrics(handlers, metrics);
   if (audit !== undefined) {
     handlers = withAudit(handlers, audit, {
-      ...(options.audit?.includePayloads ? { includePayloads: true } : {}),
-      onerror: (error) => log.error("audit write failed", { error: error.message }),
+      ...(auditOptions?.includePayloads ? { includePayloads: true } : {}),
+      failure: auditOptions?.failure ?? "closed",
+      // Each failed write is logged once by the incident reporter; here only the count per call.
+      onunaudited: ({ outcome }) => metrics.recordAuditUnrecorded(outcome),
     });
   }
 
@@ -118,5 +156,46 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       await server.close();
       await audit?.close();
     },
+  };
+}
+
+/**
+ * Audit log incidents as log lines and metrics. Never silent: the first failure of a run of
+ * failures is logged at once, later ones at most once a second (with the count), and the
+ * recovery is logged too; every failure is counted.
+ */
+function auditIncidentReporter(log: Logger, metrics: AhpMetrics): (incident: AuditIncident) => void {
+  const lastLogged = new Map<string, number>();
+  const loud = (incident: AuditIncident) => {
+    const now = Date.now();
+    if (incident.consecutive !== undefined && incident.consecutive > 1 && now - (lastLogged.get(incident.kind) ?? 0) < 1000) return false;
+    lastLogged.set(incident.kind, now);
+    return true;
+  };
+  return (incident) => {
+    switch (incident.kind) {
+      case "write_failed":
+        metrics.recordAuditFailure("write");
+        if (loud(incident)) {
+          log.error("audit log unavailable", {
+            error: incident.message,
+            records_not_written: incident.records,
+            failures_in_a_row: incident.consecutive,
+          });
+        }
+        break;
+      case "restored":
+        metrics.setAuditAvailable(true);
+        log.warn("audit log writable again", { detail: incident.message });
+        break;
+      case "file_replaced":
+        metrics.recordAuditFailure("file_replaced");
+        log.error("audit file deleted while open", { detail: incident.message });
+        break;
+      case "checkpoint_failed":
+        metrics.recordAuditFailure("checkpoint");
+        if (loud(incident)) log.error("audit checkpoint failed", { error: incident.message, failures_in_a_row: incident.consecutive });
+        break;
+    }
   };
 }

@@ -1,5 +1,5 @@
 /** `ahp serve`: run the harness on one or several transports. */
-import { AUDIT_KEY_ENV, loadAuditKey } from "@ahp/audit";
+import { AUDIT_KEY_ENV, AUDIT_SYNC_MODES, loadAuditKey, type AuditSyncMode } from "@ahp/audit";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HarnessConfig } from "@ahp/core";
 import { createLogger, listenMetrics, metricsHandler, type LogLevel } from "@ahp/observability";
@@ -10,7 +10,7 @@ import { listenUnix } from "@ahp/transport-unix";
 import { listenWebSocket } from "@ahp/transport-ws";
 import { hostPort, parse, toInt } from "../args.js";
 import { loadServeConfig, type ServeConfig } from "../config.js";
-import { createHarness } from "../harness.js";
+import { createHarness, type HarnessAuditOptions } from "../harness.js";
 import { EXIT_FAILURE, EXIT_OK, UsageError, type CliIo } from "../io.js";
 
 export const usage = `Usage: ahp serve [--stdio] [--http HOST:PORT] [--ws HOST:PORT] [--unix PATH] [options]
@@ -37,6 +37,11 @@ Audit, metrics, logs:
   --audit FILE          append every event and decision to this HMAC-chained log
   --audit-key-file F    the audit key (hex, base64 or raw, >= 32 bytes); or env ${AUDIT_KEY_ENV}
   --audit-payloads      also record (redacted) payloads, not only their digests
+  --audit-sync MODE     when a decision is released: none (at once), write (after its record was
+                        written: survives a crash, default), fsync (after it was flushed to disk too)
+  --audit-failure MODE  when a record cannot be written: closed (fail-closed decision, default) | open
+  --audit-checkpoint-ms N  signed checkpoint of the chain head next to the log every N ms (default 1000; 0 off)
+  --audit-replica-id ID recorded in every record and checkpoint (one log per harness process)
   --metrics HOST:PORT   serve Prometheus metrics on their own port (also on --http at /metrics)
   --log-level LEVEL     debug | info | warn | error | silent (default info)
   --config FILE         read all of the above from a YAML file (ahp.config.yaml); flags win
@@ -59,6 +64,10 @@ const options = {
   audit: { type: "string" },
   "audit-key-file": { type: "string" },
   "audit-payloads": { type: "boolean" },
+  "audit-sync": { type: "string" },
+  "audit-failure": { type: "string" },
+  "audit-checkpoint-ms": { type: "string" },
+  "audit-replica-id": { type: "string" },
   metrics: { type: "string" },
   "log-level": { type: "string" },
   config: { type: "string" },
@@ -82,6 +91,30 @@ export function blockToolPolicy(tools: readonly string[]): PolicyFileInput {
     action: { decision: "block" as const, reason: `tool ${tool} is blocked by this harness` },
   }));
   return { ...DEFAULT_POLICY, rules: [...rules, ...DEFAULT_POLICY.rules] };
+}
+
+/** `--audit-sync`, `--audit-failure`, `--audit-checkpoint-ms`, `--audit-replica-id` (flags win over the file). */
+function auditSettings(
+  values: { "audit-sync"?: string; "audit-failure"?: string; "audit-checkpoint-ms"?: string; "audit-replica-id"?: string },
+  file: ServeConfig,
+): Pick<HarnessAuditOptions, "sync" | "failure" | "checkpointMs" | "replicaId"> {
+  const sync = values["audit-sync"] ?? file.audit?.sync;
+  if (sync !== undefined && !(AUDIT_SYNC_MODES as readonly string[]).includes(sync)) {
+    throw new UsageError(`--audit-sync must be one of ${AUDIT_SYNC_MODES.join(", ")}`);
+  }
+  const failure = values["audit-failure"] ?? file.audit?.failure;
+  if (failure !== undefined && failure !== "closed" && failure !== "open") throw new UsageError("--audit-failure must be closed or open");
+  const checkpointMs = toInt("audit-checkpoint-ms", values["audit-checkpoint-ms"], { min: 0 }) ?? file.audit?.checkpoint_ms;
+  const replicaId = values["audit-replica-id"] ?? file.audit?.replica_id;
+  if (replicaId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/.test(replicaId)) {
+    throw new UsageError("--audit-replica-id must be 1 to 64 letters, digits or ._:- (starting with a letter or digit)");
+  }
+  return {
+    ...(sync === undefined ? {} : { sync: sync as AuditSyncMode }),
+    ...(failure === undefined ? {} : { failure }),
+    ...(checkpointMs === undefined ? {} : { checkpointMs }),
+    ...(replicaId === undefined ? {} : { replicaId }),
+  };
 }
 
 export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Promise<number> {
@@ -124,12 +157,22 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   const log = createLogger({ stream: io.stderr, level: level as LogLevel | "silent", bindings: { component: "ahp-serve" } });
 
   const auditFile = values.audit ?? file.audit?.file;
-  let audit: { file: string; key: Awaited<ReturnType<typeof loadAuditKey>>; includePayloads?: boolean } | undefined;
+  const auditFlag = (["audit-sync", "audit-failure", "audit-checkpoint-ms", "audit-replica-id"] as const).find(
+    (f) => values[f] !== undefined,
+  );
+  if (auditFile === undefined && auditFlag !== undefined) throw new UsageError(`--${auditFlag} needs --audit FILE`);
+  let audit: HarnessAuditOptions | undefined;
   if (auditFile !== undefined) {
     const keyFile = values["audit-key-file"] ?? file.audit?.key_file;
+    const auditTuning = auditSettings(values, file);
     try {
       const key = await loadAuditKey({ ...(keyFile === undefined ? {} : { keyFile }), env: io.env });
-      audit = { file: auditFile, key, ...((values["audit-payloads"] ?? file.audit?.include_payloads) ? { includePayloads: true } : {}) };
+      audit = {
+        file: auditFile,
+        key,
+        ...((values["audit-payloads"] ?? file.audit?.include_payloads) ? { includePayloads: true } : {}),
+        ...auditTuning,
+      };
     } catch (error) {
       throw new UsageError(`audit key: ${(error as Error).message} (use --audit-key-file or ${AUDIT_KEY_ENV})`);
     }
