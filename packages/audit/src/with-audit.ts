@@ -95,7 +95,7 @@ export function auditMiddleware(log: AuditRecorder, options: WithAuditOptions = 
   const recordLater = (call: HandlerCall, entry: AuditEntry) => {
     log.append(entry).catch((error: unknown) => unaudited(call, error, "released"));
   };
-  return async (call, next) => {
+  const record: HandlerMiddleware = async (call, next) => {
     const started = process.hrtime.bigint();
     let result: unknown;
     try {
@@ -142,6 +142,14 @@ export function auditMiddleware(log: AuditRecorder, options: WithAuditOptions = 
       return failClosed(call, error);
     }
     return result;
+  };
+  if (!waits) return record;
+  return (call, next) => {
+    const run = record(call, next);
+    // Also the answer the server gives on its own (a handler timeout's fail-closed answer)
+    // waits until this call's record is written.
+    call.ctx.holdAnswer?.(run);
+    return run;
   };
 }
 

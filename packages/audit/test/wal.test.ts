@@ -1,0 +1,375 @@
+/**
+ * Write-ahead: a call's answer is released only after its record was stored; records of one
+ * event-loop turn go out in one write; sink failures (disk full, permission lost, file deleted
+ * while open) are reported and answered fail-closed by default; signed checkpoints; replicas.
+ */
+import { existsSync } from "node:fs";
+import { chmod, readFile, symlink, unlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { AhpClient, AhpServer, createLinkedPair, type AhpServerHandlers, type AhpServerOptions } from "@ahp/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  FileAuditSink,
+  MemoryAuditSink,
+  openAuditLog,
+  readCheckpoint,
+  verifyAuditLog,
+  verifyAuditLogs,
+  withAudit,
+  type AuditIncident,
+  type AuditRecord,
+  type AuditSink,
+  type UnauditedCall,
+  type WithAuditOptions,
+} from "../src/index.js";
+import { entry, key, tempDir } from "./helpers.js";
+
+let dir: string;
+let cleanup: () => Promise<void>;
+const closers: (() => Promise<unknown>)[] = [];
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir());
+});
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
+  await cleanup();
+});
+
+function gate() {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+/** A memory sink whose writes wait for `release()` and that counts writes and syncs. */
+function heldSink() {
+  const memory = new MemoryAuditSink();
+  let held = gate();
+  const writes: number[] = [];
+  let syncs = 0;
+  let failWith: Error | undefined;
+  const sink: AuditSink = {
+    open: () => memory.open(),
+    append: (r) => memory.append(r),
+    appendBatch: async (records) => {
+      writes.push(records.length);
+      await held.promise;
+      if (failWith !== undefined) throw failWith;
+      await memory.appendBatch(records);
+    },
+    sync: () => {
+      syncs++;
+      return Promise.resolve();
+    },
+    close: () => memory.close(),
+  };
+  return {
+    sink,
+    memory,
+    writes,
+    syncs: () => syncs,
+    release: () => held.open(),
+    hold: () => (held = gate()),
+    fail: (error: Error | undefined) => (failWith = error),
+  };
+}
+
+async function serve(
+  handlers: AhpServerHandlers,
+  recorder: Parameters<typeof withAudit>[1],
+  options: WithAuditOptions = {},
+  server: Omit<AhpServerOptions, "handlers"> = {},
+) {
+  const harness = new AhpServer({ ...server, handlers: withAudit(handlers, recorder, { observeMissing: false, ...options }) });
+  const [agentSide, harnessSide] = createLinkedPair();
+  await harness.connect(harnessSide);
+  const client = new AhpClient({ timeoutMs: 10_000 });
+  await client.connect(agentSide);
+  closers.push(
+    () => harness.close(),
+    () => client.close(),
+  );
+  return client;
+}
+
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+};
+
+const fileRecords = async (path: string) =>
+  (await readFile(path, "utf8"))
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as AuditRecord);
+
+describe("group commit", () => {
+  it("the records appended in one turn go out in one write; appends resolve only once it returned", async () => {
+    const held = heldSink();
+    const log = await openAuditLog({ key, sink: held.sink });
+    closers.push(() => log.close());
+    let resolved = 0;
+    const appends = Array.from({ length: 50 }, (_, i) => log.append(entry(i)).then(() => resolved++));
+    await settle();
+    expect(held.writes).toEqual([50]);
+    expect(resolved).toBe(0);
+    // Appended while that write is in flight: the next group.
+    const later = [log.append(entry(50)), log.append(entry(51))];
+    await settle();
+    expect(held.writes).toEqual([50]);
+    held.release();
+    await Promise.all([...appends, ...later]);
+    expect(held.writes).toEqual([50, 2]);
+    expect(log.stats).toMatchObject({ groups: 2, records: 52, largestGroup: 50 });
+    expect(log.head?.seq).toBe(52);
+  });
+
+  it("sync fsync: one sync per group on a custom sink", async () => {
+    const held = heldSink();
+    held.release();
+    const log = await openAuditLog({ key, sink: held.sink, sync: "fsync", checkpoint: false });
+    closers.push(() => log.close());
+    await Promise.all(Array.from({ length: 20 }, (_, i) => log.append(entry(i))));
+    await Promise.all([log.append(entry(20)), log.append(entry(21))]);
+    expect(held.writes).toEqual([20, 2]);
+    expect(held.syncs()).toBe(2);
+  });
+
+  it("withAudit releases a decision only after its record was written (sync write)", async () => {
+    const held = heldSink();
+    const log = await openAuditLog({ key, sink: held.sink });
+    closers.push(() => log.close());
+    const client = await serve({ onEvent: () => ({ decision: "allow" }) }, log);
+    let answered = false;
+    const answer = client.send("pre_action", { tool_name: "x" }).then((d) => {
+      answered = true;
+      return d;
+    });
+    await new Promise<void>((resolve) => {
+      const poll = () => (held.writes.length > 0 ? resolve() : setImmediate(poll));
+      poll();
+    });
+    await settle();
+    expect(answered).toBe(false);
+    held.release();
+    expect(await answer).toEqual({ decision: "allow" });
+    expect(held.memory.text()).toContain('"decision":"allow"');
+  });
+
+  it("sync none releases at once; the record follows", async () => {
+    const held = heldSink();
+    const log = await openAuditLog({ key, sink: held.sink, sync: "none" });
+    closers.push(() => log.close());
+    const client = await serve({ onEvent: () => ({ decision: "allow" }) }, log);
+    expect(await client.send("pre_action", { tool_name: "x" })).toEqual({ decision: "allow" });
+    expect(held.memory.text()).toBe("");
+    held.release();
+    await log.flush();
+    expect(held.memory.text()).toContain('"decision":"allow"');
+  });
+
+  it("a handler timeout's fail-closed answer waits for the timeout's record (holdAnswer)", async () => {
+    const held = heldSink();
+    const log = await openAuditLog({ key, sink: held.sink });
+    closers.push(() => log.close());
+    const client = await serve({ onEvent: () => new Promise(() => undefined) }, log, {}, { handlerTimeoutMs: 30 });
+    let answered = false;
+    const answer = client.send("pre_action", { tool_name: "slow" }).finally(() => (answered = true));
+    answer.catch(() => undefined);
+    // The failure record's write starts once the server gave up on the handler.
+    await new Promise<void>((resolve) => {
+      const poll = () => (held.writes.length > 0 ? resolve() : setTimeout(poll, 1));
+      poll();
+    });
+    await settle();
+    expect(answered).toBe(false);
+    held.release();
+    await expect(answer).rejects.toMatchObject({ code: -32603 });
+    expect(held.memory.text()).toContain('"error":"Timeout after 30ms"');
+  });
+});
+
+describe("sink failures", () => {
+  it.skipIf(!existsSync("/dev/full"))("disk full (/dev/full): loud, fail-closed by default, and never silent", async () => {
+    const path = join(dir, "audit.log");
+    await symlink("/dev/full", path);
+    const incidents: AuditIncident[] = [];
+    const log = await openAuditLog({ key, path, checkpoint: false, onincident: (i) => incidents.push(i) });
+    closers.push(() => log.close());
+    const unaudited: UnauditedCall[] = [];
+    const client = await serve({ onEvent: () => ({ decision: "allow" }) }, log, { onunaudited: (u) => unaudited.push(u) });
+    expect(await client.send("pre_action", { tool_name: "x" })).toEqual({
+      decision: "block",
+      reason: "audit log unavailable (ENOSPC): the decision is withheld",
+    });
+    expect(log.available).toBe(false);
+    expect(incidents[0]).toMatchObject({ kind: "write_failed", records: 1, consecutive: 1 });
+    expect(incidents[0]!.message).toContain("ENOSPC");
+    expect(unaudited).toMatchObject([{ outcome: "failed_closed" }]);
+    // A typed event gets its own fail-closed form; a query fails.
+    await expect(client.query("capabilities", {})).rejects.toMatchObject({ code: -32603 });
+  });
+
+  it.skipIf(!existsSync("/dev/full"))("--audit-failure open: the handler's answer is released, reported as unrecorded", async () => {
+    const path = join(dir, "audit.log");
+    await symlink("/dev/full", path);
+    const log = await openAuditLog({ key, path, checkpoint: false });
+    closers.push(() => log.close());
+    const unaudited: UnauditedCall[] = [];
+    const client = await serve({ onEvent: () => ({ decision: "allow" }) }, log, { failure: "open", onunaudited: (u) => unaudited.push(u) });
+    expect(await client.send("pre_action", { tool_name: "x" })).toEqual({ decision: "allow" });
+    expect(unaudited).toMatchObject([{ outcome: "released", error: { code: "WRITE_FAILED" } }]);
+  });
+
+  it("permission lost (EACCES on write): fail closed; once writable again the gap is put on record", async () => {
+    const held = heldSink();
+    held.release();
+    const incidents: AuditIncident[] = [];
+    const log = await openAuditLog({ key, sink: held.sink, onincident: (i) => incidents.push(i) });
+    closers.push(() => log.close());
+    const client = await serve({ onEvent: () => ({ decision: "allow" }) }, log);
+    expect(await client.send("pre_action", {})).toEqual({ decision: "allow" });
+    held.fail(Object.assign(new Error("EACCES: permission denied, write"), { code: "EACCES" }));
+    expect(await client.send("pre_action", {})).toMatchObject({
+      decision: "block",
+      reason: "audit log unavailable (EACCES): the decision is withheld",
+    });
+    expect(await client.send("pre_action", {})).toMatchObject({ decision: "block" });
+    held.fail(undefined);
+    expect(await client.send("pre_action", {})).toEqual({ decision: "allow" });
+    await log.flush();
+    expect(incidents.map((i) => i.kind)).toEqual(["write_failed", "write_failed", "restored"]);
+    const records = held.memory
+      .text()
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as AuditRecord);
+    expect(records.map((r) => r.kind)).toEqual(["decision", "decision", "incident"]);
+    expect(records[2]!.data).toMatchObject({ incident: "unavailable", failed_writes: 2, records_not_written: 2 });
+    const file = join(dir, "copy.log");
+    await writeFile(file, held.memory.text());
+    expect(await verifyAuditLog(file, key)).toMatchObject({ status: "intact", records: 3 });
+  });
+
+  it.skipIf(process.getuid?.() === 0)(
+    "permission lost on the directory: a deleted file cannot be created again, calls fail closed",
+    async () => {
+      const path = join(dir, "audit.log");
+      const log = await openAuditLog({ key, path, checkpoint: false });
+      closers.push(async () => {
+        await chmod(dir, 0o700);
+        await log.close();
+      });
+      const client = await serve({ onEvent: () => ({ decision: "allow" }) }, log);
+      expect(await client.send("pre_action", {})).toEqual({ decision: "allow" });
+      await unlink(path);
+      await chmod(dir, 0o500);
+      expect(await client.send("pre_action", {})).toMatchObject({
+        decision: "block",
+        reason: expect.stringContaining("EACCES") as unknown,
+      });
+    },
+  );
+
+  it("file deleted while open: the next write creates it again, the incident is on record, the chain continues", async () => {
+    const path = join(dir, "audit.log");
+    const incidents: AuditIncident[] = [];
+    const log = await openAuditLog({ key, path, onincident: (i) => incidents.push(i) });
+    closers.push(() => log.close());
+    const client = await serve({ onEvent: () => ({ decision: "allow" }) }, log);
+    for (let i = 0; i < 3; i++) await client.send("pre_action", { n: i });
+    await unlink(path);
+    expect(await client.send("pre_action", { n: 3 })).toEqual({ decision: "allow" });
+    await log.flush();
+    expect(incidents.map((i) => i.kind)).toEqual(["file_replaced"]);
+    const records = await fileRecords(path);
+    expect(records.map((r) => [r.seq, r.kind])).toEqual([
+      [4, "decision"],
+      [5, "incident"],
+    ]);
+    expect(records[1]!.data).toMatchObject({ incident: "file_replaced", last_seq_in_deleted_file: 3 });
+    await log.close();
+    // The new file verifies from seq 4 on; the checkpoint (seq 5) is present in it.
+    expect(await verifyAuditLog(path, key)).toMatchObject({ ok: true, records: 2, checkpoint: { status: "verified", seq: 5 } });
+  });
+});
+
+describe("signed checkpoints", () => {
+  it("written on close and on demand; a removed, altered or foreign checkpoint is reported", async () => {
+    const path = join(dir, "audit.log");
+    const log = await openAuditLog({ key, path, checkpoint: { intervalMs: 60_000 } });
+    for (let i = 0; i < 5; i++) await log.append(entry(i));
+    await log.checkpoint();
+    expect((await readCheckpoint(`${path}.checkpoint`)) as unknown).toMatchObject({ checkpoint: { seq: 5, type: "checkpoint" } });
+    await log.append(entry(5));
+    await log.close();
+    expect((await readCheckpoint(`${path}.checkpoint`)) as unknown).toMatchObject({ checkpoint: { seq: 6 } });
+    expect(await verifyAuditLog(path, key)).toMatchObject({ status: "intact", checkpoint: { status: "verified", seq: 6 } });
+
+    const text = await readFile(`${path}.checkpoint`, "utf8");
+    await writeFile(`${path}.checkpoint`, text.replace('"seq":6', '"seq":4'));
+    expect((await verifyAuditLog(path, key)).break).toMatchObject({
+      kind: "checkpoint",
+      message: expect.stringContaining("altered or forged") as unknown,
+    });
+    await unlink(`${path}.checkpoint`);
+    expect((await verifyAuditLog(path, key)).break).toMatchObject({
+      kind: "checkpoint",
+      message: expect.stringContaining("is missing") as unknown,
+    });
+    expect(await verifyAuditLog(path, key, { checkpoint: false })).toMatchObject({ status: "intact" });
+  });
+
+  it("a writer refuses to continue a log that ends before its checkpoint", async () => {
+    const path = join(dir, "audit.log");
+    const log = await openAuditLog({ key, path });
+    for (let i = 0; i < 4; i++) await log.append(entry(i));
+    await log.close();
+    const lines = (await readFile(path, "utf8")).split("\n");
+    await writeFile(path, `${lines.slice(0, 2).join("\n")}\n`);
+    await expect(openAuditLog({ key, path })).rejects.toMatchObject({
+      code: "CHAIN_BROKEN",
+      message: expect.stringContaining("records 3..4 were removed") as unknown,
+    });
+  });
+});
+
+describe("replicas", () => {
+  it("records carry the replica id; another replica does not continue the log; each chain verifies on its own", async () => {
+    const a = join(dir, "a.log");
+    const b = join(dir, "b.log");
+    for (const [path, id] of [
+      [a, "harness-a"],
+      [b, "harness-b"],
+    ] as const) {
+      const log = await openAuditLog({ key, path, replicaId: id });
+      for (let i = 0; i < 3; i++) await log.append(entry(i));
+      await log.close();
+    }
+    expect((await fileRecords(a)).every((r) => r.replica === "harness-a")).toBe(true);
+    await expect(openAuditLog({ key, path: a, replicaId: "harness-b" })).rejects.toMatchObject({ code: "REPLICA_MISMATCH" });
+    await expect(openAuditLog({ key, path: a, replicaId: "bad id!" })).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+
+    const ok = await verifyAuditLogs([a, b], key);
+    expect(ok).toMatchObject({ ok: true, duplicateReplicas: [] });
+    expect(ok.logs.map((l) => [l.report?.replica, l.report?.records])).toEqual([
+      ["harness-a", 3],
+      ["harness-b", 3],
+    ]);
+    const lines = (await readFile(b, "utf8")).split("\n");
+    await writeFile(b, `${lines.slice(0, 1).join("\n")}\n`);
+    const cut = await verifyAuditLogs([a, b], key);
+    expect(cut.ok).toBe(false);
+    expect(cut.logs.map((l) => l.report?.status)).toEqual(["intact", "broken"]);
+    expect(cut.logs[1]!.report!.break).toMatchObject({ kind: "truncated", expectedSeq: 3 });
+  });
+});
+
+describe("FileAuditSink.sync", () => {
+  it("is a no-op once closed", async () => {
+    const sink = new FileAuditSink({ path: join(dir, "s.log"), fsync: "never" });
+    await sink.open();
+    await sink.sync();
+    await sink.close();
+    await sink.sync();
+  });
+});
