@@ -5,20 +5,28 @@ import {
   formatAuditRecord,
   formatAuditStats,
   formatVerifyReport,
+  formatVerifySummary,
   loadAuditKey,
   tailAuditLog,
   verifyAuditLog,
+  verifyAuditLogs,
 } from "@ahp/audit";
 import { parse, toInt } from "../args.js";
 import { EXIT_FAILURE, EXIT_OK, UsageError, type CliIo } from "../io.js";
 
 export const usage = `Usage: ahp audit <verify|tail|stats> FILE [options]
 
-  ahp audit verify FILE [FILE...] [--key-file KEYFILE] [--expect-head SEQ:HASH] [--require-genesis] [--json]
+  ahp audit verify FILE [FILE...] [--key-file KEYFILE] [--expect-head SEQ:HASH] [--require-genesis]
+                  [--no-checkpoint] [--each] [--json]
       Verifies the HMAC chain of the log (a single FILE also covers its rotated siblings
-      FILE.1, FILE.2, ...). Reports the first altered, deleted, inserted or reordered record,
-      a wrong key, or a torn last line (a crash, not tampering). Key: --key-file or env ${AUDIT_KEY_ENV}.
-      Exit 0 when the chain verifies (also with a torn tail), 1 when it does not, 2 on errors.
+      FILE.1, FILE.2, ...) and, by default, checks it against its signed checkpoint
+      (FILE.checkpoint), so that records removed from the end are found. Reports the first
+      altered, deleted, inserted, reordered or removed record, a wrong key, or a torn last line
+      (a crash, not tampering). Key: --key-file or env ${AUDIT_KEY_ENV}.
+      Several FILEs that are rotated pieces of one log (FILE.1 FILE) are one chain; otherwise
+      (or with --each) each FILE is its own log, e.g. one per replica: each chain is verified
+      and reported on its own line.
+      Exit 0 when every chain verifies (also with a torn tail), 1 when one does not, 2 on errors.
 
   ahp audit tail FILE [-n N] [--follow] [--json]
       Prints the last N records (default 10) readably, or as JSON lines; --follow keeps printing.
@@ -52,6 +60,8 @@ async function verify(argv: string[], io: CliIo): Promise<number> {
       "key-file": { type: "string" },
       "expect-head": { type: "string" },
       "require-genesis": { type: "boolean" },
+      "no-checkpoint": { type: "boolean" },
+      each: { type: "boolean" },
       json: { type: "boolean" },
     },
     true,
@@ -68,11 +78,35 @@ async function verify(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`ahp audit verify: ${(error as Error).message}\n`);
     return EXIT_FAILURE;
   }
+  const options = {
+    ...(values["expect-head"] === undefined ? {} : { expectHead: values["expect-head"] }),
+    ...(values["require-genesis"] ? { requireGenesis: true } : {}),
+    ...(values["no-checkpoint"] ? { checkpoint: false as const } : {}),
+  };
+  if (positionals.length > 1 && (values.each || !rotatedPieces(positionals))) {
+    if (options.expectHead !== undefined) throw new UsageError("--expect-head names the head of one log; verify the logs one by one");
+    try {
+      const result = await verifyAuditLogs(positionals, key, options);
+      if (values.json) io.stdout.write(`${JSON.stringify(result)}\n`);
+      else {
+        for (const log of result.logs) {
+          io.stdout.write(
+            `${log.report === undefined ? `${log.path}: ERROR ${log.error ?? ""}` : formatVerifySummary(log.path, log.report)}\n`,
+          );
+          if (log.report !== undefined && !log.report.ok) io.stdout.write(`  ${log.report.break?.message ?? ""}\n`);
+        }
+        for (const id of result.duplicateReplicas) io.stdout.write(`WARNING: replica id ${id} appears in more than one log\n`);
+        io.stdout.write(result.ok ? `OK: ${result.logs.length} chains verified\n` : "NOT OK: see above\n");
+      }
+      if (result.logs.some((l) => l.report !== undefined && !l.report.ok)) return 1;
+      return result.ok ? EXIT_OK : EXIT_FAILURE;
+    } catch (error) {
+      io.stderr.write(`ahp audit verify: ${(error as Error).message}\n`);
+      return EXIT_FAILURE;
+    }
+  }
   try {
-    const report = await verifyAuditLog(positionals.length === 1 ? positionals[0]! : positionals, key, {
-      ...(values["expect-head"] === undefined ? {} : { expectHead: values["expect-head"] }),
-      ...(values["require-genesis"] ? { requireGenesis: true } : {}),
-    });
+    const report = await verifyAuditLog(positionals.length === 1 ? positionals[0]! : positionals, key, options);
     io.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${formatVerifyReport(report)}\n`);
     const headOk = report.expectedHead === undefined || report.expectedHead.matched;
     return report.ok && headOk ? EXIT_OK : 1;
@@ -80,6 +114,12 @@ async function verify(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`ahp audit verify: ${(error as Error).message}\n`);
     return EXIT_FAILURE;
   }
+}
+
+/** True when the files are the rotated pieces of one log: `X` and `X.<n>` (the same X), or `X.<n>` only. */
+function rotatedPieces(files: readonly string[]): boolean {
+  const bases = new Set(files.map((f) => f.replace(/\.\d+$/, "")));
+  return bases.size === 1;
 }
 
 async function tail(argv: string[], io: CliIo, signal?: AbortSignal): Promise<number> {

@@ -1,0 +1,139 @@
+/**
+ * `ahp serve` audit options and `ahp audit verify` over checkpoints and replicas, through the
+ * built binary: flag validation, disk full answered fail-closed with a log line and metrics,
+ * a removed tail found by the checkpoint, one report per replica log.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openAuditLog, type AuditEntry } from "@ahp/audit";
+import { AhpClient } from "@ahp/core";
+import { UnixSocketClientTransport } from "@ahp/transport-unix";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BIN, startServe, within } from "./crash-kit.js";
+
+const KEY_HEX = "6b".repeat(32);
+let dir: string;
+let keyFile: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ahp-audit-wal-"));
+  keyFile = join(dir, "audit.key");
+  await writeFile(keyFile, KEY_HEX);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+function ahp(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const entry = (i: number): AuditEntry => ({
+  kind: "decision",
+  session: "s",
+  agent: "a",
+  event_type: "pre_action",
+  form: "request",
+  decision: "allow",
+  latency_us: i,
+});
+
+async function writeLog(path: string, records: number, replicaId?: string): Promise<void> {
+  const log = await openAuditLog({ key: KEY_HEX, path, ...(replicaId === undefined ? {} : { replicaId }) });
+  for (let i = 0; i < records; i++) await log.append(entry(i));
+  await log.close();
+}
+
+describe("ahp serve audit flags", () => {
+  it("rejects a bad --audit-sync, --audit-failure or --audit-replica-id, and audit flags without --audit", async () => {
+    const log = join(dir, "flags.log");
+    const base = ["serve", "--stdio", "--audit", log, "--audit-key-file", keyFile];
+    const bad = await ahp([...base, "--audit-sync", "sometimes"]);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toContain("--audit-sync must be one of none, write, fsync");
+    expect((await ahp([...base, "--audit-failure", "maybe"])).stderr).toContain("--audit-failure must be closed or open");
+    expect((await ahp([...base, "--audit-replica-id", "no spaces"])).stderr).toContain("--audit-replica-id must be");
+    const alone = await ahp(["serve", "--stdio", "--audit-sync", "fsync"]);
+    expect(alone.code).toBe(64);
+    expect(alone.stderr).toContain("--audit-sync needs --audit FILE");
+  });
+
+  it.skipIf(!existsSync("/dev/full"))(
+    "disk full: the handshake is refused fail-closed, the log says so, the metrics count it",
+    async () => {
+      const log = join(dir, "full.log");
+      await symlink("/dev/full", log);
+      const sock = join(dir, "full.sock");
+      const serve = await startServe(
+        ["--unix", sock, "--metrics", "127.0.0.1:0", "--audit", log, "--audit-key-file", keyFile, "--audit-checkpoint-ms", "0"],
+        2,
+      );
+      try {
+        // Not even the handshake is answered without its record (fail-closed; decisions: see the audit package's tests).
+        const client = new AhpClient({ timeoutMs: 10_000 });
+        await expect(client.connect(new UnixSocketClientTransport({ path: sock }))).rejects.toMatchObject({
+          message: expect.stringContaining("audit log unavailable (ENOSPC): the decision is withheld") as unknown,
+        });
+        await client.close();
+        const logged = serve.logLines().find((l) => l.msg === "audit log unavailable");
+        expect(logged).toMatchObject({ level: "error", records_not_written: 1, failures_in_a_row: 1 });
+        expect(String(logged!.error)).toContain("ENOSPC");
+        const metricsUrl = serve.urls.find((u) => u.startsWith("http"))!;
+        const metrics = await (await fetch(new URL("/metrics", metricsUrl))).text();
+        expect(metrics).toMatch(/ahp_audit_failures_total\{kind="write"\} 1/);
+        expect(metrics).toMatch(/ahp_audit_unrecorded_total\{outcome="failed_closed"\} 1/);
+        expect(metrics).toMatch(/ahp_audit_available 0/);
+      } finally {
+        serve.child.kill("SIGKILL");
+        await within(serve.exited, 10_000, "ahp serve did not exit");
+      }
+    },
+  );
+});
+
+describe("ahp audit verify", () => {
+  it("checks the signed checkpoint by default: records removed from the end are found", async () => {
+    const log = join(dir, "cut.log");
+    await writeLog(log, 6);
+    expect((await ahp(["audit", "verify", log, "--key-file", keyFile])).code).toBe(0);
+    const lines = (await readFile(log, "utf8")).split("\n");
+    await writeFile(log, `${lines.slice(0, 4).join("\n")}\n`);
+    const cut = await ahp(["audit", "verify", log, "--key-file", keyFile]);
+    expect(cut.code).toBe(1);
+    expect(cut.stdout).toMatch(
+      /ends at seq 4, but its signed checkpoint \(taken .*\) names seq 6: records 5\.\.6 are missing \(truncated\)/,
+    );
+    expect((await ahp(["audit", "verify", log, "--key-file", keyFile, "--no-checkpoint"])).code).toBe(0);
+  });
+
+  it("several replica logs: each chain verified and reported on its own line", async () => {
+    const a = join(dir, "replica-a.log");
+    const b = join(dir, "replica-b.log");
+    await writeLog(a, 3, "a");
+    await writeLog(b, 5, "b");
+    const ok = await ahp(["audit", "verify", a, b, "--key-file", keyFile]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain(`${a}: OK, 3 records, head 3, replica a, checkpoint verified (seq 3)`);
+    expect(ok.stdout).toContain(`${b}: OK, 5 records, head 5, replica b, checkpoint verified (seq 5)`);
+    expect(ok.stdout).toContain("OK: 2 chains verified");
+    const lines = (await readFile(b, "utf8")).split("\n");
+    await writeFile(b, `${lines.slice(0, 2).join("\n")}\n`);
+    const bad = await ahp(["audit", "verify", a, b, "--key-file", keyFile]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain(`${a}: OK`);
+    expect(bad.stdout).toContain(`${b}: TAMPERED (truncated)`);
+    const json = JSON.parse((await ahp(["audit", "verify", a, b, "--key-file", keyFile, "--json"])).stdout) as {
+      ok: boolean;
+      logs: unknown[];
+    };
+    expect(json).toMatchObject({ ok: false, logs: [{ path: a }, { path: b }] });
+  });
+});
