@@ -1,0 +1,128 @@
+/**
+ * The cost of the write-ahead audit log: `pre_action` decisions per second through AhpClient ->
+ * in-memory transport -> AhpServer with `withAudit` writing a real file (temp directory), in each
+ * sync mode, against the same server with audit off measured in the same run (the floor).
+ *
+ * - 64 calls in flight (an agent fleet): group commit puts the records of one event-loop turn in
+ *   one write (and, with `fsync`, one fdatasync), so the ratio shows what write-ahead costs at load;
+ * - 1 call in flight (one agent, sequential): every record is its own group, the worst case.
+ *
+ * `fsync` figures depend on the disk (and on tmpfs are not durable at all): read them with the
+ * note saying where the file was.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AUDIT_SYNC_MODES, openAuditLog, withAudit, type AuditLog, type AuditSyncMode } from "@ahp/audit";
+import { AhpClient, AhpServer, createLinkedPair, type AhpServerHandlers } from "@ahp/core";
+import { measurePipelined, measureSequential, throughputRatio, type Measurement, type Row, type Suite } from "../harness.js";
+
+const KEY = "4d".repeat(32);
+const payload = { action_type: "tool_call", tool_name: "bash", arguments: { command: "npm test", cwd: "/workspace" } };
+const handlers: AhpServerHandlers = {
+  onEvent: (event) =>
+    String((event.payload as typeof payload).arguments.command).includes("rm -rf")
+      ? { decision: "block", reason: "no" }
+      : { decision: "allow" },
+};
+
+interface Setup {
+  client: AhpClient;
+  log?: AuditLog;
+  close(): Promise<void>;
+}
+
+async function setUp(dir: string, sync: AuditSyncMode | "off"): Promise<Setup> {
+  let log: AuditLog | undefined;
+  let h = handlers;
+  if (sync !== "off") {
+    log = await openAuditLog({ key: KEY, path: join(dir, `${sync}.log`), sync, checkpoint: { intervalMs: 1000 } });
+    h = withAudit(handlers, log);
+  }
+  const server = new AhpServer({ handlers: h });
+  const [agentSide, harnessSide] = createLinkedPair();
+  await server.connect(harnessSide);
+  const client = new AhpClient({ timeoutMs: 0 });
+  await client.connect(agentSide);
+  return {
+    client,
+    ...(log === undefined ? {} : { log }),
+    async close() {
+      await client.close();
+      await server.close();
+      await log?.close();
+    },
+  };
+}
+
+const perWrite = (log: AuditLog | undefined) => {
+  const s = log?.stats;
+  return s === undefined || s.groups === 0 ? "" : `, ${(s.records / s.groups).toFixed(1)} records per write`;
+};
+
+export const suite: Suite = {
+  name: "audit",
+  async run({ quick }) {
+    const dir = await mkdtemp(join(tmpdir(), "ahp-bench-audit-"));
+    const total = quick ? 400 : 20_000;
+    const sequential = quick ? 100 : 3_000;
+    const rows: Row[] = [];
+    try {
+      const modes = ["off", ...AUDIT_SYNC_MODES] as const;
+      for (const [label, measure] of [
+        [
+          "64 in flight",
+          (s: Setup) =>
+            measurePipelined(() => s.client.send("pre_action", payload), {
+              total,
+              concurrency: 64,
+              runs: quick ? 1 : 3,
+              warmup: quick ? 100 : 2000,
+            }),
+        ],
+        [
+          "1 in flight",
+          (s: Setup) =>
+            measureSequential(() => s.client.send("pre_action", payload), {
+              iterations: sequential,
+              runs: quick ? 1 : 3,
+              warmup: quick ? 50 : 500,
+            }),
+        ],
+      ] as const) {
+        let floor: Measurement | undefined;
+        for (const mode of modes) {
+          const setup = await setUp(dir, mode);
+          let m: Measurement;
+          try {
+            m = await measure(setup);
+          } finally {
+            await setup.close();
+          }
+          if (mode === "off") {
+            floor = m;
+            rows.push({
+              suite: "audit",
+              case: `audit off (floor), ${label}`,
+              measurement: m,
+              note: "AhpClient -> linked pair -> AhpServer, pre_action",
+            });
+            continue;
+          }
+          rows.push({
+            suite: "audit",
+            case: `withAudit sync ${mode}, ${label}`,
+            measurement: m,
+            floor: floor!,
+            ratio: throughputRatio(m, floor!),
+            target: mode === "write" && label === "64 in flight" ? ">= 0.5x of audit off" : "report",
+            note: `decisions/s as a share of audit off${perWrite(setup.log)}; file in ${tmpdir()}`,
+          });
+        }
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    return rows;
+  },
+};
