@@ -163,6 +163,7 @@ describe.each(["stdio", "unix", "http", "ws"] as const)("harness killed mid-batc
         expect(f.at - r.diedAt, `${where}: failed ${Math.round(f.at - r.diedAt)} ms after the death`).toBeLessThanOrEqual(RELEASE_MS);
       }
       expect(["intact", "torn_tail"], `${where}: ${JSON.stringify(r.report.break)}`).toContain(r.report.status);
+      if (r.report.status === "torn_tail") expect(r.report.tornTail?.lines, `${where}: torn lines`).toBe(1);
       expect(r.missing, `${where}: ${r.missing.length} of ${r.acknowledged.size} acknowledged decisions missing`).toEqual([]);
       expect(r.missingNotifications, `${where}: answered notifications missing`).toEqual([]);
     }

@@ -99,6 +99,31 @@ describe("ahp serve audit flags", () => {
   );
 });
 
+describe("ahp.config.yaml audit settings", () => {
+  it("sync, failure, checkpoint_ms and replica_id are read from the file; flags win", async () => {
+    const log = join(dir, "config.log");
+    const config = join(dir, "ahp.config.yaml");
+    await writeFile(
+      config,
+      `audit: { file: ${JSON.stringify(log)}, key_file: ${JSON.stringify(keyFile)}, sync: fsync, failure: open, checkpoint_ms: 250, replica_id: edge-1 }\n`,
+    );
+    const sock = join(dir, "config.sock");
+    const serve = await startServe(["--unix", sock, "--config", config, "--audit-failure", "closed"], 1);
+    try {
+      expect(serve.logLines().find((l) => l.msg === "audit log open")).toMatchObject({
+        sync: "fsync",
+        failure: "closed",
+        checkpoint_ms: 250,
+        replica_id: "edge-1",
+        checkpoint: `${log}.checkpoint`,
+      });
+    } finally {
+      serve.child.kill("SIGKILL");
+      await within(serve.exited, 10_000, "ahp serve did not exit");
+    }
+  });
+});
+
 describe("ahp audit verify", () => {
   it("checks the signed checkpoint by default: records removed from the end are found", async () => {
     const log = join(dir, "cut.log");

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { chmod, readFile, symlink, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AhpClient, AhpServer, createLinkedPair, type AhpServerHandlers, type AhpServerOptions } from "@ahp/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   FileAuditSink,
   MemoryAuditSink,
@@ -95,6 +95,12 @@ async function serve(
 const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 };
+
+/** Yields to I/O until `done()` holds (bounded: fails instead of hanging). */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 100_000 && !done(); i++) await new Promise<void>((resolve) => setImmediate(resolve));
+  expect(done()).toBe(true);
+}
 
 const fileRecords = async (path: string) =>
   (await readFile(path, "utf8"))
@@ -317,6 +323,25 @@ describe("signed checkpoints", () => {
       message: expect.stringContaining("is missing") as unknown,
     });
     expect(await verifyAuditLog(path, key, { checkpoint: false })).toMatchObject({ status: "intact" });
+  });
+
+  it("written at the interval while records are added, not while idle", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval"] });
+    try {
+      const path = join(dir, "audit.log");
+      const log = await openAuditLog({ key, path, checkpoint: { intervalMs: 500 } });
+      closers.push(() => log.close());
+      for (let i = 0; i < 3; i++) await log.append(entry(i));
+      expect(log.stats.checkpoints).toBe(0);
+      vi.advanceTimersByTime(500);
+      await until(() => log.stats.checkpoints === 1);
+      expect((await readCheckpoint(`${path}.checkpoint`)) as unknown).toMatchObject({ checkpoint: { seq: 3 } });
+      vi.advanceTimersByTime(500);
+      await settle();
+      expect(log.stats.checkpoints).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a writer refuses to continue a log that ends before its checkpoint", async () => {
