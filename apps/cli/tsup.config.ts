@@ -1,10 +1,23 @@
 import { defineConfig } from "tsup";
 
-export default defineConfig({
-  entry: ["src/main.ts", "src/harness.ts"],
-  format: ["esm"],
-  sourcemap: true,
-  clean: true,
-  target: "node20",
-  banner: { js: "#!/usr/bin/env node" },
-});
+/**
+ * Two outputs: the `ahp` command (`dist/main.js`, ESM, run through `bin/ahp.js`) and the harness
+ * composition `@ahp/cli/harness` (ESM + CJS + types) that the demo and embedders reuse.
+ */
+export default defineConfig([
+  {
+    entry: ["src/main.ts"],
+    format: ["esm"],
+    sourcemap: true,
+    clean: true,
+    target: "node20",
+    banner: { js: "#!/usr/bin/env node" },
+  },
+  {
+    entry: ["src/harness.ts"],
+    format: ["esm", "cjs"],
+    dts: true,
+    sourcemap: true,
+    target: "node20",
+  },
+]);

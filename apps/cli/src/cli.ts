@@ -1,5 +1,7 @@
 /** `ahp`: command dispatch. */
-import { UsageError, EXIT_USAGE, EXIT_OK, type CliIo } from "./io.js";
+import { createRequire } from "node:module";
+import { closest } from "./args.js";
+import { ConfigError, EXIT_CONFIG, EXIT_OK, EXIT_USAGE, UsageError, type CliIo } from "./io.js";
 
 export const usage = `Usage: ahp <command> [options]
 
@@ -10,8 +12,13 @@ Commands:
   audit     verify, tail or summarise a tamper-evident audit log
   hook      answer an agent host's hook (Claude Code, Cursor, Copilot, ...) through a harness (AARTS)
 
-Run 'ahp <command> --help' for the options of a command.
+Run 'ahp <command> --help' for the options of a command; 'ahp --version' prints the version.
 `;
+
+/** The package's version (from src/ and from dist/ alike, package.json is one level up). */
+export function version(): string {
+  return (createRequire(import.meta.url)("../package.json") as { version: string }).version;
+}
 
 type Command = { run(argv: string[], io: CliIo): Promise<number>; usage: string };
 
@@ -29,18 +36,30 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(usage);
     return name === undefined ? EXIT_USAGE : EXIT_OK;
   }
+  if (name === "--version" || name === "-v") {
+    io.stdout.write(`${version()}\n`);
+    return EXIT_OK;
+  }
   const load = commands[name];
   if (load === undefined) {
-    io.stderr.write(`ahp: unknown command ${JSON.stringify(name)}\n\n${usage}`);
+    const near = closest(name, Object.keys(commands));
+    io.stderr.write(
+      `ahp: unknown command ${JSON.stringify(name)}${near === undefined ? "" : ` (did you mean ${near}?)`}; see 'ahp --help'\n`,
+    );
     return EXIT_USAGE;
   }
   const command = await load();
   try {
     return await command.run(rest, io);
   } catch (error) {
+    // One line each: a usage error points at --help, a configuration error says what to do.
     if (error instanceof UsageError) {
-      io.stderr.write(`ahp ${name}: ${error.message}\n\n${command.usage}`);
+      io.stderr.write(`ahp ${name}: ${error.message}; see 'ahp ${name} --help'\n`);
       return EXIT_USAGE;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr.write(`ahp ${name}: ${error.message}\n${error.hint === undefined ? "" : `hint: ${error.hint}\n`}`);
+      return EXIT_CONFIG;
     }
     throw error;
   }

@@ -12,15 +12,16 @@ import {
   type JsonRpcMessage,
   type Transport,
 } from "@ahp/core";
-import { parse, toInt } from "../args.js";
+import { closest, parse, toInt } from "../args.js";
 import { authFrom, CONNECT_HELP, createClientTransport } from "../connect.js";
-import { EXIT_FAILURE, EXIT_OK, UsageError, type CliIo } from "../io.js";
+import { EXIT_DECISION, EXIT_FAILURE, EXIT_OK, UsageError, type CliIo } from "../io.js";
 
 export const usage = `Usage: ahp send --connect SPEC [--event-type TYPE --payload JSON | --file FILE] [options]
 
 Acts as an agent: performs the handshake, sends events, prints one JSON line per event on
 stdout (the decision of a blocking event, {"notification":"sent"} for a non-blocking one).
-Exit code 0; 2 on a protocol or transport failure (details on stderr).
+Exit code 0; 1 when --fail-on names a decision that was returned; 2 on a protocol or
+transport failure (details on stderr); 64 on a usage error.
 
 ${CONNECT_HELP}
   --api-key KEY         send X-API-Key (HTTP) / ?api_key= (WebSocket); or env AHP_API_KEY
@@ -37,6 +38,8 @@ ${CONNECT_HELP}
   --agent-id ID         agent id (default: random UUID v4)
   --capabilities LIST   comma-separated capabilities for the handshake
   --timeout-ms N        per-request timeout (default 10000)
+  --fail-on LIST        exit 1 when a decision is one of these comma-separated tags, e.g.
+                        --fail-on block,escalate (a gate for shell scripts; all are still printed)
   -h, --help            this text
 `;
 
@@ -53,7 +56,19 @@ const options = {
   "agent-id": { type: "string" },
   capabilities: { type: "string" },
   "timeout-ms": { type: "string" },
+  "fail-on": { type: "string" },
 } as const;
+
+/** Every decision tag of AHP 2.4 (generic and typed decisions). */
+const DECISION_TAGS = ["allow", "block", "modify", "defer", "escalate", "approve", "reject", "refine", "retry", "queue", "skip"];
+
+/** The decision tags an answer carries (one, or one per element of a batch). */
+function decisionTags(result: unknown): string[] {
+  if (result === null || typeof result !== "object") return [];
+  const r = result as { decision?: unknown; decisions?: unknown };
+  if (typeof r.decision === "string") return [r.decision];
+  return Array.isArray(r.decisions) ? r.decisions.flatMap(decisionTags) : [];
+}
 
 function parseJson(what: string, text: string): unknown {
   try {
@@ -81,6 +96,20 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError("give exactly one of --event-type or --file");
   }
   if (values.raw && values.file === undefined) throw new UsageError("--raw needs --file");
+  const failOn = new Set(
+    (values["fail-on"] ?? "")
+      .split(",")
+      .map((t) => t.trim())
+      .filter(Boolean),
+  );
+  if (values["fail-on"] !== undefined && failOn.size === 0) throw new UsageError("--fail-on needs decision tags, e.g. --fail-on block");
+  for (const tag of failOn) {
+    if (!DECISION_TAGS.includes(tag)) {
+      const near = closest(tag, DECISION_TAGS);
+      throw new UsageError(`--fail-on: unknown decision ${JSON.stringify(tag)}${near === undefined ? "" : ` (did you mean ${near}?)`}`);
+    }
+  }
+  if (values.raw && failOn.size > 0) throw new UsageError("--fail-on does not apply to --raw");
   const timeoutMs = toInt("timeout-ms", values["timeout-ms"], { min: 1 }) ?? 10_000;
   const depth = toInt("depth", values.depth) ?? 0;
   const auth = authFrom(values, io.env);
@@ -97,6 +126,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     timeoutMs,
   });
   let status = EXIT_OK;
+  let gated = false;
   try {
     await client.connect(transport, {
       capabilities:
@@ -113,7 +143,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     for await (const line of items) {
       lineNo++;
       try {
-        write(await sendItem(client, parseJson(`line ${lineNo}`, line)));
+        const result = await sendItem(client, parseJson(`line ${lineNo}`, line));
+        write(result);
+        if (decisionTags(result).some((tag) => failOn.has(tag))) gated = true;
       } catch (error) {
         status = EXIT_FAILURE;
         fail(values.file !== undefined ? `line ${lineNo}: ${describe(error)}` : error);
@@ -126,7 +158,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   } finally {
     await client.close().catch(() => undefined);
   }
-  return status;
+  return status === EXIT_OK && gated ? EXIT_DECISION : status;
 }
 
 async function sendItem(client: AhpClient, item: unknown): Promise<unknown> {
@@ -138,7 +170,7 @@ async function sendItem(client: AhpClient, item: unknown): Promise<unknown> {
       case "ahp/event":
         return sendEvent(client, params);
       case "ahp/query":
-        return client.query(String(params?.query_type ?? ""), params?.payload ?? null);
+        return client.query(typeof params?.query_type === "string" ? params.query_type : "", params?.payload ?? null);
       case "ahp/batch":
         return { decisions: await client.batch((params?.events ?? []) as AhpEventInput[]) };
       default:
@@ -234,7 +266,8 @@ function describe(error: unknown): string {
   if (AhpError.isInstance(error)) return `${error.message} (code ${error.code})`;
   if (AhpLocalError.isInstance(error)) {
     const details = error.details as { exitCode?: unknown; stderrTail?: unknown; status?: unknown } | undefined;
-    const extra = details?.stderrTail ? `\n--- harness stderr (tail) ---\n${String(details.stderrTail).trimEnd()}` : "";
+    const tail = typeof details?.stderrTail === "string" ? details.stderrTail : "";
+    const extra = tail ? `\n--- harness stderr (tail) ---\n${tail.trimEnd()}` : "";
     return `${error.message} [${error.code}]${extra}`;
   }
   return error instanceof Error ? error.message : String(error);

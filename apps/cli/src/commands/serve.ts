@@ -8,10 +8,10 @@ import { listenHttp } from "@ahp/transport-http";
 import { serveStdio } from "@ahp/transport-stdio";
 import { listenUnix } from "@ahp/transport-unix";
 import { listenWebSocket } from "@ahp/transport-ws";
-import { hostPort, parse, toInt } from "../args.js";
+import { checkHostPorts, hostPort, parse, toInt } from "../args.js";
 import { loadServeConfig, type ServeConfig } from "../config.js";
 import { createHarness, type HarnessAuditOptions } from "../harness.js";
-import { EXIT_FAILURE, EXIT_OK, UsageError, type CliIo } from "../io.js";
+import { ConfigError, EXIT_FAILURE, EXIT_OK, UsageError, type CliIo } from "../io.js";
 
 export const usage = `Usage: ahp serve [--stdio] [--http HOST:PORT] [--ws HOST:PORT] [--unix PATH] [options]
 
@@ -133,6 +133,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   if (!listeners.stdio && listeners.http.length + listeners.ws.length + listeners.unix.length === 0) {
     throw new UsageError("choose at least one transport: --stdio, --http, --ws or --unix");
   }
+  checkHostPorts({ http: listeners.http, ws: listeners.ws, metrics: values.metrics ?? file.metrics });
   const config: HarnessConfig = {
     timeout_ms: toInt("timeout-ms", values["timeout-ms"], { min: 1 }) ?? file.limits?.timeout_ms ?? 10_000,
     batch_size: toInt("batch-size", values["batch-size"]) ?? file.limits?.batch_size ?? 100,
@@ -174,7 +175,10 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
         ...auditTuning,
       };
     } catch (error) {
-      throw new UsageError(`audit key: ${(error as Error).message} (use --audit-key-file or ${AUDIT_KEY_ENV})`);
+      throw new ConfigError(
+        `audit key: ${(error as Error).message}`,
+        `create one with: openssl rand -hex 32 > audit.key (then --audit-key-file audit.key, or set ${AUDIT_KEY_ENV})`,
+      );
     }
   }
 
