@@ -1,6 +1,6 @@
 /** Runs the demo session against a harness behind the chosen transport and prints the timeline. */
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AuditKey, verifyAuditLog, type AuditVerifyReport } from "@ahp/audit";
@@ -18,6 +18,8 @@ export interface DemoOptions {
   keep?: boolean;
   /** Directory for the audit log; default a fresh temporary one. */
   dir?: string;
+  /** Write the audit log here (kept) instead of into the temporary directory. */
+  auditFile?: string;
 }
 
 export interface DemoResult {
@@ -37,15 +39,33 @@ const OUTCOME_STYLE: Record<string, keyof Style> = {
   notified: "dim",
 };
 
+/** The key of a kept audit log lives next to it (`FILE.key`, mode 0600), so a later run continues the chain. */
+async function auditKeyFor(auditFile: string): Promise<Buffer> {
+  try {
+    return Buffer.from((await readFile(`${auditFile}.key`, "utf8")).trim(), "hex");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const bytes = randomBytes(32);
+  await writeFile(`${auditFile}.key`, bytes.toString("hex"), { mode: 0o600, flag: "wx" });
+  return bytes;
+}
+
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const s = createStyle(options.out, options.env, options.color);
   const out = (line = "") => options.out.write(`${line}\n`);
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), "ahp-demo-")));
-  const keyBytes = randomBytes(32);
+  const keyBytes = options.auditFile === undefined ? randomBytes(32) : await auditKeyFor(options.auditFile);
   const key = AuditKey.fromBytes(keyBytes);
 
   out(s.bold("AHP 2.4 demo: a coding agent fixing a parser bug, supervised by a harness"));
-  const harness = await startHarness(options.transport, { dir, key, keyHex: keyBytes.toString("hex"), stderr: options.err });
+  const harness = await startHarness(options.transport, {
+    dir,
+    key,
+    keyHex: keyBytes.toString("hex"),
+    stderr: options.err,
+    ...(options.auditFile === undefined ? {} : { auditFile: options.auditFile }),
+  });
   out(`${s.dim("harness:")} ${harness.where}`);
   out(`${s.dim("policy: ")} built-in default policy + one demo rate limit (web_fetch: 2 per 1.5 s)`);
   out("");
@@ -101,7 +121,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     ? s.green(`${audit.status}: ${audit.records} records, HMAC chain verified`)
     : s.red(`${audit.status}: ${audit.break?.message ?? ""}`);
   out(`  verify   ${verdict}`);
-  if (options.keep || options.dir !== undefined) out(`  kept in  ${dir}`);
-  else await rm(dir, { recursive: true, force: true });
+  const kept = options.keep === true || options.dir !== undefined;
+  if (kept) out(`  kept in  ${dir}`);
+  else if (options.auditFile === undefined)
+    out(s.dim("  (temporary: deleted now; --audit FILE writes the log where you want it, --keep keeps the directory)"));
+  if (options.auditFile !== undefined)
+    out(`  key      ${options.auditFile}.key (verify: ahp audit verify ${options.auditFile} --key-file ${options.auditFile}.key)`);
+  if (!kept) await rm(dir, { recursive: true, force: true });
   return { entries: session.entries, audit, auditFile: harness.auditFile, counts };
 }

@@ -1,7 +1,7 @@
 /** Starts the demo's harness behind the chosen transport and returns the agent's side of it. */
 import { mkdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createLinkedPair, type Transport } from "@ahp/core";
 import type { AuditKey } from "@ahp/audit";
 import { createHarness, type Harness } from "@ahp/cli/harness";
@@ -30,10 +30,12 @@ export interface HarnessSetup {
   /** Hex form of the key, written to a file for a child harness. */
   keyHex: string;
   stderr: NodeJS.WritableStream;
+  /** Where the harness writes its audit log (default `audit.log` in `dir`). */
+  auditFile?: string;
 }
 
 export async function startHarness(kind: TransportKind, setup: HarnessSetup): Promise<RunningHarness> {
-  const auditFile = join(setup.dir, "audit.log");
+  const auditFile = setup.auditFile ?? join(setup.dir, "audit.log");
   if (kind === "stdio") return startChild(setup, auditFile);
   const log = createLogger({ stream: setup.stderr, level: "warn", bindings: { component: "demo-harness" } });
   const harness = await createHarness({ log, name: "ahp-demo-harness", policy: DEMO_POLICY, audit: { file: auditFile, key: setup.key } });
@@ -87,7 +89,7 @@ async function startChild(setup: HarnessSetup, auditFile: string): Promise<Runni
   const keyFile = join(setup.dir, "audit.key");
   await writeFile(policyFile, `${JSON.stringify(DEMO_POLICY, null, 2)}\n`);
   await writeFile(keyFile, setup.keyHex, { mode: 0o600 });
-  const cli = createRequire(import.meta.url).resolve("@ahp/cli");
+  const cli = join(dirname(createRequire(import.meta.url).resolve("@ahp/cli/package.json")), "dist", "main.js");
   const args = [
     cli,
     "serve",

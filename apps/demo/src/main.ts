@@ -3,11 +3,12 @@
  * a coding-agent session against the default policy, on an embedded harness (or the real
  * `ahp serve --stdio` as a child process with --transport stdio).
  */
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { runDemo } from "./demo.js";
 import { TRANSPORTS, type TransportKind } from "./harness.js";
 
-const usage = `Usage: ahp-demo [--transport ${TRANSPORTS.join("|")}] [--color|--no-color] [--keep]
+const usage = `Usage: ahp-demo [--transport ${TRANSPORTS.join("|")}] [--color|--no-color] [--keep] [--audit FILE]
 
 Plays a coding-agent session against the built-in default policy and prints the timeline,
 a summary, and the verification of the audit log the harness wrote.
@@ -15,6 +16,7 @@ a summary, and the verification of the audit log the harness wrote.
   --transport T   memory (default: embedded harness), stdio (harness as a child process),
                   http, ws, unix (embedded harness behind a loopback listener)
   --keep          keep the temporary directory with the audit log
+  --audit FILE    write the audit log to FILE (kept; the key is printed) instead of a temporary one
   --color, --no-color   force colours on or off (default: on for terminals)
 `;
 
@@ -27,6 +29,7 @@ async function main(): Promise<number> {
         color: { type: "boolean" },
         "no-color": { type: "boolean" },
         keep: { type: "boolean" },
+        audit: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -50,6 +53,7 @@ async function main(): Promise<number> {
     env: process.env,
     ...(color === undefined ? {} : { color }),
     ...(values.keep ? { keep: true } : {}),
+    ...(values.audit === undefined ? {} : { auditFile: resolve(values.audit) }),
   });
   return result.audit.ok ? 0 : 1;
 }
