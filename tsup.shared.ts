@@ -7,7 +7,9 @@ import { defineConfig, type Options } from "tsup";
 export const LIBRARY_BUILD: Options = {
   entry: ["src/index.ts"],
   format: ["esm", "cjs"],
-  dts: true,
+  // Our declarations use Node's types (node:stream, node:http, Buffer): the reference makes them
+  // load for consumers whose tsconfig lists no "types" (the default from TypeScript 6.0 on).
+  dts: { banner: '/// <reference types="node" />' },
   sourcemap: true,
   clean: true,
   target: "node20",

@@ -16,7 +16,7 @@ export default defineConfig([
   {
     entry: ["src/harness.ts"],
     format: ["esm", "cjs"],
-    dts: true,
+    dts: { banner: '/// <reference types="node" />' },
     sourcemap: true,
     target: "node20",
   },

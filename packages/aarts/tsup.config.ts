@@ -19,14 +19,14 @@ export default defineConfig([
   {
     entry: { index: "src/index.ts" },
     format: ["esm", "cjs"],
-    dts: true,
+    dts: { banner: '/// <reference types="node" />' },
     sourcemap: true,
     target: "node20",
   },
   {
     entry: { hook: "src/hook/index.ts" },
     format: ["esm", "cjs"],
-    dts: true,
+    dts: { banner: '/// <reference types="node" />' },
     sourcemap: true,
     target: "node20",
     noExternal: ["@ahp/core"],
