@@ -1,0 +1,226 @@
+#!/usr/bin/env node
+/**
+ * Consumer smoke test: what someone who installs our packages from npm gets.
+ *
+ * 1. `pnpm pack` every publishable workspace package (every package that is not private; a new
+ *    one joins without an edit here) and check that each tarball carries LICENSE and README.md.
+ * 2. Install the tarballs with npm into a fresh project outside the workspace, together with
+ *    TypeScript 5.9, 6.0 and 7.0 (the native port) and @types/node, as a consumer would.
+ * 3. Typecheck a small program that imports every typed entry point, as ESM (`.mts`) and as
+ *    CommonJS (`.cts`), with `strict` and `module: nodenext` and *no* `types` setting, under
+ *    each TypeScript version (TypeScript 6.0 and 7.0 no longer load @types packages by default,
+ *    so this proves our declaration files bring the Node types they use themselves).
+ * 4. Run the program as ESM and `require` it from CommonJS: an agent and a harness talk over an
+ *    in-memory pair and over stdio to the packed `ahp serve --stdio`.
+ * 5. Run the packed `ahp` bin (`--version`, `send --fail-on block` against `ahp serve --stdio`).
+ *
+ * Usage: node scripts/consumer-smoke.mjs [--keep] [--ts 5.9.3,6.0.3,7.0.2]
+ * Needs a build (`pnpm build`) and the npm registry. Prints one line per check and ends with
+ * "N passed, N failed".
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { publishablePackages, typedEntryPoints } from "./lib/workspace.mjs";
+
+const { values } = parseArgs({ options: { keep: { type: "boolean" }, ts: { type: "string", default: "5.9.3,6.0.3,7.0.2" } } });
+const TS_VERSIONS = values.ts.split(",").map((v) => v.trim());
+const TYPES_NODE = "20.19.43";
+
+let passed = 0;
+let failed = 0;
+function check(name, fn) {
+  const started = Date.now();
+  try {
+    const note = fn();
+    passed++;
+    console.log(`ok   ${name}${note ? ` (${note})` : ""} [${((Date.now() - started) / 1000).toFixed(1)} s]`);
+    return true;
+  } catch (error) {
+    failed++;
+    console.log(`FAIL ${name}\n${indent(error instanceof Error ? error.message : String(error))}`);
+    return false;
+  }
+}
+const indent = (text) =>
+  String(text)
+    .trimEnd()
+    .split("\n")
+    .map((l) => `     ${l}`)
+    .join("\n");
+
+function run(command, args, options = {}) {
+  const r = spawnSync(command, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...options });
+  if (r.error) throw r.error;
+  if (options.expectStatus !== undefined ? r.status !== options.expectStatus : r.status !== 0) {
+    throw new Error(`${command} ${args.join(" ")} exited ${r.status}\n${r.stdout}${r.stderr}`);
+  }
+  return r;
+}
+
+const packages = publishablePackages();
+const work = mkdtempSync(join(tmpdir(), "ahp-consumer-"));
+const tarballs = join(work, "tarballs");
+const app = join(work, "app");
+mkdirSync(tarballs);
+mkdirSync(app);
+console.log(`consumer smoke test in ${work}: ${packages.length} packages, TypeScript ${TS_VERSIONS.join(", ")}`);
+
+try {
+  // 1. Pack.
+  const packed = new Map();
+  check(`pack ${packages.length} packages`, () => {
+    for (const pkg of packages) {
+      for (const entry of typedEntryPoints(pkg)) {
+        if (!existsSync(join(pkg.dir, entry.types))) throw new Error(`${pkg.name}: ${entry.types} is missing; run pnpm build first`);
+      }
+      const before = new Set(readdirSync(tarballs));
+      run("pnpm", ["pack", "--pack-destination", tarballs], { cwd: pkg.dir });
+      const file = readdirSync(tarballs).find((f) => !before.has(f));
+      if (file === undefined) throw new Error(`${pkg.name}: pnpm pack wrote no tarball`);
+      packed.set(pkg.name, join(tarballs, file));
+    }
+  });
+  check("every tarball has LICENSE, README.md and package.json", () => {
+    const problems = [];
+    for (const [name, file] of packed) {
+      const list = execFileSync("tar", ["tzf", file], { encoding: "utf8" }).split("\n");
+      for (const needed of ["package/LICENSE", "package/README.md", "package/package.json"]) {
+        if (!list.includes(needed)) problems.push(`${name}: ${needed.slice("package/".length)} is not in the tarball`);
+      }
+      if (list.some((f) => f.startsWith("package/src/") || f.startsWith("package/test/"))) problems.push(`${name}: ships src/ or test/`);
+    }
+    if (problems.length > 0)
+      throw new Error(`${problems.join("\n")}\n(copy the root LICENSE into the package folder; npm always packs it)`);
+  });
+
+  // 2. A consumer project.
+  const typed = packages.flatMap((pkg) => typedEntryPoints(pkg).map((entry) => ({ pkg, ...entry })));
+  const tsDeps = Object.fromEntries(TS_VERSIONS.map((v) => [`ts-${v}`, `npm:typescript@${v}`]));
+  writeFileSync(
+    join(app, "package.json"),
+    `${JSON.stringify(
+      {
+        name: "ahp-consumer-smoke",
+        private: true,
+        dependencies: { ...Object.fromEntries([...packed].map(([name, file]) => [name, `file:${file}`])), zod: "^4.4.0" },
+        devDependencies: { "@types/node": TYPES_NODE, ...tsDeps },
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  check("npm install the tarballs, zod, @types/node and TypeScript", () => {
+    run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: app });
+  });
+
+  // 3. The program: every typed entry point, then a round trip in memory and over stdio.
+  const imports = typed.map((e, i) => `import * as m${i} from ${JSON.stringify(e.specifier)};`).join("\n");
+  const table = `const modules: Record<string, object> = { ${typed.map((e, i) => `${JSON.stringify(e.specifier)}: m${i}`).join(", ")} };`;
+  const body = (kind) => `
+${table}
+for (const [name, mod] of Object.entries(modules)) {
+  if (Object.keys(mod).length === 0) throw new Error(name + " has no exports");
+}
+const hasCore = ${JSON.stringify(packed.has("@ahp/core"))};
+async function main(): Promise<void> {
+  const out: Record<string, unknown> = { kind: ${JSON.stringify(kind)}, modules: Object.keys(modules).length };
+  if (hasCore) {
+    const core = modules["@ahp/core"] as typeof import("@ahp/core");
+    const server = new core.AhpServer({
+      handlers: { onEvent: (event) => (JSON.stringify(event.payload).includes("rm -rf") ? { decision: "block", reason: "smoke" } : { decision: "allow" }) },
+    });
+    const [agentSide, harnessSide] = core.createLinkedPair();
+    await server.connect(harnessSide);
+    const client = new core.AhpClient();
+    await client.connect(agentSide);
+    const decision = await client.send("pre_action", { tool_name: "bash", arguments: { command: "rm -rf /" } });
+    out.memory = decision.decision;
+    await client.close();
+    await server.close();
+  }
+  if (modules["@ahp/transport-stdio"] !== undefined && hasCore) {
+    const core = modules["@ahp/core"] as typeof import("@ahp/core");
+    const stdio = modules["@ahp/transport-stdio"] as typeof import("@ahp/transport-stdio");
+    const client = new core.AhpClient();
+    await client.connect(new stdio.StdioClientTransport({ command: process.execPath, args: [process.env.AHP_BIN ?? "", "serve", "--stdio", "--log-level", "silent"] }));
+    const decision = await client.send("pre_action", { tool_name: "bash", arguments: { command: "rm -rf /" } });
+    out.stdio = decision.decision;
+    await client.close();
+  }
+  console.log(JSON.stringify(out));
+}
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
+`;
+  mkdirSync(join(app, "src"));
+  writeFileSync(join(app, "src", "esm.mts"), `${imports}\n${body("esm")}`);
+  writeFileSync(join(app, "src", "cjs.cts"), `${imports}\n${body("cjs")}`);
+  const tsconfig = (extra) => ({
+    compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", skipLibCheck: false, ...extra },
+    include: ["src"],
+  });
+  writeFileSync(join(app, "tsconfig.json"), `${JSON.stringify(tsconfig({ noEmit: true }), null, 2)}\n`);
+  writeFileSync(join(app, "tsconfig.build.json"), `${JSON.stringify(tsconfig({ outDir: "dist", rootDir: "src" }), null, 2)}\n`);
+
+  // The 6.x compiler also emits the program that step 4 runs (its type check is the same).
+  const emitter = TS_VERSIONS.find((v) => v.startsWith("6.")) ?? TS_VERSIONS[0];
+  let built = false;
+  for (const version of TS_VERSIONS) {
+    const emits = version === emitter;
+    const ok = check(`tsc ${version}: strict, module nodenext, no "types" setting, ESM and CJS${emits ? " (and emit)" : ""}`, () => {
+      const tsc = join(app, "node_modules", `ts-${version}`, "bin", "tsc");
+      run(process.execPath, [tsc, "-p", emits ? "tsconfig.build.json" : "tsconfig.json", "--pretty", "false"], { cwd: app });
+    });
+    if (emits) built = ok;
+  }
+
+  // 4. Run it.
+  const bin = join(app, "node_modules", ".bin", "ahp");
+  const ahpMain = join(app, "node_modules", "@ahp", "cli", "bin", "ahp.js");
+  if (built) {
+    for (const [kind, file] of [
+      ["ESM (import)", "esm.mjs"],
+      ["CommonJS (require)", "cjs.cjs"],
+    ]) {
+      check(`run as ${kind}`, () => {
+        const r = run(process.execPath, [join("dist", file)], { cwd: app, env: { ...process.env, AHP_BIN: ahpMain } });
+        const out = JSON.parse(r.stdout.trim().split("\n").at(-1));
+        if (out.modules !== typed.length) throw new Error(`loaded ${out.modules} of ${typed.length} modules`);
+        if (packed.has("@ahp/core") && out.memory !== "block") throw new Error(`in-memory decision: ${out.memory}`);
+        if (packed.has("@ahp/cli") && packed.has("@ahp/transport-stdio") && out.stdio !== "block")
+          throw new Error(`stdio decision: ${out.stdio}`);
+        return `${out.modules} entry points, decisions ${out.memory}/${out.stdio}`;
+      });
+    }
+  }
+  if (packed.has("@ahp/cli")) {
+    check("the packed ahp bin: --version, and send --fail-on block against ahp serve --stdio", () => {
+      const version = run(bin, ["--version"], { cwd: app }).stdout.trim();
+      const harness = `stdio:${bin} serve --stdio --log-level silent`;
+      const rm = JSON.stringify({ tool_name: "bash", arguments: { command: "rm -rf /" } });
+      const gate = run(bin, ["send", "--connect", harness, "--event-type", "pre_action", "--payload", rm, "--fail-on", "block"], {
+        cwd: app,
+        expectStatus: 1,
+      });
+      if (JSON.parse(gate.stdout).decision !== "block") throw new Error(`unexpected answer: ${gate.stdout}`);
+      const schema = run(bin, ["schema", "--list"], { cwd: app }).stdout;
+      if (!schema.includes("ahp.schema.json")) throw new Error(`ahp schema --list: ${schema}`);
+      return `ahp ${version}`;
+    });
+  }
+  if (packed.has("@ahp/aarts")) {
+    check("the packed ahp-aarts-hook bin answers --version", () => {
+      run(join(app, "node_modules", ".bin", "ahp-aarts-hook"), ["--version"], { cwd: app });
+    });
+  }
+} finally {
+  if (values.keep) console.log(`kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exitCode = failed > 0 ? 1 : 0;
