@@ -23,7 +23,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { Application, Converter, ReflectionKind } from "typedoc";
 import { checkMarkdownLinks } from "./lib/links.mjs";
 import { undocumentedExports } from "./lib/undocumented.mjs";
-import { publishablePackages, ROOT, slug, typedEntryPoints } from "./lib/workspace.mjs";
+import { publishablePackages, ROOT, typedEntryPoints } from "./lib/workspace.mjs";
 
 const OUT = join(ROOT, "docs", "reference");
 const DEBT = join(ROOT, "docs", "api", "undocumented.txt");
