@@ -2,6 +2,6 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "apps/*", "bench", "examples/*"],
+    projects: ["packages/*", "apps/*", "bench", "examples/*/vitest.config.ts"],
   },
 });
