@@ -59,6 +59,16 @@ describe("stdio-agent example", () => {
     expect(ran).toEqual(["git push origin main"]);
   });
 
+  it("works the same against the ahp command's harness (ahp serve --stdio --policy policy.yaml)", async () => {
+    const ahp = fileURLToPath(new URL("../node_modules/@ahp/cli/bin/ahp.js", import.meta.url));
+    const result = await runAgentLoop(task, {
+      harness: { command: process.execPath, args: [ahp, "serve", "--stdio", "--policy", `${ROOT}policy.yaml`] },
+      harnessStderr: "ignore",
+    });
+    expect(result.prompt).toBe("Deploy with token [REDACTED:github_token] and clean up");
+    expect(result.outcomes.map((o) => o.decision)).toEqual(["allow", "modify", "block", "escalate"]);
+  });
+
   it("fails closed when the harness is gone: nothing runs", async () => {
     const ran: string[] = [];
     const run = runAgentLoop(task, {
