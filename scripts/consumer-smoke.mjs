@@ -2,6 +2,8 @@
 /**
  * Consumer smoke test: what someone who installs our packages from npm gets.
  *
+ * 0. Every bin that `pnpm install` links inside the workspace is a checked-in file, so a fresh
+ *    clone installs without "Failed to create bin" warnings before anything is built.
  * 1. `pnpm pack` every publishable workspace package (every package that is not private; a new
  *    one joins without an edit here) and check that each tarball carries LICENSE and README.md.
  * 2. Install the tarballs with npm into a fresh project outside the workspace, together with
@@ -23,7 +25,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { publishablePackages, typedEntryPoints } from "./lib/workspace.mjs";
+import { publishablePackages, typedEntryPoints, workspacePackages } from "./lib/workspace.mjs";
 
 const { values } = parseArgs({ options: { keep: { type: "boolean" }, ts: { type: "string", default: "5.9.3,6.0.3,7.0.2" } } });
 const TS_VERSIONS = values.ts.split(",").map((v) => v.trim());
@@ -69,6 +71,26 @@ mkdirSync(app);
 console.log(`consumer smoke test in ${work}: ${packages.length} packages, TypeScript ${TS_VERSIONS.join(", ")}`);
 
 try {
+  // 0. A fresh clone's `pnpm install` links the bins of every workspace package another one
+  // depends on before anything is built: each such bin target must be a file under version
+  // control, not a build output (else install warns "Failed to create bin").
+  check("every bin a workspace package installs is a checked-in file", () => {
+    const all = workspacePackages();
+    const used = new Set(all.flatMap((p) => Object.keys({ ...p.manifest.dependencies, ...p.manifest.devDependencies })));
+    const problems = [];
+    let count = 0;
+    for (const pkg of all.filter((p) => used.has(p.name))) {
+      const bin = typeof pkg.manifest.bin === "string" ? { [pkg.name]: pkg.manifest.bin } : (pkg.manifest.bin ?? {});
+      for (const [name, target] of Object.entries(bin)) {
+        count++;
+        const tracked = spawnSync("git", ["ls-files", "--error-unmatch", target], { cwd: pkg.dir, encoding: "utf8" });
+        if (tracked.status !== 0) problems.push(`${pkg.name}: bin ${name} -> ${target} is not a checked-in file`);
+      }
+    }
+    if (problems.length > 0) throw new Error(problems.join("\n"));
+    return `${count} bins`;
+  });
+
   // 1. Pack.
   const packed = new Map();
   check(`pack ${packages.length} packages`, () => {
