@@ -43,6 +43,7 @@ export interface HarnessOptions {
   handlers?: AhpServerHandlers;
 }
 
+/** The audit log of a harness: its file, key and write-ahead settings. */
 export interface HarnessAuditOptions {
   file: string;
   key: AuditKey;

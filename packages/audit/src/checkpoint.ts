@@ -14,8 +14,10 @@ import { AUDIT_FORMAT_VERSION, type AuditHead } from "./record.js";
 
 /** The checkpoint file of a log: `<live log path>.checkpoint`. */
 export const CHECKPOINT_SUFFIX = ".checkpoint";
+/** The checkpoint file that belongs to the log at `logPath`. */
 export const checkpointPathFor = (logPath: string): string => `${logPath}${CHECKPOINT_SUFFIX}`;
 
+/** A signed checkpoint: the chain head at a moment, MACed with the audit key, so that dropping the last records is detected. */
 export interface AuditCheckpoint {
   v: typeof AUDIT_FORMAT_VERSION;
   type: "checkpoint";
@@ -35,6 +37,7 @@ export interface AuditCheckpoint {
 const DOMAIN = `ahp-audit/v${AUDIT_FORMAT_VERSION}/checkpoint\n`;
 const HEX64 = /^[0-9a-f]{64}$/;
 
+/** Builds and MACs the checkpoint of a chain head (the writer calls it; exported for tools that write logs themselves). */
 export function sealCheckpoint(head: AuditHead, key: AuditKey, options: { time: string; replica?: string }): AuditCheckpoint {
   const unsigned: Omit<AuditCheckpoint, "mac"> = {
     v: AUDIT_FORMAT_VERSION,

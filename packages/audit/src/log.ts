@@ -36,6 +36,7 @@ import type { AuditSink, AuditSinkIncident, AuditSinkState } from "./sink.js";
  *   power loss.
  */
 export type AuditSyncMode = "none" | "write" | "fsync";
+/** Every {@link AuditSyncMode}, for argument checking. */
 export const AUDIT_SYNC_MODES: readonly AuditSyncMode[] = Object.freeze(["none", "write", "fsync"]);
 
 /** Default interval of signed checkpoints (ms). */
@@ -59,6 +60,7 @@ export interface AuditIncident {
   consecutive?: number;
 }
 
+/** Counters of an open log's writer (groups, records, failures, checkpoints). */
 export interface AuditLogStats {
   /** Groups stored (writes). */
   groups: number;
