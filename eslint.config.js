@@ -55,4 +55,6 @@ export default tseslint.config(
     },
   },
   { files: UNTYPED, ...tseslint.configs.disableTypeChecked },
+  // CommonJS entry points (checked-in bins) load their bundle with `require` by design.
+  { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs" }, rules: { "@typescript-eslint/no-require-imports": "off" } },
 );
