@@ -10,7 +10,8 @@
 import { EVENT_TABLE, type AhpEvent, type AhpEventInput, type EventType } from "@ahp/core";
 import { EvalContext, type CompiledRule, type SessionCounters } from "./compile.js";
 import { CompiledPolicy, loadPolicy, loadPolicyFile, type LoadPolicyOptions, type PolicySource } from "./load.js";
-import { DEFAULT_STATE_LIMITS, PolicyState, TokenBucket, type SessionState } from "./state.js";
+import { DEFAULT_STATE_LIMITS, PolicyState, SessionState, TokenBucket, applyDelta, decisionDelta, eventDelta } from "./state.js";
+import { PolicyStateError, sessionFromSnapshot, type BucketTake, type PolicyStateStore, type StateStep } from "./state-store.js";
 import { watchPolicyFile, type PolicyWatcher, type WatchPolicyOptions } from "./watch.js";
 
 /** Who produced the final decision of an evaluation. */
@@ -22,7 +23,9 @@ export type DecisionSource =
   /** No rule matched; a composed user handler decided. */
   | "handler"
   /** No rule matched and nobody else decided: the protocol default (`allow` for idle) or no decision (typed points, notifications). */
-  | "none";
+  | "none"
+  /** The shared state store could not be reached: the event type's fail-closed decision. */
+  | "state_unavailable";
 
 /** One evaluation, as reported to `onDecision` (for the audit log and metrics). */
 export interface PolicyEvaluation {
@@ -63,29 +66,30 @@ export interface PolicyEngineOptions extends LoadPolicyOptions {
   maxAgents?: number;
   /** Idle time after which a session's or agent's state is dropped (default: `settings.state_ttl_ms`, else 1 h). */
   stateTtlMs?: number;
+  /**
+   * Keep rate-limit buckets and session counters in a shared store (for several harness
+   * replicas) instead of this engine's memory. Evaluation is then asynchronous
+   * ({@link PolicyEngine.evaluateShared}; `createPolicyHandler` switches to it by itself).
+   */
+  stateStore?: PolicyStateStore;
 }
 
-function readTokens(payload: unknown): number {
-  if (payload === null || typeof payload !== "object") return 0;
-  const p = payload as Record<string, unknown>;
-  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
-  const usage = Object.hasOwn(p, "usage") ? (p.usage as Record<string, unknown> | null) : null;
-  if (usage !== null && typeof usage === "object") {
-    if (typeof usage.total_tokens === "number") return num(usage.total_tokens);
-    const io = num(usage.input_tokens) + num(usage.output_tokens);
-    if (io > 0) return io;
-    return num(usage.prompt_tokens) + num(usage.completion_tokens);
-  }
-  return num(p.total_tokens) || num(p.tokens_used) || num(p.tokens);
-}
+/** What decides a shared evaluation when no rule does: a known decision, or a handler called afterwards. */
+export type SharedFallback = { decision: unknown; source: DecisionSource } | { handler: () => unknown };
 
-const decisionTag = (d: unknown): unknown => (d !== null && typeof d === "object" ? (d as { decision?: unknown }).decision : undefined);
+const NEEDS_SESSION: unique symbol = Symbol("needs the session's counters");
+
+const takeOf = (rule: CompiledRule): BucketTake => {
+  const rl = rule.rateLimit!;
+  return { scope: rl.scope, key: rl.key, rate: rl.rate, intervalMs: rl.intervalMs, burst: rl.burst };
+};
 
 export class PolicyEngine {
   #policy: CompiledPolicy;
   readonly #options: PolicyEngineOptions;
   readonly #clock: () => number;
   readonly #state: PolicyState;
+  readonly #store: PolicyStateStore | undefined;
   #file: string | undefined;
 
   constructor(policy: PolicySource, options: PolicyEngineOptions = {}) {
@@ -99,6 +103,12 @@ export class PolicyEngine {
       maxAgents: options.maxAgents ?? s.maxAgents ?? DEFAULT_STATE_LIMITS.maxAgents,
       ttlMs: options.stateTtlMs ?? s.stateTtlMs ?? DEFAULT_STATE_LIMITS.ttlMs,
     });
+    this.#store = options.stateStore;
+  }
+
+  /** The shared state store, when the engine keeps its state in one (evaluation is then {@link evaluateShared}). */
+  get stateStore(): PolicyStateStore | undefined {
+    return this.#store;
   }
 
   /** Loads the policy file and returns an engine that can `reload()` and `watch()` it. */
@@ -223,7 +233,7 @@ export class PolicyEngine {
     notification = false,
   ): PolicyEvaluation {
     this.#record(event, decision);
-    const evaluation: PolicyEvaluation = {
+    return this.#report({
       decision,
       ruleId: outcome.ruleId,
       source,
@@ -231,13 +241,123 @@ export class PolicyEngine {
       event,
       notification,
       policy: outcome.policy.name,
-    };
+    });
+  }
+
+  #report(evaluation: PolicyEvaluation): PolicyEvaluation {
     const report = this.#options.onDecision;
     if (report !== undefined) {
       try {
         report(evaluation);
       } catch (error) {
         this.#options.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    return evaluation;
+  }
+
+  /**
+   * Evaluates one event with the state in the shared store: the rules are matched here, and the
+   * rate-limit buckets they reach are taken and the session's counters updated in one atomic
+   * step on the store (a rule that reads session counters adds one read before it). When no rule
+   * decides, `noMatch` does. When the store cannot be reached, an event whose decision needed it
+   * gets its type's fail-closed decision (source `state_unavailable`) and `onerror` a
+   * {@link PolicyStateError}; an event that only updates counters keeps its decision and the
+   * lost update is reported the same way.
+   */
+  async evaluateShared(event: AhpEvent, noMatch: SharedFallback, notification = false): Promise<PolicyEvaluation> {
+    const store = this.#store;
+    if (store === undefined) throw new Error("this engine has no state store; pass stateStore in its options");
+    const start = performance.now();
+    const policy = this.#policy; // one read: the whole evaluation uses this version
+    const type = event.event_type;
+    const rules = policy.data.byType.get(type) ?? [];
+    let now = this.#clock();
+    let session: SessionState | undefined;
+    const needSession = (): never => {
+      throw NEEDS_SESSION;
+    };
+    const plan = () => {
+      const ctx = new EvalContext(event, now, policy.data.settings, () => session ?? needSession());
+      const limited: CompiledRule[] = [];
+      for (const rule of rules) {
+        if (!rule.test(ctx)) continue;
+        if (rule.rateLimit !== undefined) limited.push(rule);
+        else return { ctx, limited, decisive: rule, decision: rule.decide(type, ctx) };
+      }
+      return { ctx, limited, decisive: undefined, decision: undefined };
+    };
+    const report = (decision: unknown, ruleId: string | undefined, source: DecisionSource) =>
+      this.#report({
+        decision,
+        ruleId,
+        source,
+        latencyNs: Math.round((performance.now() - start) * 1e6),
+        event,
+        notification,
+        policy: policy.name,
+      });
+    const unavailable = (error: unknown) => {
+      const cause = error instanceof Error ? error : new Error(String(error));
+      const failure =
+        cause instanceof PolicyStateError ? cause : new PolicyStateError(`policy state store unavailable: ${cause.message}`, { cause });
+      this.#options.onerror?.(failure);
+      return failure;
+    };
+    const failClosed = (error: unknown) => {
+      const failure = unavailable(error);
+      const decision = notification ? undefined : EVENT_TABLE[type].failClosed?.(failure.message);
+      return report(decision, undefined, "state_unavailable");
+    };
+
+    let p: ReturnType<typeof plan>;
+    try {
+      p = plan();
+    } catch (error) {
+      if (error !== NEEDS_SESSION) throw error;
+      try {
+        const read = await store.step({ sessionId: event.session_id, agentId: event.agent_id, takes: [], readSession: true });
+        now = read.now;
+        session = sessionFromSnapshot(read.session!, (t) => new SessionState(t));
+      } catch (failure) {
+        return failClosed(failure);
+      }
+      p = plan();
+    }
+
+    const known = p.decisive !== undefined ? p.decision : "handler" in noMatch ? undefined : noMatch.decision;
+    const ifAllTaken = p.decisive !== undefined || !("handler" in noMatch) ? decisionDelta(type, known) : undefined;
+    const step: StateStep = {
+      sessionId: event.session_id,
+      agentId: event.agent_id,
+      takes: p.limited.map(takeOf),
+      record: eventDelta(event),
+      ...(ifAllTaken === undefined ? {} : { recordIfAllTaken: ifAllTaken }),
+    };
+    let failed = -1;
+    let waitMs = 0;
+    try {
+      ({ failed, waitMs } = await store.step(step));
+    } catch (error) {
+      if (step.takes.length > 0) return failClosed(error);
+      unavailable(error);
+    }
+
+    if (failed >= 0) {
+      const rule = p.limited[failed]!;
+      return report(rule.decide(type, p.ctx, waitMs), rule.id, "rule");
+    }
+    if (p.decisive !== undefined) return report(p.decision, p.decisive.id, "rule");
+    if (!("handler" in noMatch)) return report(noMatch.decision, undefined, noMatch.source);
+    let decision: unknown;
+    let evaluation: PolicyEvaluation;
+    try {
+      decision = await noMatch.handler();
+    } finally {
+      evaluation = report(decision, undefined, "handler");
+      const more = decisionDelta(type, decision);
+      if (more !== undefined) {
+        await store.step({ sessionId: event.session_id, agentId: event.agent_id, takes: [], record: more }).catch(unavailable);
       }
     }
     return evaluation;
@@ -282,44 +402,9 @@ export class PolicyEngine {
   #record(event: AhpEvent, decision: unknown): void {
     const now = this.#clock();
     const s = this.#state.sessions.get(event.session_id, now);
-    const type = event.event_type;
-    if (s.backgroundSince !== undefined && type !== "heartbeat") {
-      s.backgroundMs += Math.max(0, now - s.backgroundSince);
-      s.backgroundSince = undefined;
-    }
-    s.events++;
-    const stats = event.context?.session_stats;
-    if (stats !== undefined && stats !== null) s.reported = { ...stats };
-    switch (type) {
-      case "pre_prompt":
-        s.prompts++;
-        break;
-      case "pre_action": {
-        const tag = decisionTag(decision);
-        if (tag === "allow" || tag === "modify") s.actions++;
-        break;
-      }
-      case "error":
-        s.errors++;
-        break;
-      case "post_response":
-        s.tokens += readTokens(event.payload);
-        break;
-      case "heartbeat": {
-        const p = event.payload as { tokens_used?: unknown } | null;
-        if (p !== null && typeof p === "object" && typeof p.tokens_used === "number")
-          s.heartbeatTokens = Math.max(s.heartbeatTokens, p.tokens_used);
-        break;
-      }
-      case "idle":
-        if (decisionTag(decision) === "allow") {
-          s.backgroundRuns++;
-          s.backgroundSince = now;
-        }
-        break;
-      default:
-        break;
-    }
+    applyDelta(s, eventDelta(event), now);
+    const more = decisionDelta(event.event_type, decision);
+    if (more !== undefined) applyDelta(s, more, now);
   }
 }
 

@@ -22,6 +22,7 @@ import {
 } from "@ahp/core";
 import { PolicyEngine, type DecisionSource, type PolicyEngineOptions, type PolicyMatchOutcome } from "./engine.js";
 import type { PolicySource } from "./load.js";
+import { composeSharedHandlers } from "./shared-handlers.js";
 
 /** Handlers backed by a policy engine; pass them to `new AhpServer({ handlers })`. */
 export interface PolicyHandlers extends AhpServerHandlers {
@@ -42,6 +43,8 @@ type Awaitable<T> = T | Promise<T>;
  */
 export function composeHandlers(policy: PolicyHandlers | PolicyEngine, user: AhpServerHandlers = {}): PolicyHandlers {
   const engine = policy instanceof PolicyEngine ? policy : policy.engine;
+  // State in a shared store: every evaluation is asynchronous (one store step).
+  if (engine.stateStore !== undefined) return composeSharedHandlers(engine, user);
 
   /** Runs the user's handler after a miss, recording its decision (or the failure) afterwards. */
   const fallThrough = async <R>(event: AhpEvent, outcome: PolicyMatchOutcome, call: () => Awaitable<R>): Promise<R> => {

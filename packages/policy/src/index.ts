@@ -47,9 +47,10 @@ export {
   type PolicyEngineOptions,
   type PolicyEvaluation,
   type PolicyMatchOutcome,
+  type SharedFallback,
 } from "./engine.js";
 export { createPolicyHandler, composeHandlers, type PolicyHandlers } from "./handlers.js";
-export { watchPolicyFile, type PolicyWatcher, type WatchPolicyOptions } from "./watch.js";
+export { watchPolicyFile, type PolicyWatcher, type WatchPolicyOptions, type PolicySwapTarget } from "./watch.js";
 export { DEFAULT_POLICY } from "./default-policy.js";
 export { parseShell, shellWords, normalizeShellPath, type SimpleCommand, type Redirect, type ParseShellOptions } from "./shell.js";
 export { compileGlobs, globSource } from "./glob.js";
@@ -64,3 +65,13 @@ export {
   type SessionCounters,
 } from "./compile.js";
 export { DEFAULT_STATE_LIMITS } from "./state.js";
+export {
+  PolicyStateError,
+  type PolicyStateStore,
+  type StateStep,
+  type StateStepResult,
+  type BucketTake,
+  type CounterDelta,
+  type SessionSnapshot,
+} from "./state-store.js";
+export { MemoryStateStore, type MemoryStateStoreOptions } from "./memory-store.js";

@@ -4,6 +4,8 @@
  * `maxSessions` sessions and `maxAgents` agents, and an entry not touched for `ttlMs` is
  * dropped (its counters start again at zero). No timers: expiry happens on access.
  */
+import type { AhpEvent, EventType } from "@ahp/core";
+import type { CounterDelta } from "./state-store.js";
 
 /** Token bucket in integer "credit" units (one token = `interval` units) so that waits are exact. */
 export class TokenBucket {
@@ -155,4 +157,77 @@ export class PolicyState {
     this.sessions = new LruStore(limits.maxSessions, limits.ttlMs, (now) => new SessionState(now));
     this.agents = new LruStore(limits.maxAgents, limits.ttlMs, () => new AgentState());
   }
+}
+
+/** What an event changes in its session's counters whatever its decision. */
+export function eventDelta(event: AhpEvent): CounterDelta {
+  const type = event.event_type;
+  const d: CounterDelta = { events: 1, closeBackground: type !== "heartbeat" };
+  const stats = event.context?.session_stats;
+  if (stats !== undefined && stats !== null) d.reported = { ...stats };
+  switch (type) {
+    case "pre_prompt":
+      d.prompts = 1;
+      break;
+    case "error":
+      d.errors = 1;
+      break;
+    case "post_response":
+      d.tokens = readTokens(event.payload);
+      break;
+    case "heartbeat": {
+      const p = event.payload as { tokens_used?: unknown } | null;
+      if (p !== null && typeof p === "object" && typeof p.tokens_used === "number") d.heartbeatTokens = p.tokens_used;
+      break;
+    }
+    default:
+      break;
+  }
+  return d;
+}
+
+const decisionTag = (d: unknown): unknown => (d !== null && typeof d === "object" ? (d as { decision?: unknown }).decision : undefined);
+
+/** What an event's final decision adds: an allowed (or modified) action, or the start of background work. */
+export function decisionDelta(type: EventType, decision: unknown): CounterDelta | undefined {
+  if (type === "pre_action") {
+    const tag = decisionTag(decision);
+    return tag === "allow" || tag === "modify" ? { actions: 1 } : undefined;
+  }
+  if (type === "idle") return decisionTag(decision) === "allow" ? { startBackground: true } : undefined;
+  return undefined;
+}
+
+/** Applies counter changes to a session at time `now`. */
+export function applyDelta(s: SessionState, d: CounterDelta, now: number): void {
+  if (d.closeBackground === true && s.backgroundSince !== undefined) {
+    s.backgroundMs += Math.max(0, now - s.backgroundSince);
+    s.backgroundSince = undefined;
+  }
+  if (d.events !== undefined) s.events += d.events;
+  if (d.reported !== undefined) s.reported = { ...d.reported };
+  if (d.prompts !== undefined) s.prompts += d.prompts;
+  if (d.actions !== undefined) s.actions += d.actions;
+  if (d.errors !== undefined) s.errors += d.errors;
+  if (d.tokens !== undefined) s.tokens += d.tokens;
+  if (d.heartbeatTokens !== undefined) s.heartbeatTokens = Math.max(s.heartbeatTokens, d.heartbeatTokens);
+  if (d.startBackground === true) {
+    s.backgroundRuns++;
+    s.backgroundSince = now;
+  }
+}
+
+/** Tokens a `post_response` payload reports (`usage.total_tokens`, input + output, prompt + completion, or a flat count). */
+export function readTokens(payload: unknown): number {
+  if (payload === null || typeof payload !== "object") return 0;
+  const p = payload as Record<string, unknown>;
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
+  const usage = Object.hasOwn(p, "usage") ? (p.usage as Record<string, unknown> | null) : null;
+  if (usage !== null && typeof usage === "object") {
+    if (typeof usage.total_tokens === "number") return num(usage.total_tokens);
+    const io = num(usage.input_tokens) + num(usage.output_tokens);
+    if (io > 0) return io;
+    return num(usage.prompt_tokens) + num(usage.completion_tokens);
+  }
+  return num(p.total_tokens) || num(p.tokens_used) || num(p.tokens);
 }

@@ -9,15 +9,19 @@ import { watch, watchFile, unwatchFile, type FSWatcher, type Stats } from "node:
 import { readFile } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import { loadPolicy, type CompiledPolicy, type LoadPolicyOptions } from "./load.js";
-import type { PolicyEngine } from "./engine.js";
+
+/** What the watcher swaps new versions into: `PolicyEngine` is one (this module does not depend on it). */
+export interface PolicySwapTarget {
+  swap(policy: CompiledPolicy): CompiledPolicy;
+}
 
 export interface WatchPolicyOptions extends Omit<LoadPolicyOptions, "file"> {
   /** Called with each new policy once it is in force. */
   onReload?: (policy: CompiledPolicy) => void;
   /** Called when a new version cannot be read or is invalid (the old policy stays in force). */
   onError?: ((error: Error) => void) | undefined;
-  /** The engine to swap new versions into. */
-  engine?: PolicyEngine;
+  /** The engine to swap new versions into (a `PolicyEngine`, or anything that can swap a compiled policy in). */
+  engine?: PolicySwapTarget;
   /** Quiet time after the last change before the file is read. Default 100 ms. */
   debounceMs?: number;
   /** Poll with `fs.watchFile` instead of `fs.watch` (network filesystems). Default false; also the fallback. */
