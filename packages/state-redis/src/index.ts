@@ -1,0 +1,1 @@
+export { RedisStateStore, redactRedisUrl, type RedisStateStoreOptions, type RedisStateStoreStats } from "./store.js";
