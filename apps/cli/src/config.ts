@@ -15,6 +15,7 @@
  * audit: { file: ./audit.log, key_file: ./audit.key, sync: write, failure: closed, checkpoint_ms: 1000 }
  * metrics: 127.0.0.1:9464
  * log_level: info
+ * state: { url: "redis://127.0.0.1:6379/0", password_env: AHP_STATE_PASSWORD, key_prefix: "ahp:policy:" }
  * ```
  */
 import { readFile } from "node:fs/promises";
@@ -60,6 +61,17 @@ export const ServeConfigSchema = z.strictObject({
     .optional(),
   metrics: z.string().min(1).optional(),
   log_level: z.enum(["debug", "info", "warn", "error", "silent"]).optional(),
+  /** Policy state shared by several replicas (rate limits, quotas); default: this process's memory. */
+  state: z
+    .strictObject({
+      url: z.string().min(1),
+      /** A file holding the password (never put the password itself in this file). */
+      password_file: z.string().min(1).optional(),
+      /** Name of an environment variable holding the password. */
+      password_env: z.string().min(1).optional(),
+      key_prefix: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 export type ServeConfig = z.infer<typeof ServeConfigSchema>;
 
@@ -96,6 +108,7 @@ export async function loadServeConfig(file: string): Promise<ServeConfig> {
             ...(config.audit.key_file === undefined ? {} : { key_file: rel(config.audit.key_file)! }),
           },
         }),
+    ...(config.state?.password_file === undefined ? {} : { state: { ...config.state, password_file: rel(config.state.password_file)! } }),
     ...(config.listen?.unix === undefined ? {} : { listen: { ...config.listen, unix: config.listen.unix.map((p) => rel(p)!) } }),
   };
 }

@@ -14,9 +14,12 @@ import {
   type AuditSyncMode,
 } from "@ahp/audit";
 import { createAhpMetrics, trackConnections, withMetrics, type AhpMetrics, type Logger } from "@ahp/observability";
+import { RedisStateStore, redactRedisUrl } from "@ahp/state-redis";
+import { Counter, Gauge } from "prom-client";
 import {
   DEFAULT_POLICY,
   PolicyEngine,
+  PolicyStateError,
   composeHandlers,
   loadPolicyFile,
   watchPolicyFile,
@@ -41,6 +44,8 @@ export interface HarnessOptions {
   onDecision?: (evaluation: PolicyEvaluation) => void;
   /** Handlers the policy falls through to when no rule matches. */
   handlers?: AhpServerHandlers;
+  /** Keep the policy's state (rate limits, quotas) on Redis, shared with other replicas. Default: in memory. */
+  state?: { url: string; password?: string; keyPrefix?: string };
 }
 
 /** The audit log of a harness: its file, key and write-ahead settings. */
@@ -71,13 +76,18 @@ export const HARNESS_VERSION = "0.1.0";
 export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const { log } = options;
   const metrics = options.metrics ?? createAhpMetrics();
+  const stateStore = options.state === undefined ? undefined : await openStateStore(options.state, log, metrics);
   const engineOptions = {
     onDecision: (e: PolicyEvaluation) => {
       // Hand the rule id to the audit log and metrics (they read it from the event).
       if (e.ruleId !== undefined) annotate(e.event, { ruleId: e.ruleId, latencyNs: e.latencyNs });
       options.onDecision?.(e);
     },
-    onerror: (error: Error) => log.warn("policy", { error: error.message }),
+    onerror: (error: Error) => {
+      if (error instanceof PolicyStateError) stateStore?.failed(error);
+      else log.warn("policy", { error: error.message });
+    },
+    ...(stateStore === undefined ? {} : { stateStore: stateStore.store }),
   };
   const engine =
     options.policyFile !== undefined
@@ -156,6 +166,65 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       await watcher?.close();
       await server.close();
       await audit?.close();
+      await stateStore?.close();
+    },
+  };
+}
+
+/** The Redis state store with its log lines (one per change of reachability) and metrics. */
+async function openStateStore(state: NonNullable<HarnessOptions["state"]>, log: Logger, metrics: AhpMetrics) {
+  const failures = new Counter({
+    name: "ahp_state_store_failures_total",
+    help: "Policy evaluations that needed the shared state store and could not use it (failed closed or lost a counter update)",
+    registers: [metrics.registry],
+  });
+  let up = false;
+  let closing = false;
+  const holder: { store?: RedisStateStore } = {};
+  new Gauge({
+    name: "ahp_state_store_up",
+    help: "1 when the shared policy state store is reachable",
+    registers: [metrics.registry],
+    collect() {
+      this.set(holder.store?.stats().ready === true ? 1 : 0);
+    },
+  });
+  const store = new RedisStateStore({
+    ...state,
+    onstatus: (status, detail) => {
+      if (status === "ready" && !up) log.info("state store connected", { url: detail.url });
+      if (status === "down" && up && !closing)
+        log.error("state store unreachable; decisions that need it fail closed until it is back", { url: detail.url });
+      up = status === "ready";
+    },
+    onerror: (error) => log.debug("state store", { error: error.message }),
+  });
+  if (!(await store.ready())) {
+    log.error("state store unreachable; decisions that need it fail closed until it is back", {
+      url: redactRedisUrl(state.url),
+    });
+  }
+  holder.store = store;
+  const s = store;
+  // One log line per second at most while the store is failing; the metric counts every failure.
+  let lastLog = 0;
+  let suppressed = 0;
+  return {
+    store: s,
+    async close() {
+      closing = true;
+      await s.close();
+    },
+    failed(error: Error) {
+      failures.inc();
+      const now = Date.now();
+      if (now - lastLog < 1000) {
+        suppressed++;
+        return;
+      }
+      log.warn("policy state", { error: error.message, ...(suppressed > 0 ? { suppressed } : {}) });
+      lastLog = now;
+      suppressed = 0;
     },
   };
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryStateStore, PolicyEngine, PolicyStateError, composeHandlers, type PolicyStateStore, type StateStep } from "@ahp/policy";
 import type { AhpEvent } from "@ahp/core";
 import { RedisStateStore, redactRedisUrl } from "@ahp/state-redis";
-import { redisSkipReason, runRedis, startRedis, type RedisProcess } from "./redis-server.js";
+import { redisSkipReason, runRedis, startRedis, type RedisProcess } from "@ahp/state-redis/testing";
 
 if (!runRedis) console.warn(redisSkipReason);
 

@@ -1,5 +1,6 @@
 /** `ahp serve`: run the harness on one or several transports. */
 import { AUDIT_KEY_ENV, AUDIT_SYNC_MODES, loadAuditKey, type AuditSyncMode } from "@ahp/audit";
+import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HarnessConfig } from "@ahp/core";
 import { createLogger, listenMetrics, metricsHandler, type LogLevel } from "@ahp/observability";
@@ -33,6 +34,10 @@ Policy and limits:
   --max-depth N         reject events deeper than N (default 10)
   --batch-size N        reject batches larger than N (default 100)
   --timeout-ms N        advertised timeout and handler time limit (default 10000)
+  --state URL           keep rate limits and quotas on Redis, shared by replicas: redis://HOST:PORT[/DB]
+                        or rediss://… (default: this process's memory)
+  --state-password-file F  the Redis password; or env AHP_STATE_PASSWORD (never in the URL of a shared command line)
+  --state-prefix P      key prefix on Redis (default ahp:policy:)
 Audit, metrics, logs:
   --audit FILE          append every event and decision to this HMAC-chained log
   --audit-key-file F    the audit key (hex, base64 or raw, >= 32 bytes); or env ${AUDIT_KEY_ENV}
@@ -61,6 +66,9 @@ const options = {
   "max-depth": { type: "string" },
   "batch-size": { type: "string" },
   "timeout-ms": { type: "string" },
+  state: { type: "string" },
+  "state-password-file": { type: "string" },
+  "state-prefix": { type: "string" },
   audit: { type: "string" },
   "audit-key-file": { type: "string" },
   "audit-payloads": { type: "boolean" },
@@ -115,6 +123,38 @@ function auditSettings(
     ...(checkpointMs === undefined ? {} : { checkpointMs }),
     ...(replicaId === undefined ? {} : { replicaId }),
   };
+}
+
+/** `--state` and its password (from a file or the environment, never logged), or undefined for in-memory state. */
+async function stateOptions(
+  values: { state?: string; "state-password-file"?: string; "state-prefix"?: string },
+  file: ServeConfig,
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; password?: string; keyPrefix?: string } | undefined> {
+  const url = values.state ?? file.state?.url;
+  if (url === undefined || url === "memory") {
+    if (values["state-password-file"] !== undefined || values["state-prefix"] !== undefined) {
+      throw new UsageError("--state-password-file and --state-prefix need --state redis://…");
+    }
+    return undefined;
+  }
+  if (!/^rediss?:\/\/[^/]/.test(url)) throw new UsageError("--state must be redis://HOST:PORT[/DB], rediss://… or memory");
+  const passwordFile = values["state-password-file"] ?? file.state?.password_file;
+  let password: string | undefined;
+  if (passwordFile !== undefined) {
+    try {
+      password = (await readFile(passwordFile, "utf8")).trim();
+    } catch (error) {
+      throw new UsageError(
+        `cannot read --state-password-file ${passwordFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
+    }
+  } else {
+    const name = file.state?.password_env ?? "AHP_STATE_PASSWORD";
+    if (env[name] !== undefined && env[name] !== "") password = env[name];
+  }
+  const keyPrefix = values["state-prefix"] ?? file.state?.key_prefix;
+  return { url, ...(password === undefined ? {} : { password }), ...(keyPrefix === undefined ? {} : { keyPrefix }) };
 }
 
 export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Promise<number> {
@@ -182,9 +222,12 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     }
   }
 
+  const state = await stateOptions(values, file, io.env);
+
   let harness;
   try {
     harness = await createHarness({
+      ...(state === undefined ? {} : { state }),
       log,
       config,
       name: values.name ?? file.name ?? "ahp-harness",

@@ -1,5 +1,5 @@
 /**
- * A real `redis-server` for the tests: started on a free loopback port in a temporary
+ * A real `redis-server` for tests (this package's and yours): started on a free loopback port in a temporary
  * directory, stopped (and its directory removed) afterwards. Under `CI=true` a missing
  * `redis-server` fails the tests; elsewhere they skip with a hint.
  */

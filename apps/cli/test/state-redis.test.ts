@@ -1,0 +1,206 @@
+/**
+ * Three `ahp serve` replicas (child processes) sharing one real redis-server through
+ * `--state redis://…`: limits and quotas hold across them, Redis failures fail closed and heal
+ * without a restart, and a replica killed under load takes only its own requests with it.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { AhpClient } from "@ahp/core";
+import { HttpClientTransport } from "@ahp/transport-http";
+import { redisSkipReason, runRedis, startRedis, type RedisProcess } from "@ahp/state-redis/testing";
+
+const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+if (!runRedis) console.warn(redisSkipReason);
+
+interface Replica {
+  child: ChildProcess;
+  url: string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+async function replica(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Replica> {
+  const child = spawn(process.execPath, [BIN, "serve", "--http", "127.0.0.1:0", ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...env },
+  });
+  running.push(child);
+  let stderr = "";
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+      for (const line of stderr.split("\n")) {
+        if (!line.includes('"listening"')) continue;
+        const entry = JSON.parse(line) as { msg?: string; transport?: string; url?: string };
+        if (entry.msg === "listening" && entry.transport === "http" && entry.url !== undefined) resolve(entry.url);
+      }
+    });
+    void exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+  return { child, url, stderr: () => stderr, exited };
+}
+
+async function agent(url: string, sessionId: string): Promise<AhpClient> {
+  const client = new AhpClient({ sessionId, agentId: `agent-${sessionId}`, timeoutMs: 10_000 });
+  await client.connect(new HttpClientTransport(new URL(url)));
+  clients.push(client);
+  return client;
+}
+
+const bash = (client: AhpClient, command = "ls") =>
+  client.send("pre_action", { action_type: "tool_call", tool_name: "bash", arguments: { command } }) as Promise<{
+    decision: string;
+    reason?: string;
+    retry_after_ms?: number;
+  }>;
+
+const running: ChildProcess[] = [];
+const clients: AhpClient[] = [];
+afterEach(async () => {
+  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+  for (const child of running.splice(0)) child.kill("SIGKILL");
+});
+
+describe.runIf(runRedis)("ahp serve --state redis:// (three replicas, one real redis-server)", () => {
+  let redis: RedisProcess;
+  let dir: string;
+  let prefix = 0;
+  beforeAll(async () => {
+    redis = await startRedis({ password: "replica-pass-123" });
+    dir = await mkdtemp(join(tmpdir(), "ahp-state-"));
+    await writeFile(join(dir, "redis.pass"), "replica-pass-123\n", { mode: 0o600 });
+  });
+  afterAll(async () => {
+    await redis?.dispose();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function replicas(policy: string, n = 3): Promise<Replica[]> {
+    const file = join(dir, `policy-${++prefix}.yaml`);
+    await writeFile(file, policy);
+    const args = [
+      "--policy",
+      file,
+      "--state",
+      redis.url,
+      "--state-password-file",
+      join(dir, "redis.pass"),
+      "--state-prefix",
+      `t${prefix}:`,
+    ];
+    return Promise.all(Array.from({ length: n }, () => replica(args)));
+  }
+
+  it("a rate limit holds exactly across three replicas, refill included", async () => {
+    const rs = await replicas(
+      [
+        "version: 1",
+        "rules:",
+        "  - id: global-rate",
+        "    events: pre_action",
+        "    rate_limit: { scope: global, rate: 1, interval_ms: 2000, burst: 30 }",
+        "",
+      ].join("\n"),
+    );
+    const agents = await Promise.all(rs.flatMap((r, i) => [0, 1, 2].map((j) => agent(r.url, `s${i}-${j}`))));
+    const decisions = await Promise.all(Array.from({ length: 90 }, (_, k) => bash(agents[k % agents.length]!)));
+    expect(decisions.filter((d) => d.decision === "allow")).toHaveLength(30);
+    const deferred = decisions.filter((d) => d.decision === "defer");
+    expect(deferred).toHaveLength(60);
+    // Wait for the next token, then exactly one of three concurrent requests on three replicas gets it.
+    const wait = Math.max(...deferred.map((d) => d.retry_after_ms ?? 0));
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(2000);
+    await new Promise((resolve) => setTimeout(resolve, wait + 50));
+    const next = await Promise.all([bash(agents[0]!), bash(agents[3]!), bash(agents[6]!)]);
+    expect(next.filter((d) => d.decision === "allow")).toHaveLength(1);
+    for (const r of rs) expect(r.stderr()).not.toContain("replica-pass-123");
+  });
+
+  it("a quota consumed on one replica is enforced on the others", async () => {
+    const [a, b, c] = await replicas(
+      [
+        "version: 1",
+        "rules:",
+        "  - id: action-quota",
+        "    events: pre_action",
+        "    match: { session: { actions: { gte: 4 } } }",
+        "    action: { decision: block, reason: session action quota spent }",
+        "",
+      ].join("\n"),
+    );
+    const onA = await agent(a!.url, "shared-session");
+    for (let i = 0; i < 4; i++) expect((await bash(onA)).decision).toBe("allow");
+    const onB = await agent(b!.url, "shared-session");
+    expect(await bash(onB)).toMatchObject({ decision: "block", reason: "session action quota spent" });
+    const otherOnC = await agent(c!.url, "another-session");
+    expect((await bash(otherOnC)).decision).toBe("allow");
+  });
+
+  it("Redis down: decisions that need it fail closed with the cause in the reason and a metric; Redis back: they flow again", async () => {
+    const own = await startRedis();
+    const file = join(dir, "rate.yaml");
+    await writeFile(file, "version: 1\nrules:\n  - id: r\n    events: pre_action\n    rate_limit: { rate: 1000, interval_ms: 1000 }\n");
+    const r = await replica(["--policy", file, "--state", own.url]);
+    const client = await agent(r.url, "s");
+    expect((await bash(client)).decision).toBe("allow");
+    await own.stop();
+    const closed = await bash(client);
+    expect(closed.decision).toBe("block");
+    expect(closed.reason).toMatch(/^policy state store unavailable: /);
+    const metrics = await (await fetch(r.url.replace(/\/ahp$/, "/metrics"))).text();
+    expect(metrics).toMatch(/^ahp_state_store_failures_total(\{[^}]*\})? [1-9]/m);
+    expect(metrics).toMatch(/^ahp_state_store_up(\{[^}]*\})? 0/m);
+    await own.start();
+    await expect.poll(async () => (await bash(client)).decision, { timeout: 15_000, interval: 100 }).toBe("allow");
+    expect(r.stderr()).toContain("state store unreachable");
+    expect(r.child.exitCode).toBeNull();
+    await own.dispose();
+  });
+
+  it("a replica killed with SIGKILL under load: its pending requests fail at once with the cause, the others keep serving", async () => {
+    const rs = await replicas(
+      "version: 1\nrules:\n  - id: r\n    events: pre_action\n    rate_limit: { rate: 100000, interval_ms: 1000, burst: 100000 }\n",
+    );
+    const agents = await Promise.all(rs.map((r, i) => agent(r.url, `load-${i}`)));
+    const outcomes: { replica: number; ok: boolean; error?: string }[] = [];
+    let stop = false;
+    const loops = agents.map(async (client, i) => {
+      while (!stop) {
+        const batch = await Promise.allSettled(Array.from({ length: 8 }, () => bash(client)));
+        for (const o of batch)
+          outcomes.push(o.status === "fulfilled" ? { replica: i, ok: true } : { replica: i, ok: false, error: String(o.reason) });
+        if (i === 1 && batch.some((o) => o.status === "rejected")) break;
+      }
+    });
+    await expect.poll(() => outcomes.filter((o) => o.replica === 1 && o.ok).length, { timeout: 10_000 }).toBeGreaterThan(50);
+    const killedAt = Date.now();
+    rs[1]!.child.kill("SIGKILL");
+    await rs[1]!.exited;
+    await expect.poll(() => outcomes.some((o) => o.replica === 1 && !o.ok), { timeout: 5_000 }).toBe(true);
+    expect(Date.now() - killedAt).toBeLessThan(5_000);
+    const served = outcomes.filter((o) => o.replica !== 1).length;
+    await expect.poll(() => outcomes.filter((o) => o.replica !== 1).length, { timeout: 10_000 }).toBeGreaterThan(served + 50);
+    stop = true;
+    await Promise.all(loops);
+    const failures = outcomes.filter((o) => !o.ok);
+    expect(failures.every((o) => o.replica === 1)).toBe(true);
+    expect(failures[0]!.error).toMatch(/ECONNREFUSED|ECONNRESET|socket|closed|terminated|fetch failed/i);
+  });
+
+  it("refuses a bad --state and a password flag without it, before starting anything", async () => {
+    const bad = spawn(process.execPath, [BIN, "serve", "--http", "127.0.0.1:0", "--state", "http://x"], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let err = "";
+    bad.stderr.on("data", (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((resolve) => bad.once("exit", resolve));
+    expect(code).not.toBe(0);
+    expect(err).toContain("--state must be redis://HOST:PORT[/DB], rediss://… or memory");
+  });
+});
