@@ -77,7 +77,8 @@ export interface PolicyEngineOptions extends LoadPolicyOptions {
 /** What decides a shared evaluation when no rule does: a known decision, or a handler called afterwards. */
 export type SharedFallback = { decision: unknown; source: DecisionSource } | { handler: () => unknown };
 
-const NEEDS_SESSION: unique symbol = Symbol("needs the session's counters");
+/** Thrown (preallocated) when planning reaches a rule that reads session counters before they were read. */
+const NEEDS_SESSION = new Error("the session's counters are needed");
 
 const takeOf = (rule: CompiledRule): BucketTake => {
   const rl = rule.rateLimit!;
