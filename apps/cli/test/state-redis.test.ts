@@ -4,7 +4,7 @@
  * without a restart, and a replica killed under load takes only its own requests with it.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -163,18 +163,36 @@ describe.runIf(runRedis)("ahp serve --state redis:// (three replicas, one real r
     await own.dispose();
   });
 
-  it("a replica killed with SIGKILL under load: its pending requests fail at once with the cause, the others keep serving", async () => {
-    const rs = await replicas(
+  it("a replica killed with SIGKILL under load: its pending requests fail at once with the cause, the others keep serving, every answered decision is in some replica's audit chain", async () => {
+    const policy = join(dir, "kill.yaml");
+    await writeFile(
+      policy,
       "version: 1\nrules:\n  - id: r\n    events: pre_action\n    rate_limit: { rate: 100000, interval_ms: 1000, burst: 100000 }\n",
     );
+    const key = join(dir, "audit.key");
+    await writeFile(key, "ab".repeat(32), { mode: 0o600 });
+    const logs = [0, 1, 2].map((i) => join(dir, `replica-${i}.audit.log`));
+    const common = ["--policy", policy, "--state", redis.url, "--state-password-file", join(dir, "redis.pass"), "--state-prefix", "kill:"];
+    const rs = await Promise.all(
+      logs.map((log, i) =>
+        replica([...common, "--audit", log, "--audit-key-file", key, "--audit-payloads", "--audit-replica-id", `replica-${i}`]),
+      ),
+    );
     const agents = await Promise.all(rs.map((r, i) => agent(r.url, `load-${i}`)));
-    const outcomes: { replica: number; ok: boolean; error?: string }[] = [];
+    const outcomes: { replica: number; ok: boolean; id: string; error?: string }[] = [];
     let stop = false;
+    let seq = 0;
     const loops = agents.map(async (client, i) => {
       while (!stop) {
-        const batch = await Promise.allSettled(Array.from({ length: 8 }, () => bash(client)));
-        for (const o of batch)
-          outcomes.push(o.status === "fulfilled" ? { replica: i, ok: true } : { replica: i, ok: false, error: String(o.reason) });
+        const ids = Array.from({ length: 8 }, () => `call-${i}-${seq++}`);
+        const batch = await Promise.allSettled(ids.map((id) => bash(client, `echo ${id}`)));
+        batch.forEach((o, k) =>
+          outcomes.push(
+            o.status === "fulfilled"
+              ? { replica: i, ok: true, id: ids[k]! }
+              : { replica: i, ok: false, id: ids[k]!, error: String(o.reason) },
+          ),
+        );
         if (i === 1 && batch.some((o) => o.status === "rejected")) break;
       }
     });
@@ -191,6 +209,26 @@ describe.runIf(runRedis)("ahp serve --state redis:// (three replicas, one real r
     const failures = outcomes.filter((o) => !o.ok);
     expect(failures.every((o) => o.replica === 1)).toBe(true);
     expect(failures[0]!.error).toMatch(/ECONNREFUSED|ECONNRESET|socket|closed|terminated|fetch failed/i);
+    // Stop the survivors cleanly, then: each chain verifies on its own, and every decision an agent
+    // received is recorded in one of them (matched by id, not by count).
+    for (const i of [0, 2]) rs[i]!.child.kill("SIGTERM");
+    await Promise.all([rs[0]!.exited, rs[2]!.exited]);
+    const recorded = new Set<string>();
+    for (const log of logs) {
+      for (const line of (await readFile(log, "utf8")).split("\n")) {
+        const m = /echo (call-\d+-\d+)/.exec(line);
+        if (m) recorded.add(m[1]!);
+      }
+    }
+    const missing = outcomes.filter((o) => o.ok && !recorded.has(o.id)).map((o) => o.id);
+    expect(missing).toEqual([]);
+    const verify = spawn(process.execPath, [BIN, "audit", "verify", ...logs, "--key-file", key], { stdio: ["ignore", "pipe", "pipe"] });
+    let report = "";
+    verify.stdout.on("data", (c: Buffer) => (report += c.toString()));
+    verify.stderr.on("data", (c: Buffer) => (report += c.toString()));
+    const verified = await new Promise<number | null>((resolve) => verify.once("exit", resolve));
+    for (const i of [0, 1, 2]) expect(report).toMatch(new RegExp(`replica-${i}\\.audit\\.log: OK.*replica replica-${i}`));
+    expect(verified).toBe(0);
   });
 
   it("refuses a bad --state and a password flag without it, before starting anything", async () => {
