@@ -13,6 +13,7 @@ export interface MemoryStateStoreOptions {
   limits?: Partial<StateLimits>;
 }
 
+/** A {@link PolicyStateStore} in this process's memory: the reference semantics, and the store for tests. */
 export class MemoryStateStore implements PolicyStateStore {
   readonly #state: PolicyState;
   readonly #clock: () => number;

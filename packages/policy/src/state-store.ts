@@ -70,6 +70,7 @@ export interface SessionSnapshot {
   reported: { total_actions: number; total_tokens: number; duration_ms: number; error_count: number } | undefined;
 }
 
+/** What a step gave: the store's time, the first empty bucket and its wait, and the counters when asked for. */
 export interface StateStepResult {
   /** The store's clock (ms since the epoch) when the step ran: replicas with skewed clocks agree on it. */
   readonly now: number;

@@ -15,6 +15,7 @@ import {
 import { DELTA_ARGS, SNAPSHOT_FIELDS, STEP_SCRIPT } from "./script.js";
 import { createHash } from "node:crypto";
 
+/** Where the Redis server is, how to reach it, and how long to wait. */
 export interface RedisStateStoreOptions {
   /** `redis://[user@]host:port[/db]` or `rediss://…` (TLS). A password in the URL works but prefer `password`. */
   url: string;
@@ -38,6 +39,7 @@ export interface RedisStateStoreOptions {
   onstatus?: (status: "ready" | "down", detail: { url: string; error?: string }) => void;
 }
 
+/** Counters of a store since it was created. */
 export interface RedisStateStoreStats {
   /** Steps sent (one round trip each). */
   steps: number;
@@ -62,6 +64,7 @@ export function redactRedisUrl(url: string): string {
   }
 }
 
+/** Policy state on one Redis server, shared by every replica that points at it (see the package README). */
 export class RedisStateStore implements PolicyStateStore {
   readonly #client: RedisClientType;
   readonly #prefix: string;

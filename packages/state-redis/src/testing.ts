@@ -9,8 +9,11 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+/** Whether `redis-server` is on the PATH. */
 export const redisAvailable = spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
+/** Whether this is a CI run (`CI=true`), where a missing `redis-server` fails instead of skipping. */
 export const inCi = process.env.CI === "true";
+/** The message a skipped Redis test prints. */
 export const redisSkipReason = "redis-server is not installed (apt-get install redis-server); Redis tests skipped";
 /** Run the Redis tests when redis-server exists, and always in CI (where a missing one fails). */
 export const runRedis = redisAvailable || inCi;
@@ -26,6 +29,7 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** A running `redis-server` started by {@link startRedis}. */
 export interface RedisProcess {
   readonly port: number;
   readonly url: string;
@@ -37,6 +41,7 @@ export interface RedisProcess {
   dispose(): Promise<void>;
 }
 
+/** Starts a `redis-server` on a free loopback port with a temporary directory (persistence off). */
 export async function startRedis(options: { password?: string } = {}): Promise<RedisProcess> {
   if (!redisAvailable) throw new Error(inCi ? "redis-server is required in CI: apt-get install -y redis-server" : redisSkipReason);
   const dir = await mkdtemp(join(tmpdir(), "ahp-redis-"));
