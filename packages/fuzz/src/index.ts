@@ -1,0 +1,14 @@
+export * from "./doc.js";
+export * from "./messages.js";
+export * from "./mutate.js";
+export * from "./expect.js";
+export * from "./canary.js";
+export * from "./prototypes.js";
+export * from "./corpus.js";
+export * from "./harness-process.js";
+export * from "./campaign.js";
+export type { BatchResult, Driver, TransportName } from "./drivers/types.js";
+export { NdjsonDriver } from "./drivers/ndjson.js";
+export { HttpDriver } from "./drivers/http.js";
+export { WebSocketDriver } from "./drivers/ws.js";
+export { MemoryDriver, IN_PROCESS_HARNESS_NAME } from "./drivers/memory.js";
