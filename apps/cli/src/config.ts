@@ -11,6 +11,7 @@
  * auth:
  *   api_keys_env: AHP_API_KEY        # never put secrets in the file itself
  * limits: { max_depth: 10, batch_size: 100, timeout_ms: 10000 }
+ * server_limits: { max_connections: 1024, max_in_flight: 256, header_timeout_ms: 10000, request_timeout_ms: 30000, stall_timeout_ms: 30000 }
  * policy: ./policy.yaml
  * audit: { file: ./audit.log, key_file: ./audit.key, sync: write, failure: closed, checkpoint_ms: 1000 }
  * metrics: 127.0.0.1:9464
@@ -40,6 +41,16 @@ export const ServeConfigSchema = z.strictObject({
     .optional(),
   limits: z
     .strictObject({ max_depth: z.int().min(0).optional(), batch_size: z.int().min(0).optional(), timeout_ms: z.int().min(1).optional() })
+    .optional(),
+  /** Connection limits of the listeners (`--max-connections`, `--max-in-flight`, `--header-timeout-ms`, …). */
+  server_limits: z
+    .strictObject({
+      max_connections: z.int().min(1).optional(),
+      max_in_flight: z.int().min(1).optional(),
+      header_timeout_ms: z.int().min(1).optional(),
+      request_timeout_ms: z.int().min(1).optional(),
+      stall_timeout_ms: z.int().min(1).optional(),
+    })
     .optional(),
   policy: z.string().min(1).optional(),
   audit: z

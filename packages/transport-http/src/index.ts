@@ -11,8 +11,11 @@ export {
   DEFAULT_HEALTH_PATH,
   DEFAULT_HTTP_PATH,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_SERVER_MAX_CONNECTIONS,
   type HttpHandler,
   type HttpHandlerOptions,
   type HttpListener,
   type ListenHttpOptions,
 } from "./server.js";
+export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, httpServerOptions, reportClientErrors, type HttpServerLimits } from "./http-limits.js";

@@ -17,6 +17,10 @@
  * | other method on the path                           | 405, `Allow: POST`                      |
  * | body over `maxBodyBytes`                           | 413, connection closed                  |
  * | content type not JSON                              | 415                                     |
+ * | `maxInFlight` requests already pending on the socket | 503, -32003, id `null`, `Retry-After: 1` |
+ *
+ * `listenHttp` also bounds the connections it serves (`maxConnections`) and how long a client
+ * may take to send its request (`headersTimeoutMs`, `requestTimeoutMs`: 408 and closed).
  */
 import * as http from "node:http";
 import * as https from "node:https";
@@ -32,11 +36,14 @@ import {
   type AhpServerConnection,
   type TransportInfo,
 } from "@ahp/core";
-import { CredentialVerifier, credentialsFromHeaders, type AuthorizeRequest, type ServerAuthOption } from "@ahp/core";
+import { AhpLocalError, CredentialVerifier, credentialsFromHeaders, type AuthorizeRequest, type ServerAuthOption } from "@ahp/core";
+import { httpServerOptions, reportClientErrors, type HttpServerLimits } from "./http-limits.js";
 
 export const DEFAULT_HTTP_PATH = "/ahp";
 export const DEFAULT_HEALTH_PATH = "/healthz";
 export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
+export const DEFAULT_MAX_IN_FLIGHT = 256;
+export const DEFAULT_SERVER_MAX_CONNECTIONS = 1024;
 
 export interface HttpHandlerOptions {
   /** The one AHP route. Default `/ahp`. Matched exactly against the request path (query ignored). */
@@ -52,6 +59,11 @@ export interface HttpHandlerOptions {
   maxBodyBytes?: number;
   /** Deepest accepted JSON nesting. Default 128. */
   maxJsonDepth?: number;
+  /**
+   * Requests handled at once on one connection (HTTP/1.1 pipelining); further ones are answered
+   * 503 with a -32003 error until earlier ones are answered. Default 256.
+   */
+  maxInFlight?: number;
   /**
    * Answer to a notification the harness rejected (undecodable event, blocking type, …):
    * `reference` (default): 200 with `{"jsonrpc":"2.0","id":"","error":{"code":-32603,"message":"Handler error: …"}}`,
@@ -176,6 +188,9 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
     ...(options.maxJsonDepth === undefined ? {} : { maxJsonDepth: options.maxJsonDepth }),
   };
   const rejectedAs204 = options.rejectedNotifications === "204";
+  const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  if (!Number.isInteger(maxInFlight) || maxInFlight < 1) throw new AhpLocalError("INVALID_ARGUMENT", "`maxInFlight` must be an integer >= 1");
+  const inFlight = new WeakMap<Socket, number>();
   const onerror = options.onerror;
   let verifier: CredentialVerifier | undefined;
   let authorize: AuthorizeRequest | undefined;
@@ -277,7 +292,25 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
       message = parsed.value;
     }
 
-    const result: AhpProcessResult = await server.process(connectionFor(req, principal), message);
+    const socket = req.socket;
+    const pending = inFlight.get(socket) ?? 0;
+    if (pending >= maxInFlight) {
+      onerror?.(
+        new AhpLocalError("LIMIT_EXCEEDED", `${maxInFlight} requests in flight on one HTTP connection from ${remoteOf(req) ?? "?"}: answered 503`, {
+          details: { maxInFlight },
+        }),
+      );
+      const busy = new AhpError(AhpErrorCode.ServerClosing, `Server busy: ${maxInFlight} requests in flight on this connection (limit)`);
+      sendJson(res, 503, rpcError(busy), { "retry-after": "1" });
+      return;
+    }
+    inFlight.set(socket, pending + 1);
+    let result: AhpProcessResult;
+    try {
+      result = await server.process(connectionFor(req, principal), message);
+    } finally {
+      inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1);
+    }
     switch (result.kind) {
       case "response": {
         let text: string;
@@ -335,7 +368,9 @@ function tooLarge(res: ServerResponse, bytes: number, limit: number): void {
   sendJson(res, 413, rpcError(error), { connection: "close" });
 }
 
-export interface ListenHttpOptions extends HttpHandlerOptions {
+export interface ListenHttpOptions extends HttpHandlerOptions, HttpServerLimits {
+  /** TCP connections served at once; further ones are closed at once (and reported). Default 1024. */
+  maxConnections?: number;
   /** Requests outside the AHP and health paths (instead of 404), e.g. `/metrics`. */
   fallback?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Default `127.0.0.1` (loopback only). */
@@ -360,11 +395,28 @@ export interface HttpListener {
 
 /** Starts an HTTP(S) server on `host:port` (default `127.0.0.1`, a free port) serving `server`. */
 export async function listenHttp(server: AhpServer, options: ListenHttpOptions = {}): Promise<HttpListener> {
-  const { host = "127.0.0.1", port = 0, tls, fallback, ...handlerOptions } = options;
+  const { host = "127.0.0.1", port = 0, tls, fallback, headersTimeoutMs, requestTimeoutMs, maxConnections, ...handlerOptions } = options;
   const ahp = createHttpHandler(server, handlerOptions);
   const handler = fallback === undefined ? ahp : (req: IncomingMessage, res: ServerResponse) => ahp(req, res, () => fallback(req, res));
+  const serverOptions = httpServerOptions({
+    ...(headersTimeoutMs === undefined ? {} : { headersTimeoutMs }),
+    ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+  });
   const httpServer: http.Server =
-    tls === undefined ? http.createServer(handler) : https.createServer({ cert: tls.cert, key: tls.key }, handler);
+    tls === undefined ? http.createServer(serverOptions, handler) : https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, handler);
+  reportClientErrors(httpServer, serverOptions, handlerOptions.onerror);
+  const connectionLimit = maxConnections ?? DEFAULT_SERVER_MAX_CONNECTIONS;
+  if (!Number.isInteger(connectionLimit) || connectionLimit < 1) throw new AhpLocalError("INVALID_ARGUMENT", "`maxConnections` must be an integer >= 1");
+  httpServer.maxConnections = connectionLimit;
+  httpServer.on("drop", (data?: { remoteAddress?: string }) => {
+    handlerOptions.onerror?.(
+      new AhpLocalError(
+        "LIMIT_EXCEEDED",
+        `HTTP connection${data?.remoteAddress === undefined ? "" : ` from ${data.remoteAddress}`} refused: ${connectionLimit} connections open (limit maxConnections)`,
+        { details: { maxConnections: connectionLimit } },
+      ),
+    );
+  });
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(port, host, () => {

@@ -5,7 +5,8 @@
  * closes — so `printf '<request>\n' | harness` prints its response, as with the reference.
  */
 import type { Readable, Writable } from "node:stream";
-import { NdjsonServerTransport, type AhpServer, type MessageLimits, type NdjsonWriteOptions } from "@ahp/core";
+import { AhpLocalError, NdjsonServerTransport, type AhpServer, type MessageLimits, type NdjsonWriteOptions } from "@ahp/core";
+import { DEFAULT_MAX_IN_FLIGHT, limitInFlight } from "./in-flight-limit.js";
 
 export { DEFAULT_DRAIN_TIMEOUT_MS } from "@ahp/core";
 
@@ -42,6 +43,13 @@ export class StdioServerTransport extends NdjsonServerTransport {
 export interface ServeStdioOptions extends StdioServerTransportOptions {
   /** Aborting closes the connection. */
   signal?: AbortSignal;
+  /**
+   * Requests handled at once; at the limit stdin is not read until answers have been written
+   * (pipe backpressure for the agent). Default 256.
+   */
+  maxInFlight?: number;
+  /** Called the first time the `maxInFlight` limit pauses reading. */
+  onlimit?: (error: AhpLocalError) => void;
 }
 
 /**
@@ -52,7 +60,22 @@ export interface ServeStdioOptions extends StdioServerTransportOptions {
 export async function serveStdio(server: AhpServer, options: ServeStdioOptions = {}): Promise<Error | undefined> {
   const transport = new StdioServerTransport(options);
   const signal = options.signal;
-  await server.connect(transport);
+  const stdin = options.stdin ?? process.stdin;
+  const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  if (!Number.isInteger(maxInFlight) || maxInFlight < 1) throw new AhpLocalError("INVALID_ARGUMENT", "`maxInFlight` must be an integer >= 1");
+  let released = false;
+  void transport.closed.then(() => (released = true));
+  // Once the transport has released stdin, a late answer must not start reading it again.
+  const gate = { pause: () => void stdin.pause(), resume: () => void (released || stdin.resume()) };
+  await server.connect(
+    limitInFlight(transport, maxInFlight, gate, () =>
+      options.onlimit?.(
+        new AhpLocalError("LIMIT_EXCEEDED", `${maxInFlight} requests in flight on stdin: reading paused until answers are written (reported once)`, {
+          details: { maxInFlight },
+        }),
+      ),
+    ),
+  );
   const onAbort = () => void transport.close();
   if (signal?.aborted) onAbort();
   else signal?.addEventListener("abort", onAbort, { once: true });

@@ -5,6 +5,7 @@
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { AhpErrorCode, AhpLocalError, toError, type AhpServer, type MessageLimits, type NdjsonWriteOptions } from "@ahp/core";
+import { DEFAULT_MAX_IN_FLIGHT, limitInFlight } from "./in-flight-limit.js";
 import { UnixSocketServerTransport } from "./server-transport.js";
 import { clearStaleSocket, listenAt, removeSocketFile, type SocketIdentity } from "./socket-file.js";
 import { MAX_SOCKET_PATH_BYTES, endSocket, noop } from "./socket.js";
@@ -16,6 +17,11 @@ export interface UnixSocketServerOptions extends MessageLimits, NdjsonWriteOptio
   mode?: number;
   /** Connections served at once; further ones get a -32003 notice and are closed. Default 1024. */
   maxConnections?: number;
+  /**
+   * Requests of one connection handled at once; at the limit the connection is not read until
+   * answers have been written (socket backpressure for the agent). Default 256.
+   */
+  maxInFlight?: number;
   /** After an agent ended its side, how long to wait for pending answers before closing (ms). Default 30000. */
   drainTimeoutMs?: number;
   /** `close()` ends each connection and waits this long before destroying it (ms). Default 2000. */
@@ -143,7 +149,15 @@ export class UnixSocketServer {
     } catch (error) {
       this.#options.onerror?.(toError(error));
     }
-    this.#server.connect(transport).catch((error: unknown) => {
+    const maxInFlight = this.#options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    const gated = limitInFlight(transport, maxInFlight, { pause: () => socket.pause(), resume: () => socket.resume() }, () =>
+      this.#options.onerror?.(
+        new AhpLocalError("LIMIT_EXCEEDED", `${maxInFlight} requests in flight on one connection to ${this.path}: reading paused until answers are written (reported once per connection)`, {
+          details: { maxInFlight },
+        }),
+      ),
+    );
+    this.#server.connect(gated).catch((error: unknown) => {
       this.#options.onerror?.(toError(error));
       void transport.close();
     });

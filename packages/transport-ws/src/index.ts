@@ -20,9 +20,12 @@ export {
   DEFAULT_SERVER_PING_INTERVAL_MS,
   DEFAULT_SERVER_PONG_TIMEOUT_MS,
   DEFAULT_WS_PATH,
+  DEFAULT_MAX_WS_CONNECTIONS,
   type AttachedWebSocketServer,
   type AttachWebSocketOptions,
   type ListenWebSocketOptions,
   type WebSocketConnectionOptions,
   type WebSocketListener,
 } from "./server.js";
+export { DEFAULT_MAX_IN_FLIGHT, limitInFlight, type ReadGate } from "./in-flight-limit.js";
+export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, httpServerOptions, reportClientErrors, type HttpServerLimits } from "./http-limits.js";

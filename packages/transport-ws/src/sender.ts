@@ -15,6 +15,8 @@ export interface FrameSenderOptions {
   drainTimeoutMs: number;
   /** Pause reading from the peer while frames wait (server side). */
   pauseReading: boolean;
+  /** How to pause and resume reading (default `ws.pause()` / `ws.resume()`); lets an owner combine several reasons to pause. */
+  readGate?: { pause(): void; resume(): void };
   onStall: (error: AhpLocalError) => void;
 }
 
@@ -103,7 +105,8 @@ export class FrameSender {
   #congested(): void {
     if (this.#options.pauseReading && !this.#paused) {
       this.#paused = true;
-      this.#ws.pause();
+      if (this.#options.readGate !== undefined) this.#options.readGate.pause();
+      else this.#ws.pause();
     }
     this.#armStallTimer();
   }
@@ -112,7 +115,8 @@ export class FrameSender {
     this.#clearStallTimer();
     if (this.#paused) {
       this.#paused = false;
-      if (this.#ws.readyState === 1) this.#ws.resume();
+      if (this.#options.readGate !== undefined) this.#options.readGate.resume();
+      else if (this.#ws.readyState === 1) this.#ws.resume();
     }
   }
 

@@ -28,12 +28,15 @@ import { closeCause, errorCause } from "./close-cause.js";
 import { CredentialVerifier, type AuthorizeRequest, type ServerAuthOption } from "@ahp/core";
 import { credentialsFromUpgrade } from "./credentials.js";
 import { FrameSender } from "./sender.js";
+import { DEFAULT_MAX_IN_FLIGHT, limitInFlight, type ReadGate } from "./in-flight-limit.js";
+import { httpServerOptions, reportClientErrors, type HttpServerLimits } from "./http-limits.js";
 
 export const DEFAULT_WS_PATH = "/ahp";
 export const DEFAULT_SERVER_MAX_BUFFERED_BYTES = 1024 * 1024;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 export const DEFAULT_SERVER_PING_INTERVAL_MS = 30_000;
 export const DEFAULT_SERVER_PONG_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_WS_CONNECTIONS = 1024;
 
 /** Per-connection settings of the server side. */
 export interface WebSocketConnectionOptions extends Pick<MessageLimits, "maxJsonDepth"> {
@@ -47,6 +50,11 @@ export interface WebSocketConnectionOptions extends Pick<MessageLimits, "maxJson
   pingIntervalMs?: number;
   /** An unanswered ping terminates the connection after this long (ms). Default 10000. */
   pongTimeoutMs?: number;
+  /**
+   * Requests of one connection handled at once; at the limit the connection is not read until
+   * answers have been sent (TCP backpressure for the agent). Default 256.
+   */
+  maxInFlight?: number;
 }
 
 export interface AttachWebSocketOptions extends WebSocketConnectionOptions {
@@ -62,6 +70,11 @@ export interface AttachWebSocketOptions extends WebSocketConnectionOptions {
   path?: string;
   /** Credentials accepted at upgrade: query `api_key` / `token` (as the reference client sends) or headers. */
   auth?: ServerAuthOption;
+  /**
+   * Agent connections served at once; further upgrades are refused with 503 (with `httpServer`)
+   * or closed with 1013 "try again later" (with `wss`). Default 1024.
+   */
+  maxConnections?: number;
   /** Only with `httpServer`: permessage-deflate. Default false. */
   perMessageDeflate?: boolean;
   /** Non-fatal problems: binary frames, refused peers, stalled peers. Credentials are never included. */
@@ -182,6 +195,8 @@ export class WebSocketServerTransport implements Transport {
   #closedByUs = false;
   #finished = false;
   #closing: Promise<void> | undefined;
+  /** Why reading is paused (the sender waiting for the peer to read, too many requests in flight). */
+  readonly #pausedFor = new Set<string>();
   /** Resolves once the socket is closed. */
   readonly closed: Promise<void>;
   #resolveClosed!: () => void;
@@ -200,6 +215,7 @@ export class WebSocketServerTransport implements Transport {
       maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_SERVER_MAX_BUFFERED_BYTES,
       drainTimeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
       pauseReading: true,
+      readGate: this.readGate("congested"),
       onStall: (error) => {
         this.#cause ??= error;
         this.onerror?.(error);
@@ -208,10 +224,29 @@ export class WebSocketServerTransport implements Transport {
     });
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
     // Listen for errors at once: `ws` emits them for bad frames, and an unheard error would crash.
+    // A bad frame (not UTF-8, over `maxPayload`, a protocol violation) closes the connection:
+    // say why through onerror, so that the harness's logs tell what the limit did.
     ws.on("error", (error) => {
-      this.#cause ??= errorCause(error);
+      const cause = errorCause(error);
+      const first = this.#cause === undefined;
+      this.#cause ??= cause;
+      if (first && !this.#finished) this.onerror?.(cause);
     });
     ws.once("close", (code: number, reason: Buffer) => this.#onClose(code, reason.toString("utf8")));
+  }
+
+  /** Pauses and resumes reading for one reason; reading resumes when no reason is left. */
+  readGate(reason: string): ReadGate {
+    return {
+      pause: () => {
+        if (this.#pausedFor.size === 0) this.#ws.pause();
+        this.#pausedFor.add(reason);
+      },
+      resume: () => {
+        if (!this.#pausedFor.delete(reason) || this.#pausedFor.size > 0) return;
+        if (this.#ws.readyState === 1) this.#ws.resume();
+      },
+    };
   }
 
   async start(): Promise<void> {
@@ -311,6 +346,23 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
     ...(options.pingIntervalMs === undefined ? {} : { pingIntervalMs: options.pingIntervalMs }),
     ...(options.pongTimeoutMs === undefined ? {} : { pongTimeoutMs: options.pongTimeoutMs }),
   };
+  const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_WS_CONNECTIONS;
+  for (const [name, value] of [
+    ["maxInFlight", maxInFlight],
+    ["maxConnections", maxConnections],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1) throw new AhpLocalError("INVALID_ARGUMENT", `attachWebSocketServer: \`${name}\` must be an integer >= 1`);
+  }
+  /** Upgrades accepted and not yet served (authentication still running). */
+  let upgrading = 0;
+  const full = () => transports.size + upgrading >= maxConnections;
+  const refusedFull = () =>
+    onerror?.(
+      new AhpLocalError("LIMIT_EXCEEDED", `WebSocket connection refused: ${maxConnections} connections open (limit maxConnections)`, {
+        details: { maxConnections },
+      }),
+    );
   let closed = false;
 
   const serve = (ws: WebSocket, req: IncomingMessage, principal: string | null) => {
@@ -326,7 +378,16 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
     transports.add(transport);
     void transport.closed.then(() => transports.delete(transport));
     // AhpServer.connect() installs its callbacks synchronously; report transport notices to ours too.
-    const connecting = server.connect(transport);
+    const gated = limitInFlight(transport, maxInFlight, transport.readGate("in-flight"), () =>
+      onerror?.(
+        new AhpLocalError(
+          "LIMIT_EXCEEDED",
+          `${maxInFlight} requests in flight on one WebSocket connection${remote === undefined ? "" : ` from ${remote}`}: reading paused until answers are sent (reported once per connection)`,
+          { details: { maxInFlight } },
+        ),
+      ),
+    );
+    const connecting = server.connect(gated);
     if (onerror !== undefined) {
       const coreOnError = transport.onerror;
       transport.onerror = (error) => {
@@ -364,8 +425,15 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
         refuseUpgrade(socket, 503, "Service Unavailable", JSON.stringify({ error: "server closing" }));
         return;
       }
+      if (full()) {
+        refusedFull();
+        refuseUpgrade(socket, 503, "Service Unavailable", JSON.stringify({ error: "too many connections" }), { "Retry-After": "1" });
+        return;
+      }
+      upgrading++;
       authenticate(req).then(
         (principal) => {
+          upgrading--;
           socket.off("error", onSocketError);
           if (principal === false) {
             // Says nothing about which part failed; never echoes what was presented.
@@ -376,6 +444,7 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
           ownWss.handleUpgrade(req, socket, head, (ws) => serve(ws, req, principal));
         },
         (error: unknown) => {
+          upgrading--;
           onerror?.(toError(error));
           socket.destroy();
         },
@@ -390,6 +459,11 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
     wss = options.wss!;
     const checkAfterUpgrade = options.auth !== undefined;
     const onConnection = (ws: WebSocket, req: IncomingMessage) => {
+      if (full()) {
+        refusedFull();
+        ws.close(1013, "too many connections");
+        return;
+      }
       const verified = verifiedRequests.get(req);
       if (!checkAfterUpgrade || verified !== undefined) {
         serve(ws, req, verified ?? null);
@@ -426,7 +500,7 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
   };
 }
 
-export interface ListenWebSocketOptions extends Omit<AttachWebSocketOptions, "wss" | "httpServer"> {
+export interface ListenWebSocketOptions extends Omit<AttachWebSocketOptions, "wss" | "httpServer">, HttpServerLimits {
   /** Plain HTTP requests this listener does not serve itself (instead of 404), e.g. `/metrics`. */
   fallback?: (req: IncomingMessage, res: http.ServerResponse) => void;
   /** Default `127.0.0.1` (loopback only). */
@@ -454,7 +528,7 @@ export interface WebSocketListener {
  * `{"status":"ok"}`, 426 on the AHP path and 404 elsewhere.
  */
 export async function listenWebSocket(server: AhpServer, options: ListenWebSocketOptions = {}): Promise<WebSocketListener> {
-  const { host = "127.0.0.1", port = 0, tls, path = DEFAULT_WS_PATH, fallback, ...attachOptions } = options;
+  const { host = "127.0.0.1", port = 0, tls, path = DEFAULT_WS_PATH, fallback, headersTimeoutMs, requestTimeoutMs, ...attachOptions } = options;
   const onRequest = (req: IncomingMessage, res: http.ServerResponse) => {
     const requestPath = pathOf(req.url);
     const send = (status: number, body: string, extra: Record<string, string> = {}) => {
@@ -466,8 +540,13 @@ export async function listenWebSocket(server: AhpServer, options: ListenWebSocke
     else if (fallback !== undefined) fallback(req, res);
     else send(404, JSON.stringify({ error: "not found" }));
   };
+  const serverOptions = httpServerOptions({
+    ...(headersTimeoutMs === undefined ? {} : { headersTimeoutMs }),
+    ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+  });
   const httpServer: http.Server =
-    tls === undefined ? http.createServer(onRequest) : https.createServer({ cert: tls.cert, key: tls.key }, onRequest);
+    tls === undefined ? http.createServer(serverOptions, onRequest) : https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, onRequest);
+  reportClientErrors(httpServer, serverOptions, attachOptions.onerror);
   const attached = attachWebSocketServer(server, { ...attachOptions, httpServer, path });
   try {
     await new Promise<void>((resolve, reject) => {

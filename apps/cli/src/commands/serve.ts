@@ -38,6 +38,13 @@ Policy and limits:
                         or rediss://… (default: this process's memory)
   --state-password-file F  the Redis password; or env AHP_STATE_PASSWORD (never in the URL of a shared command line)
   --state-prefix P      key prefix on Redis (default ahp:policy:)
+Connection limits (per listener / per connection):
+  --max-connections N   connections served at once on each --http, --ws and --unix listener (default 1024)
+  --max-in-flight N     requests handled at once per connection; at the limit the connection is not
+                        read (stdio, Unix, WebSocket) or gets 503 (HTTP) until answers go out (default 256)
+  --header-timeout-ms N HTTP/WebSocket clients must send their request headers within N ms (default 10000)
+  --request-timeout-ms N  ... and their whole HTTP request within N ms (default 30000)
+  --stall-timeout-ms N  drop a WebSocket agent that reads no answers for N ms (default 30000)
 Audit, metrics, logs:
   --audit FILE          append every event and decision to this HMAC-chained log
   --audit-key-file F    the audit key (hex, base64 or raw, >= 32 bytes); or env ${AUDIT_KEY_ENV}
@@ -69,6 +76,11 @@ const options = {
   state: { type: "string" },
   "state-password-file": { type: "string" },
   "state-prefix": { type: "string" },
+  "max-connections": { type: "string" },
+  "max-in-flight": { type: "string" },
+  "header-timeout-ms": { type: "string" },
+  "request-timeout-ms": { type: "string" },
+  "stall-timeout-ms": { type: "string" },
   audit: { type: "string" },
   "audit-key-file": { type: "string" },
   "audit-payloads": { type: "boolean" },
@@ -179,6 +191,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     batch_size: toInt("batch-size", values["batch-size"]) ?? file.limits?.batch_size ?? 100,
     max_depth: toInt("max-depth", values["max-depth"]) ?? file.limits?.max_depth ?? 10,
   };
+  const limits = serverLimits(values, file);
   const apiKeys = values["api-key"] ?? [...envList(io.env, file.auth?.api_keys_env), ...(io.env.AHP_API_KEY ? [io.env.AHP_API_KEY] : [])];
   const bearerTokens = values.bearer ?? [
     ...envList(io.env, file.auth?.bearer_tokens_env),
@@ -261,6 +274,10 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
         port,
         fallback: metricsRoute,
         ...(auth === undefined ? {} : { auth }),
+        maxConnections: limits.maxConnections,
+        maxInFlight: limits.maxInFlight,
+        headersTimeoutMs: limits.headersTimeoutMs,
+        requestTimeoutMs: limits.requestTimeoutMs,
         onerror: onerror("http"),
       });
       closers.push(() => l.close());
@@ -273,13 +290,23 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
         port,
         fallback: metricsRoute,
         ...(auth === undefined ? {} : { auth }),
+        maxConnections: limits.maxConnections,
+        maxInFlight: limits.maxInFlight,
+        headersTimeoutMs: limits.headersTimeoutMs,
+        requestTimeoutMs: limits.requestTimeoutMs,
+        drainTimeoutMs: limits.stallTimeoutMs,
         onerror: onerror("ws"),
       });
       closers.push(() => l.close());
       log.info("listening", { transport: "ws", url: l.url });
     }
     for (const path of listeners.unix) {
-      const l = await listenUnix(server, { path });
+      const l = await listenUnix(server, {
+        path,
+        maxConnections: limits.maxConnections,
+        maxInFlight: limits.maxInFlight,
+        onerror: onerror("unix"),
+      });
       closers.push(() => l.close());
       log.info("listening", { transport: "unix", path });
     }
@@ -293,7 +320,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     if (listeners.stdio) {
       log.info("listening", { transport: "stdio" });
       // stdio ends the harness when the agent ends stdin (or on a signal).
-      const cause = await serveStdio(server, { signal: stop.signal });
+      const cause = await serveStdio(server, { signal: stop.signal, maxInFlight: limits.maxInFlight, onlimit: onerror("stdio") });
       if (cause !== undefined) log.warn("stdio closed", { error: cause.message });
     } else {
       await new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true }));
@@ -306,4 +333,16 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     log.info("stopped");
   }
   return EXIT_OK;
+}
+
+/** The connection limits of the listeners (flags win over the config file's `server_limits`). */
+function serverLimits(values: { [K in "max-connections" | "max-in-flight" | "header-timeout-ms" | "request-timeout-ms" | "stall-timeout-ms"]?: string }, file: ServeConfig) {
+  const f = file.server_limits ?? {};
+  return {
+    maxConnections: toInt("max-connections", values["max-connections"], { min: 1 }) ?? f.max_connections ?? 1024,
+    maxInFlight: toInt("max-in-flight", values["max-in-flight"], { min: 1 }) ?? f.max_in_flight ?? 256,
+    headersTimeoutMs: toInt("header-timeout-ms", values["header-timeout-ms"], { min: 1 }) ?? f.header_timeout_ms ?? 10_000,
+    requestTimeoutMs: toInt("request-timeout-ms", values["request-timeout-ms"], { min: 1 }) ?? f.request_timeout_ms ?? 30_000,
+    stallTimeoutMs: toInt("stall-timeout-ms", values["stall-timeout-ms"], { min: 1 }) ?? f.stall_timeout_ms ?? 30_000,
+  };
 }

@@ -1,0 +1,110 @@
+/**
+ * A per-connection limit on requests being handled (the same rule as the Unix socket server's).
+ * A connection that has `max` requests received and not yet answered (an answer counts once it
+ * has been handed to the socket) stops being read until answers go out; its peer sees ordinary
+ * TCP backpressure. A peer that pipelines
+ * without reading its answers thus holds at most `max` answers (plus one read chunk) in the
+ * harness's memory, and handlers never see more than `max` of its requests at once.
+ */
+import type { JsonRpcId, JsonRpcMessage, Transport, TransportInfo, TransportSendOptions } from "@ahp/core";
+
+export const DEFAULT_MAX_IN_FLIGHT = 256;
+
+export interface ReadGate {
+  pause(): void;
+  resume(): void;
+}
+
+function requestId(message: unknown): JsonRpcId | undefined {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return undefined;
+  const m = message as Record<string, unknown>;
+  if (typeof m.method !== "string") return undefined;
+  const id = m.id;
+  return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : undefined;
+}
+
+function responseId(message: JsonRpcMessage): JsonRpcId | undefined {
+  const m = message as Record<string, unknown>;
+  if ("method" in m) return undefined;
+  const id = m.id;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
+
+/**
+ * Wraps `inner` (as AhpServer sees it) so that at most `max` requests are in flight; `gate`
+ * stops and restarts reading. `onlimit` is called the first time the limit is reached.
+ */
+export function limitInFlight(inner: Transport, max: number, gate: ReadGate, onlimit?: (inFlight: number) => void): Transport {
+  const pending = new Map<JsonRpcId, number>();
+  let count = 0;
+  let paused = false;
+  let reported = false;
+  let onmessage: ((message: unknown) => void) | undefined;
+  const settle = (id: JsonRpcId) => {
+    const n = pending.get(id);
+    if (n === undefined) return;
+    if (n <= 1) pending.delete(id);
+    else pending.set(id, n - 1);
+    count--;
+    if (paused && count < max) {
+      paused = false;
+      gate.resume();
+    }
+  };
+  inner.onmessage = (message) => {
+    const id = requestId(message);
+    if (id !== undefined) {
+      pending.set(id, (pending.get(id) ?? 0) + 1);
+      count++;
+      if (!paused && count >= max) {
+        paused = true;
+        gate.pause();
+        if (!reported) {
+          reported = true;
+          onlimit?.(count);
+        }
+      }
+    }
+    onmessage?.(message);
+  };
+  return {
+    get info(): TransportInfo | undefined {
+      return inner.info;
+    },
+    get onmessage() {
+      return onmessage;
+    },
+    set onmessage(handler) {
+      onmessage = handler;
+    },
+    get onparseerror() {
+      return inner.onparseerror;
+    },
+    set onparseerror(handler) {
+      inner.onparseerror = handler;
+    },
+    get onerror() {
+      return inner.onerror;
+    },
+    set onerror(handler) {
+      inner.onerror = handler;
+    },
+    get onclose() {
+      return inner.onclose;
+    },
+    set onclose(handler) {
+      inner.onclose = handler;
+    },
+    start: () => inner.start(),
+    close: () => inner.close(),
+    send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
+      const write = inner.send(message, options);
+      const id = responseId(message);
+      if (id !== undefined && pending.has(id)) {
+        const done = () => settle(id);
+        write.then(done, done);
+      }
+      return write;
+    },
+  };
+}
