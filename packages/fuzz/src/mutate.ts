@@ -100,7 +100,7 @@ export type DocMutation =
 export type ByteMutation =
   | { kind: "truncate"; at: number }
   | { kind: "flip"; at: number; value: number }
-  | { kind: "insert"; at: number; bytes: number[] }
+  | { kind: "insert"; at: number; bytes: readonly number[] }
   | { kind: "bom" }
   | { kind: "crlf" }
   | { kind: "blank"; before: number; after: number }
@@ -252,7 +252,7 @@ export function build(r: Recipe, id: string): FuzzInput {
     doc = applyDoc(doc, m);
     notes.push(describeDoc(m));
   }
-  let bytes = Buffer.from(render(doc), "utf8");
+  let bytes: Buffer = Buffer.from(render(doc), "utf8");
   for (const m of r.bytes) {
     bytes = applyBytes(bytes, m);
     notes.push(describeBytes(m));
