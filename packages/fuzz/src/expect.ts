@@ -233,12 +233,15 @@ export function malformedAnswer(value: unknown): string | undefined {
   return undefined;
 }
 
-/** Matches received answers against expected ones; returns the problems (empty when they agree). */
+/**
+ * Matches received answers against expected ones; returns the problems (empty when they agree).
+ * Several units of a batch may share an id (mutations make ids collide), so answers are paired
+ * with expectations by a maximum bipartite matching (an answer may fill a slot with its id that
+ * accepts it), not greedily in arrival order.
+ */
 export function matchAnswers(expected: readonly ExpectedAnswer[], received: readonly unknown[]): string[] {
   const problems: string[] = [];
-  const open = expected.map((e) => ({ e, used: false }));
-  // Exact single-id expectations first, so that an either-id one does not take another's answer.
-  open.sort((a, b) => a.e.ids.length - b.e.ids.length);
+  const answers: Array<{ value: unknown; key: string; error?: { code: number } }> = [];
   for (const answer of received) {
     const bad = malformedAnswer(answer);
     if (bad !== undefined) {
@@ -246,24 +249,50 @@ export function matchAnswers(expected: readonly ExpectedAnswer[], received: read
       continue;
     }
     const m = answer as { id: unknown; error?: { code: number } };
-    const key = idKey(m.id);
-    // Several units may share an id (mutations make ids collide): take the slot this answer satisfies.
-    const candidates = open.filter((o) => !o.used && o.e.ids.includes(key));
-    const slot = candidates.find((o) => accepts(o.e, m)) ?? candidates[0];
+    answers.push({ value: answer, key: idKey(m.id), ...(m.error === undefined ? {} : { error: m.error }) });
+  }
+  const slotsByKey = new Map<string, number[]>();
+  expected.forEach((e, i) => {
+    for (const key of e.ids) {
+      const list = slotsByKey.get(key);
+      if (list === undefined) slotsByKey.set(key, [i]);
+      else list.push(i);
+    }
+  });
+  const edges = answers.map((a) => (slotsByKey.get(a.key) ?? []).filter((i) => accepts(expected[i]!, a)));
+  const slotOwner = new Array<number>(expected.length).fill(-1);
+  const augment = (a: number, seen: Uint8Array): boolean => {
+    for (const slot of edges[a]!) {
+      if (seen[slot] === 1) continue;
+      seen[slot] = 1;
+      if (slotOwner[slot] === -1 || augment(slotOwner[slot]!, seen)) {
+        slotOwner[slot] = a;
+        return true;
+      }
+    }
+    return false;
+  };
+  for (let a = 0; a < answers.length; a++) if (edges[a]!.length > 0) augment(a, new Uint8Array(expected.length));
+  const matched = new Set(slotOwner.filter((a) => a !== -1));
+  const free = new Set(expected.map((_, i) => i).filter((i) => slotOwner[i] === -1));
+  for (let a = 0; a < answers.length; a++) {
+    if (matched.has(a)) continue;
+    const answer = answers[a]!;
+    // An answer that fits no open slot: the wrong kind of answer for a request with its id, or no request was owed one.
+    const slot = (slotsByKey.get(answer.key) ?? []).find((i) => free.has(i));
     if (slot === undefined) {
-      problems.push(`unexpected answer (no request with id ${key} was owed one): ${preview(answer)}`);
+      problems.push(`unexpected answer (no request with id ${answer.key} was owed one): ${preview(answer.value)}`);
       continue;
     }
-    slot.used = true;
-    if (!accepts(slot.e, m)) {
-      problems.push(
-        slot.e.codes === undefined
-          ? `expected an error for ${slot.e.why}, got ${preview(answer)}`
-          : `expected ${slot.e.error === true ? "" : "a result or "}code ${slot.e.codes.join(" or ")} for ${slot.e.why}, got ${preview(answer)}`,
-      );
-    }
+    free.delete(slot);
+    const e = expected[slot]!;
+    problems.push(
+      e.codes === undefined
+        ? `expected an error for ${e.why}, got ${preview(answer.value)}`
+        : `expected ${e.error === true ? "" : "a result or "}code ${e.codes.join(" or ")} for ${e.why}, got ${preview(answer.value)}`,
+    );
   }
-  for (const o of open) if (!o.used) problems.push(`no answer for ${o.e.why} (id ${o.e.ids.join(" or ")})`);
+  for (const i of free) problems.push(`no answer for ${expected[i]!.why} (id ${expected[i]!.ids.join(" or ")})`);
   return problems;
 }
 

@@ -7,6 +7,7 @@ export * from "./prototypes.js";
 export * from "./corpus.js";
 export * from "./harness-process.js";
 export * from "./campaign.js";
+export * from "./load.js";
 export type { BatchResult, Driver, TransportName } from "./drivers/types.js";
 export { NdjsonDriver } from "./drivers/ndjson.js";
 export { HttpDriver } from "./drivers/http.js";

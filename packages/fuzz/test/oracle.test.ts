@@ -105,6 +105,19 @@ describe("answer model", () => {
     expect(matchAnswers(expected(), [ok("r1"), ok("r1")])).toEqual([expect.stringMatching(/^unexpected answer/)]);
   });
 
+  it("pairs answers with requests that share an id whatever order they arrive in", () => {
+    const units = [
+      { jsonrpc: "2.0", id: 1, method: "ahp/query", params: {} },
+      { jsonrpc: "2.0", id: 1, method: "", params: {} },
+    ].map((m) => expectNdjson(Buffer.from(JSON.stringify(m))));
+    const slots = units.flatMap((e) => (e.kind === "answers" ? e.answers : []));
+    const unknownMethod = { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found" } };
+    const queryRefused = { jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Handler error" } };
+    expect(matchAnswers(slots, [unknownMethod, queryRefused])).toEqual([]);
+    expect(matchAnswers(slots, [queryRefused, unknownMethod])).toEqual([]);
+    expect(matchAnswers(slots, [queryRefused, queryRefused])[0]).toMatch(/expected code -32601/);
+  });
+
   it("flags a malformed answer", () => {
     expect(matchAnswers(expected(), [{ jsonrpc: "2.0", id: "r1", result: null }])[0]).toMatch(/malformed answer/);
     expect(matchAnswers(expected(), [{ jsonrpc: "2.0", id: "r1", result: 1, error: { code: 1, message: "" } }])[0]).toMatch(/malformed/);

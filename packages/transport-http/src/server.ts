@@ -274,7 +274,7 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
       // A body parser (express.json(), ...) already consumed the stream.
       if (typeof preParsed === "string" || Buffer.isBuffer(preParsed)) {
         const bytes = Buffer.byteLength(preParsed);
-        if (bytes > maxBodyBytes) return tooLarge(res, bytes, maxBodyBytes);
+        if (bytes > maxBodyBytes) return tooLarge(req, res, bytes, maxBodyBytes, onerror);
         const parsed = parse(res, preParsed.toString());
         if (parsed === undefined) return;
         message = parsed.value;
@@ -286,7 +286,7 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
       } catch {
         return; // the client went away while sending
       }
-      if (!body.ok) return tooLarge(res, body.bytes, maxBodyBytes);
+      if (!body.ok) return tooLarge(req, res, body.bytes, maxBodyBytes, onerror);
       const parsed = parse(res, body.body.toString("utf8"));
       if (parsed === undefined) return;
       message = parsed.value;
@@ -362,8 +362,13 @@ function noContent(res: ServerResponse): void {
   res.end();
 }
 
-function tooLarge(res: ServerResponse, bytes: number, limit: number): void {
+function tooLarge(req: IncomingMessage, res: ServerResponse, bytes: number, limit: number, onerror?: (error: Error) => void): void {
   const error = new AhpError(AhpErrorCode.MessageTooLarge, `Message too large: ${bytes} bytes exceeds limit ${limit}`);
+  onerror?.(
+    new AhpLocalError("MESSAGE_TOO_LARGE", `HTTP body from ${remoteOf(req) ?? "?"} of ${bytes}+ bytes exceeds maxBodyBytes ${limit}: answered 413 and closed`, {
+      details: { bytes, maxBodyBytes: limit },
+    }),
+  );
   // Stop reading: the rest of the body is not buffered and the connection is not reused.
   sendJson(res, 413, rpcError(error), { connection: "close" });
 }
