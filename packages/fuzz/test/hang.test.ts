@@ -66,10 +66,9 @@ it("a handler that never returns: each call is answered with the fail-closed dec
     for (const a of answers) {
       expect(a.result).toMatchObject({ decision: "block", reason: expect.stringMatching(/Timeout after 500ms/) });
     }
-    // Each cut at 500 ms. (The in-flight limit of 64 pauses reading, but the requests already
-    // read in the same chunk are delivered: 300 small requests arrive in one or two chunks.)
-    expect(elapsed).toBeGreaterThanOrEqual(500);
-    expect(elapsed).toBeLessThan(15_000);
+    // 300 calls, at most 64 handled at a time, each cut at 500 ms: at least five rounds.
+    expect(elapsed).toBeGreaterThanOrEqual(4 * 500);
+    expect(elapsed).toBeLessThan(30_000);
     expect(hung).toBe(300);
     expect(aborted).toBe(300);
     expect(errors.map((e) => e.message)).toContainEqual(expect.stringMatching(/64 requests in flight on one connection/));

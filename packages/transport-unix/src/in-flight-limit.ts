@@ -1,9 +1,11 @@
 /**
  * A per-connection limit on requests being handled. A connection that has `max` requests
  * received and not yet answered (an answer counts once its write has completed) stops being
- * read until answers go out; its peer sees ordinary socket backpressure. A peer that pipelines
- * without reading its answers thus holds at most `max` answers (plus one read chunk) in the
- * harness's memory, and handlers never see more than `max` of its requests at once.
+ * read until answers go out; its peer sees ordinary socket backpressure. Messages that were
+ * already read (the rest of the chunk that reached the limit) wait here, in order, and are
+ * handed on as answers go out. A peer that pipelines without reading its answers thus holds at
+ * most `max` answers and one read chunk in the harness's memory, and handlers never see more
+ * than `max` of its requests at once.
  */
 import type { JsonRpcId, JsonRpcMessage, Transport, TransportInfo, TransportSendOptions } from "@ahp/core";
 
@@ -39,32 +41,46 @@ export function limitInFlight(inner: Transport, max: number, gate: ReadGate, onl
   let paused = false;
   let reported = false;
   let onmessage: ((message: unknown) => void) | undefined;
+  /** Messages read while at the limit, handed on in order as answers go out. */
+  let backlog: unknown[] = [];
+  const deliver = (message: unknown) => {
+    const id = requestId(message);
+    if (id !== undefined) {
+      pending.set(id, (pending.get(id) ?? 0) + 1);
+      count++;
+    }
+    onmessage?.(message);
+  };
   const settle = (id: JsonRpcId) => {
     const n = pending.get(id);
     if (n === undefined) return;
     if (n <= 1) pending.delete(id);
     else pending.set(id, n - 1);
     count--;
-    if (paused && count < max) {
+    while (backlog.length > 0 && count < max) deliver(backlog.shift());
+    if (paused && count < max && backlog.length === 0) {
       paused = false;
       gate.resume();
     }
   };
   inner.onmessage = (message) => {
-    const id = requestId(message);
-    if (id !== undefined) {
-      pending.set(id, (pending.get(id) ?? 0) + 1);
-      count++;
-      if (!paused && count >= max) {
+    if (count >= max || backlog.length > 0) {
+      backlog.push(message);
+      if (!paused) {
         paused = true;
         gate.pause();
-        if (!reported) {
-          reported = true;
-          onlimit?.(count);
-        }
       }
+      if (!reported) {
+        reported = true;
+        onlimit?.(count);
+      }
+      return;
     }
-    onmessage?.(message);
+    deliver(message);
+    if (!paused && count >= max) {
+      paused = true;
+      gate.pause();
+    }
   };
   return {
     get info(): TransportInfo | undefined {
@@ -92,7 +108,13 @@ export function limitInFlight(inner: Transport, max: number, gate: ReadGate, onl
       return inner.onclose;
     },
     set onclose(handler) {
-      inner.onclose = handler;
+      inner.onclose =
+        handler === undefined
+          ? undefined
+          : (error) => {
+              backlog = [];
+              handler(error);
+            };
     },
     start: () => inner.start(),
     close: () => inner.close(),

@@ -69,6 +69,10 @@ export class UnixSocketServer {
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
       throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketServer: `maxConnections` must be an integer >= 1");
     }
+    const inFlight = options.maxInFlight;
+    if (inFlight !== undefined && (!Number.isInteger(inFlight) || inFlight < 1)) {
+      throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketServer: `maxInFlight` must be an integer >= 1");
+    }
     this.path = options.path;
     this.#server = server;
     this.#options = options;
