@@ -52,7 +52,13 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-async function soak(transport: Transport, total: number, agents: number, window: number, log: (l: string) => void): Promise<TransportResult> {
+async function soak(
+  transport: Transport,
+  total: number,
+  agents: number,
+  window: number,
+  log: (l: string) => void,
+): Promise<TransportResult> {
   const h = await HarnessProcess.start({ [transport]: true, nodeArgs: ["--import", HEAP_PROBE], args: ["--log-level", "debug"] });
   const latencies = new Float64Array(total);
   let issued = 0;
@@ -97,7 +103,9 @@ async function soak(transport: Transport, total: number, agents: number, window:
       latencies[done++] = performance.now() - t0;
       if (done - lastReport >= window) {
         lastReport = done;
-        log(`soak ${transport}: ${done} events, ${(done / ((performance.now() - started) / 1000)).toFixed(0)}/s, RSS ${(h.rssBytes() / 1048576).toFixed(0)} MiB, errors ${errors}`);
+        log(
+          `soak ${transport}: ${done} events, ${(done / ((performance.now() - started) / 1000)).toFixed(0)}/s, RSS ${(h.rssBytes() / 1048576).toFixed(0)} MiB, errors ${errors}`,
+        );
       }
     }
   };
@@ -110,7 +118,8 @@ async function soak(transport: Transport, total: number, agents: number, window:
   const verified = await h.verifyAudit();
   await h.dispose();
   const p99PerWindowMs: number[] = [];
-  for (let start = 0; start < done; start += window) p99PerWindowMs.push(percentile(latencies.slice(start, Math.min(done, start + window)).sort(), 99));
+  for (let start = 0; start < done; start += window)
+    p99PerWindowMs.push(percentile(latencies.slice(start, Math.min(done, start + window)).sort(), 99));
   const all = latencies.slice(0, done).sort();
   const heaps = samples.map((s) => s.heapMiB ?? 0);
   return {
@@ -146,7 +155,16 @@ function svg(results: readonly TransportResult[], window: number): string {
   const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
   results.forEach((r, row) => {
     const y0 = 40 + row * rowH;
-    const plot = (x: number, w: number, title: string, draw: (px: (v: number) => number, py: (v: number) => number) => string[], xMax: number, yMax: number, xLabel: string, yLabel: string) => {
+    const plot = (
+      x: number,
+      w: number,
+      title: string,
+      draw: (px: (v: number) => number, py: (v: number) => number) => string[],
+      xMax: number,
+      yMax: number,
+      xLabel: string,
+      yLabel: string,
+    ) => {
       const left = x + 50;
       const top = y0 + 25;
       const pw = w - 70;
@@ -160,8 +178,12 @@ function svg(results: readonly TransportResult[], window: number): string {
         out.push(`<text x="${left - 5}" y="${py(v) + 4}" text-anchor="end" fill="#555">${v.toFixed(v < 10 ? 1 : 0)}</text>`);
         out.push(`<line x1="${left}" x2="${left + pw}" y1="${py(v)}" y2="${py(v)}" stroke="#eee"/>`);
       }
-      out.push(`<text x="${left + pw / 2}" y="${top + ph + 28}" text-anchor="middle" fill="#555">${esc(xLabel)} (max ${xMax.toFixed(0)})</text>`);
-      out.push(`<text x="${x + 12}" y="${top + ph / 2}" fill="#555" transform="rotate(-90 ${x + 12} ${top + ph / 2})" text-anchor="middle">${esc(yLabel)}</text>`);
+      out.push(
+        `<text x="${left + pw / 2}" y="${top + ph + 28}" text-anchor="middle" fill="#555">${esc(xLabel)} (max ${xMax.toFixed(0)})</text>`,
+      );
+      out.push(
+        `<text x="${x + 12}" y="${top + ph / 2}" fill="#555" transform="rotate(-90 ${x + 12} ${top + ph / 2})" text-anchor="middle">${esc(yLabel)}</text>`,
+      );
       out.push(...draw(px, py));
     };
     const tMax = Math.max(1, ...r.samples.map((s) => s.t));
@@ -173,8 +195,18 @@ function svg(results: readonly TransportResult[], window: number): string {
       W / 2,
       `${r.transport}: ${r.events.toLocaleString("en")} events in ${r.seconds.toFixed(0)} s, ${r.errors} errors; RSS (blue), heap used (orange)`,
       (px, py) => [
-        line(r.samples.map((s) => [s.t, s.rssMiB]), "#1f77b4", px, py),
-        line(r.samples.filter((s) => s.heapMiB !== undefined).map((s) => [s.t, s.heapMiB!]), "#ff7f0e", px, py),
+        line(
+          r.samples.map((s) => [s.t, s.rssMiB]),
+          "#1f77b4",
+          px,
+          py,
+        ),
+        line(
+          r.samples.filter((s) => s.heapMiB !== undefined).map((s) => [s.t, s.heapMiB!]),
+          "#ff7f0e",
+          px,
+          py,
+        ),
       ],
       tMax,
       mMax,
@@ -189,7 +221,8 @@ function svg(results: readonly TransportResult[], window: number): string {
       (px, py) => {
         const bw = (px(1) - px(0)) * 0.8;
         return r.p99PerWindowMs.map(
-          (v, i) => `<rect x="${px(i).toFixed(1)}" y="${py(v).toFixed(1)}" width="${bw.toFixed(1)}" height="${(py(0) - py(v)).toFixed(1)}" fill="#2ca02c"/>`,
+          (v, i) =>
+            `<rect x="${px(i).toFixed(1)}" y="${py(v).toFixed(1)}" width="${bw.toFixed(1)}" height="${(py(0) - py(v)).toFixed(1)}" fill="#2ca02c"/>`,
         );
       },
       r.p99PerWindowMs.length,
@@ -215,7 +248,9 @@ async function main(): Promise<number> {
     },
   });
   if (values.help) {
-    process.stdout.write("Usage: pnpm soak [--events 1000000] [--agents 64] [--window 100000] [--transport stdio,unix,http,ws] [--out DIR]\n");
+    process.stdout.write(
+      "Usage: pnpm soak [--events 1000000] [--agents 64] [--window 100000] [--transport stdio,unix,http,ws] [--out DIR]\n",
+    );
     return 0;
   }
   const total = Number(values.events ?? 1_000_000);

@@ -77,7 +77,8 @@ export async function startTarget(transport: TransportName): Promise<Target> {
       await driver.close();
       const { code, signal } = await harness.stop();
       if (code !== 0) problems.push(`ahp serve exited with ${code ?? signal}`);
-      if (harness.strayStderr.trim() !== "") problems.push(`ahp serve wrote to stderr outside its JSON logs: ${harness.strayStderr.slice(0, 1000)}`);
+      if (harness.strayStderr.trim() !== "")
+        problems.push(`ahp serve wrote to stderr outside its JSON logs: ${harness.strayStderr.slice(0, 1000)}`);
       const verified = await harness.verifyAudit();
       if (verified.code !== 0) problems.push(`ahp audit verify failed (${verified.code}): ${verified.output.slice(0, 1000)}`);
       await harness.dispose();
@@ -166,7 +167,11 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
   const deadline = options.timeMs === undefined ? Infinity : started + options.timeMs;
   log(`fuzz: seed ${seed}, batches of ${batchSize}, transports ${options.transports.join(", ")}`);
   const lanes = await Promise.all(
-    options.transports.map(async (transport) => ({ report: emptyReport(transport, seed), target: await startTarget(transport), done: false })),
+    options.transports.map(async (transport) => ({
+      report: emptyReport(transport, seed),
+      target: await startTarget(transport),
+      done: false,
+    })),
   );
   try {
     let sent = 0;
@@ -227,7 +232,12 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
 }
 
 /** Runs one batch and the per-batch oracles. */
-export async function runBatch(target: Target, units: readonly FuzzInput[], tag: string, rssLimit = DEFAULT_RSS_LIMIT_BYTES): Promise<BatchResult> {
+export async function runBatch(
+  target: Target,
+  units: readonly FuzzInput[],
+  tag: string,
+  rssLimit = DEFAULT_RSS_LIMIT_BYTES,
+): Promise<BatchResult> {
   let result: BatchResult;
   try {
     result = await target.driver.run(units, tag);
@@ -236,7 +246,8 @@ export async function runBatch(target: Target, units: readonly FuzzInput[], tag:
   }
   if (!target.alive()) result.problems.push(`the harness process died: ${target.harness?.strayStderr.slice(0, 2000) ?? ""}`);
   const rss = target.rssBytes();
-  if (rss > rssLimit) result.problems.push(`resident memory ${(rss / 1048576).toFixed(0)} MiB exceeds ${(rssLimit / 1048576).toFixed(0)} MiB`);
+  if (rss > rssLimit)
+    result.problems.push(`resident memory ${(rss / 1048576).toFixed(0)} MiB exceeds ${(rssLimit / 1048576).toFixed(0)} MiB`);
   return result;
 }
 

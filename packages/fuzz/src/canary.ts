@@ -34,7 +34,12 @@ export function canaries(tag: string, harnessName = "ahp-harness"): Canary[] {
     make(
       "handshake",
       "ahp/handshake",
-      { protocol_version: "2.4", agent_info: { framework: "fuzz", version: "1", capabilities: [] }, session_id: "canary", agent_id: "canary" },
+      {
+        protocol_version: "2.4",
+        agent_info: { framework: "fuzz", version: "1", capabilities: [] },
+        session_id: "canary",
+        agent_id: "canary",
+      },
       (a) => {
         const r = result(a);
         const info = r?.harness_info as { name?: unknown } | undefined;

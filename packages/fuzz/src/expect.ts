@@ -120,7 +120,12 @@ function streamAnswers(value: unknown): ExpectedAnswer[] {
   }
 }
 
-const decodeFailure = (d: { why: string; ids: string[] }): ExpectedAnswer => ({ ids: d.ids, codes: [-32700, -32002], error: true, why: d.why });
+const decodeFailure = (d: { why: string; ids: string[] }): ExpectedAnswer => ({
+  ids: d.ids,
+  codes: [-32700, -32002],
+  error: true,
+  why: d.why,
+});
 
 /** NDJSON (stdio, Unix socket): the unit plus its newline may hold several lines. */
 export function expectNdjson(unit: Uint8Array, limits: Limits = DEFAULT_LIMITS): Expectation {
@@ -153,7 +158,11 @@ export function expectNdjson(unit: Uint8Array, limits: Limits = DEFAULT_LIMITS):
 }
 
 /** A text frame (WebSocket) or an injected text (in-memory pair). */
-export function expectFrame(unit: Uint8Array, options: { binary?: boolean; websocket: boolean }, limits: Limits = DEFAULT_LIMITS): Expectation {
+export function expectFrame(
+  unit: Uint8Array,
+  options: { binary?: boolean; websocket: boolean },
+  limits: Limits = DEFAULT_LIMITS,
+): Expectation {
   const bytes = Buffer.from(unit.buffer, unit.byteOffset, unit.byteLength);
   if (options.websocket) {
     if (bytes.length > limits.maxMessageBytes) return { kind: "close", codes: [1009], why: "frame larger than maxPayload" };
@@ -201,7 +210,12 @@ export function expectHttp(unit: Uint8Array, contentType: string | undefined, li
         why: "invalid message",
       };
     case "response":
-      return { kind: "http", statuses: [200], answer: { ids: [idKey("")], codes: [-32600], error: true, why: "a response" }, why: "a response" };
+      return {
+        kind: "http",
+        statuses: [200],
+        answer: { ids: [idKey("")], codes: [-32600], error: true, why: "a response" },
+        why: "a response",
+      };
   }
 }
 

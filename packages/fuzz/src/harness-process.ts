@@ -116,7 +116,7 @@ export class HarnessProcess {
     let pending = "";
     let ready: () => void = () => undefined;
     const started = new Promise<void>((resolve) => (ready = resolve));
-    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       pending += chunk;
       for (let nl = pending.indexOf("\n"); nl !== -1; nl = pending.indexOf("\n")) {
         const line = pending.slice(0, nl);

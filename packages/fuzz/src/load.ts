@@ -141,7 +141,12 @@ export class HttpRpc implements RpcConnection {
     return new Promise((resolve, reject) => {
       const req = http.request(
         this.#url,
-        { method: "POST", agent: this.#agent, timeout: timeoutMs, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+        {
+          method: "POST",
+          agent: this.#agent,
+          timeout: timeoutMs,
+          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));

@@ -67,7 +67,10 @@ export function payloadFor(type: EventType): fc.Arbitrary<unknown> {
       return fc.record({
         session_id,
         intent: fc.constantFrom("recognize", "locate", "retrieve"),
-        target: fc.constantFrom({ location: { path: "src", location_type: "directory" } }, { entity: { name: "f", entity_type: "function" } }),
+        target: fc.constantFrom(
+          { location: { path: "src", location_type: "directory" } },
+          { entity: { name: "f", entity_type: "function" } },
+        ),
         context: fc.record({ workspace: text }),
       });
     case "memory_recall":
@@ -79,7 +82,11 @@ export function payloadFor(type: EventType): fc.Arbitrary<unknown> {
         available_strategies: fc.array(fc.constantFrom("none", "step_by_step", { custom: "mine" }), { maxLength: 3 }),
       });
     case "reasoning":
-      return fc.record({ session_id, reasoning_type: fc.constantFrom("chain_of_thought", "re_act", { other: "x" }), problem_statement: text });
+      return fc.record({
+        session_id,
+        reasoning_type: fc.constantFrom("chain_of_thought", "re_act", { other: "x" }),
+        problem_statement: text,
+      });
     case "rate_limit":
       return fc.record({
         session_id,
@@ -88,7 +95,11 @@ export function payloadFor(type: EventType): fc.Arbitrary<unknown> {
         current_usage: text,
       });
     case "confirmation":
-      return fc.record({ session_id, confirmation_type: fc.constantFrom("safety_confirm", "user_confirm", { custom: "x" }), message: text });
+      return fc.record({
+        session_id,
+        confirmation_type: fc.constantFrom("safety_confirm", "user_confirm", { custom: "x" }),
+        message: text,
+      });
     case "intent_detection":
       return fc.record({ session_id, prompt: text, workspace: text });
     case "run_lifecycle":

@@ -130,7 +130,11 @@ const docMutation: fc.Arbitrary<DocMutation> = fc.oneof(
   },
   {
     weight: 4,
-    arbitrary: fc.record({ kind: fc.constant("proto" as const), at: position, key: fc.constantFrom("__proto__", "constructor", "prototype") }),
+    arbitrary: fc.record({
+      kind: fc.constant("proto" as const),
+      at: position,
+      key: fc.constantFrom("__proto__", "constructor", "prototype"),
+    }),
   },
   {
     weight: 3,
@@ -145,7 +149,9 @@ const docMutation: fc.Arbitrary<DocMutation> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant("method" as const),
-      raw: fc.option(fc.constantFrom('"ahp/nope"', '"harness/event"', '"AHP/EVENT"', '"ahp/control"', "1", "null", '""'), { nil: undefined }),
+      raw: fc.option(fc.constantFrom('"ahp/nope"', '"harness/event"', '"AHP/EVENT"', '"ahp/control"', "1", "null", '""'), {
+        nil: undefined,
+      }),
     }),
   },
   {
@@ -157,7 +163,10 @@ const docMutation: fc.Arbitrary<DocMutation> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant("jsonrpc" as const), raw: fc.option(fc.constantFrom('"1.0"', "2", "null", '""'), { nil: undefined }) }),
+    arbitrary: fc.record({
+      kind: fc.constant("jsonrpc" as const),
+      raw: fc.option(fc.constantFrom('"1.0"', "2", "null", '""'), { nil: undefined }),
+    }),
   },
   {
     weight: 2,
@@ -215,7 +224,10 @@ const byteMutation: fc.Arbitrary<ByteMutation> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("newline" as const), at: position }) },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant("splice" as const), other: fc.constantFrom('{"jsonrpc":"2.0"}', "{}", "[]", "garbage", '"x"') }),
+    arbitrary: fc.record({
+      kind: fc.constant("splice" as const),
+      other: fc.constantFrom('{"jsonrpc":"2.0"}', "{}", "[]", "garbage", '"x"'),
+    }),
   },
 );
 
@@ -235,7 +247,10 @@ export const recipe: fc.Arbitrary<Recipe> = fc
     binary: fc.oneof({ weight: 40, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
     contentType: fc.oneof(
       { weight: 30, arbitrary: fc.constant(undefined) },
-      { weight: 1, arbitrary: fc.constantFrom("text/plain", "application/json; charset=utf-8", "application/vnd.ahp+json", "", "APPLICATION/JSON") },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom("text/plain", "application/json; charset=utf-8", "application/vnd.ahp+json", "", "APPLICATION/JSON"),
+      },
     ),
   })
   .map(({ contentType, ...rest }): Recipe => (contentType === undefined ? rest : { ...rest, contentType }));

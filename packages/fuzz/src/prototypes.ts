@@ -39,9 +39,10 @@ export function prototypeProblems(snapshot: PrototypeSnapshot): string[] {
       if (was === undefined) problems.push(`${name}.${String(key)} was added`);
       else if (was.value !== now.value || was.get !== now.get || was.set !== now.set) problems.push(`${name}.${String(key)} was replaced`);
     }
-    for (const key of before.keys()) if (!Object.prototype.hasOwnProperty.call(proto, key)) problems.push(`${name}.${String(key)} was deleted`);
+    for (const key of before.keys())
+      if (!Object.prototype.hasOwnProperty.call(proto, key)) problems.push(`${name}.${String(key)} was deleted`);
   }
-  if ((({}) as Record<string, unknown>)[POLLUTION_MARK] !== undefined) problems.push(`({}).${POLLUTION_MARK} is set`);
+  if (({} as Record<string, unknown>)[POLLUTION_MARK] !== undefined) problems.push(`({}).${POLLUTION_MARK} is set`);
   if (Object.getPrototypeOf({}) !== Object.prototype) problems.push("the prototype of a new object literal changed");
   return problems;
 }

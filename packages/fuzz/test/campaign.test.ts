@@ -32,7 +32,12 @@ function expectClean(r: CampaignReport): void {
 describe(`fuzz campaign, seed ${SEED}`, () => {
   it(`${INPUTS} inputs per transport against ahp serve over stdio, Unix socket, HTTP, WebSocket and in process`, async () => {
     const lines: string[] = [];
-    const reports = await runCampaign({ transports: ["stdio", "unix", "http", "ws", "memory"], seed: SEED, inputs: INPUTS, log: (l) => lines.push(l) });
+    const reports = await runCampaign({
+      transports: ["stdio", "unix", "http", "ws", "memory"],
+      seed: SEED,
+      inputs: INPUTS,
+      log: (l) => lines.push(l),
+    });
     console.log(reports.map(summary).join("\n"));
     expect(reports.map((r) => r.transport)).toEqual(["stdio", "unix", "http", "ws", "memory"]);
     for (const r of reports) expectClean(r);

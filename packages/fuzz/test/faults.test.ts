@@ -19,14 +19,17 @@ afterEach(async () => {
   for (const h of harnesses.splice(0)) await h.dispose();
 });
 
-async function start(options: ConstructorParameters<typeof Object>[0] & Parameters<typeof HarnessProcess.start>[0]): Promise<HarnessProcess> {
+async function start(options: Parameters<typeof HarnessProcess.start>[0]): Promise<HarnessProcess> {
   const h = await HarnessProcess.start(options);
   harnesses.push(h);
   return h;
 }
 
 /** Runs `attack` while a good agent sends events on its own connection; returns the agent's result. */
-async function underAttack(connectGood: () => Promise<{ close(): Promise<void> }> | Promise<HttpRpc | StreamRpc | WsRpc>, attack: () => Promise<void>) {
+async function underAttack(
+  connectGood: () => Promise<{ close(): Promise<void> }> | Promise<HttpRpc | StreamRpc | WsRpc>,
+  attack: () => Promise<void>,
+) {
   const rpc = (await connectGood()) as HttpRpc | StreamRpc | WsRpc;
   const stop = new AbortController();
   const agent = goodAgent(rpc, stop.signal);
@@ -59,7 +62,8 @@ async function expectHealthyEnd(h: HarnessProcess): Promise<void> {
   expect(verified.code).toBe(0);
 }
 
-const warned = (h: HarnessProcess, pattern: RegExp): LogLine[] => h.warnings().filter((l) => pattern.test(String(l.error ?? "")));
+const warned = (h: HarnessProcess, pattern: RegExp): LogLine[] =>
+  h.warnings().filter((l) => pattern.test(typeof l.error === "string" ? l.error : ""));
 
 /** Samples the harness's memory every 100 ms while `work` runs. */
 async function sampled<T>(h: HarnessProcess, work: Promise<T>): Promise<T> {
@@ -257,7 +261,14 @@ describe("fault injection against ahp serve", () => {
                   jsonrpc: "2.0",
                   id: `${pad}-${i}`,
                   method: "ahp/event",
-                  params: { event_type: "pre_action", session_id: "s", agent_id: "a", timestamp: "t", depth: 0, payload: { tool_name: "bash" } },
+                  params: {
+                    event_type: "pre_action",
+                    session_id: "s",
+                    agent_id: "a",
+                    timestamp: "t",
+                    depth: 0,
+                    payload: { tool_name: "bash" },
+                  },
                 }),
               );
             }
@@ -303,11 +314,19 @@ describe("fault injection against ahp serve", () => {
                 jsonrpc: "2.0",
                 id: `${who}-${i}`,
                 method: "ahp/event",
-                params: { event_type: "pre_action", session_id: who, agent_id: who, timestamp: "t", depth: 0, payload: { tool_name: "bash", arguments: { command: "ls" } } },
+                params: {
+                  event_type: "pre_action",
+                  session_id: who,
+                  agent_id: who,
+                  timestamp: "t",
+                  depth: 0,
+                  payload: { tool_name: "bash", arguments: { command: "ls" } },
+                },
               })}\n`;
             const write = (s: Socket, text: string) => (s.write(text) ? Promise.resolve() : new Promise<void>((r) => s.once("drain", r)));
             const silentDone = (async () => {
-              for (let i = 0; i < 10_000; i += 500) await write(silent, Array.from({ length: 500 }, (_, k) => line("silent", i + k)).join(""));
+              for (let i = 0; i < 10_000; i += 500)
+                await write(silent, Array.from({ length: 500 }, (_, k) => line("silent", i + k)).join(""));
             })();
             for (let i = 0; i < FLOOD; i += 500) await write(flood, Array.from({ length: 500 }, (_, k) => line("flood", i + k)).join(""));
             await until(() => answered.size === FLOOD, 60_000, "every flood request to be answered");

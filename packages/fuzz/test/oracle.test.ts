@@ -31,7 +31,7 @@ describe("generators", () => {
   it.each([
     ["truncated JSON", "truncate"],
     ["invalid UTF-8 bytes", "bytes ff inserted"],
-    ["a lone surrogate", '\\ud800'],
+    ["a lone surrogate", "\\ud800"],
     ["a BOM", "bom"],
     ["CRLF", "crlf"],
     ["blank lines", "blank"],
@@ -60,7 +60,16 @@ describe("generators", () => {
 
   it("produce every event type", () => {
     const texts = fc.sample(recipe, { seed: 2, numRuns: 3000 }).map((r) => JSON.stringify(r.message.params));
-    for (const type of ["pre_action", "post_action", "pre_prompt", "confirmation", "run_lifecycle", "task_list", "verification", "heartbeat"]) {
+    for (const type of [
+      "pre_action",
+      "post_action",
+      "pre_prompt",
+      "confirmation",
+      "run_lifecycle",
+      "task_list",
+      "verification",
+      "heartbeat",
+    ]) {
       expect(texts.some((t) => t.includes(`"event_type":"${type}"`))).toBe(true);
     }
   });
@@ -176,7 +185,10 @@ describe("corpus files", () => {
       await saveCorpusCase(dir, { transport: "ws", seed: 1, batch: 2, problems: ["p"], inputs });
       const [loaded] = await loadCorpus(dir);
       expect(loaded!.name).toBe("ws-seed1-batch2");
-      expect(loaded!.inputs.map((i) => Buffer.from(i.bytes).equals(Buffer.from(inputs.find((x) => x.note === i.note)!.bytes)))).toEqual([true, true]);
+      expect(loaded!.inputs.map((i) => Buffer.from(i.bytes).equals(Buffer.from(inputs.find((x) => x.note === i.note)!.bytes)))).toEqual([
+        true,
+        true,
+      ]);
       expect(loaded!.inputs[1]).toMatchObject({ binary: true, contentType: "text/plain" });
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -18,4 +18,10 @@ export {
   type HttpListener,
   type ListenHttpOptions,
 } from "./server.js";
-export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, httpServerOptions, reportClientErrors, type HttpServerLimits } from "./http-limits.js";
+export {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  httpServerOptions,
+  reportClientErrors,
+  type HttpServerLimits,
+} from "./http-limits.js";

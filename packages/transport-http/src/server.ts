@@ -189,7 +189,8 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
   };
   const rejectedAs204 = options.rejectedNotifications === "204";
   const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-  if (!Number.isInteger(maxInFlight) || maxInFlight < 1) throw new AhpLocalError("INVALID_ARGUMENT", "`maxInFlight` must be an integer >= 1");
+  if (!Number.isInteger(maxInFlight) || maxInFlight < 1)
+    throw new AhpLocalError("INVALID_ARGUMENT", "`maxInFlight` must be an integer >= 1");
   const inFlight = new WeakMap<Socket, number>();
   const onerror = options.onerror;
   let verifier: CredentialVerifier | undefined;
@@ -296,9 +297,13 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
     const pending = inFlight.get(socket) ?? 0;
     if (pending >= maxInFlight) {
       onerror?.(
-        new AhpLocalError("LIMIT_EXCEEDED", `${maxInFlight} requests in flight on one HTTP connection from ${remoteOf(req) ?? "?"}: answered 503`, {
-          details: { maxInFlight },
-        }),
+        new AhpLocalError(
+          "LIMIT_EXCEEDED",
+          `${maxInFlight} requests in flight on one HTTP connection from ${remoteOf(req) ?? "?"}: answered 503`,
+          {
+            details: { maxInFlight },
+          },
+        ),
       );
       const busy = new AhpError(AhpErrorCode.ServerClosing, `Server busy: ${maxInFlight} requests in flight on this connection (limit)`);
       sendJson(res, 503, rpcError(busy), { "retry-after": "1" });
@@ -365,9 +370,13 @@ function noContent(res: ServerResponse): void {
 function tooLarge(req: IncomingMessage, res: ServerResponse, bytes: number, limit: number, onerror?: (error: Error) => void): void {
   const error = new AhpError(AhpErrorCode.MessageTooLarge, `Message too large: ${bytes} bytes exceeds limit ${limit}`);
   onerror?.(
-    new AhpLocalError("MESSAGE_TOO_LARGE", `HTTP body from ${remoteOf(req) ?? "?"} of ${bytes}+ bytes exceeds maxBodyBytes ${limit}: answered 413 and closed`, {
-      details: { bytes, maxBodyBytes: limit },
-    }),
+    new AhpLocalError(
+      "MESSAGE_TOO_LARGE",
+      `HTTP body from ${remoteOf(req) ?? "?"} of ${bytes}+ bytes exceeds maxBodyBytes ${limit}: answered 413 and closed`,
+      {
+        details: { bytes, maxBodyBytes: limit },
+      },
+    ),
   );
   // Stop reading: the rest of the body is not buffered and the connection is not reused.
   sendJson(res, 413, rpcError(error), { connection: "close" });
@@ -408,10 +417,13 @@ export async function listenHttp(server: AhpServer, options: ListenHttpOptions =
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
   });
   const httpServer: http.Server =
-    tls === undefined ? http.createServer(serverOptions, handler) : https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, handler);
+    tls === undefined
+      ? http.createServer(serverOptions, handler)
+      : https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, handler);
   reportClientErrors(httpServer, serverOptions, handlerOptions.onerror);
   const connectionLimit = maxConnections ?? DEFAULT_SERVER_MAX_CONNECTIONS;
-  if (!Number.isInteger(connectionLimit) || connectionLimit < 1) throw new AhpLocalError("INVALID_ARGUMENT", "`maxConnections` must be an integer >= 1");
+  if (!Number.isInteger(connectionLimit) || connectionLimit < 1)
+    throw new AhpLocalError("INVALID_ARGUMENT", "`maxConnections` must be an integer >= 1");
   httpServer.maxConnections = connectionLimit;
   httpServer.on("drop", (data?: { remoteAddress?: string }) => {
     handlerOptions.onerror?.(

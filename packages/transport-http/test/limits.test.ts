@@ -37,7 +37,9 @@ describe("listenHttp limits", () => {
     c.socket.write("POST /ahp HTTP/1.1\r\nHost: h\r\n");
     await c.closed;
     expect(c.text()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
-    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/not received in time \(headers within 200 ms.*answered 408 and closed/)]);
+    expect(errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/not received in time \(headers within 200 ms.*answered 408 and closed/),
+    ]);
   });
 
   it("maxConnections: connections past the limit are closed at once and reported; the others are served", async () => {

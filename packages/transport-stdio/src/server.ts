@@ -62,7 +62,8 @@ export async function serveStdio(server: AhpServer, options: ServeStdioOptions =
   const signal = options.signal;
   const stdin = options.stdin ?? process.stdin;
   const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-  if (!Number.isInteger(maxInFlight) || maxInFlight < 1) throw new AhpLocalError("INVALID_ARGUMENT", "`maxInFlight` must be an integer >= 1");
+  if (!Number.isInteger(maxInFlight) || maxInFlight < 1)
+    throw new AhpLocalError("INVALID_ARGUMENT", "`maxInFlight` must be an integer >= 1");
   let released = false;
   void transport.closed.then(() => (released = true));
   // Once the transport has released stdin, a late answer must not start reading it again.
@@ -70,9 +71,13 @@ export async function serveStdio(server: AhpServer, options: ServeStdioOptions =
   await server.connect(
     limitInFlight(transport, maxInFlight, gate, () =>
       options.onlimit?.(
-        new AhpLocalError("LIMIT_EXCEEDED", `${maxInFlight} requests in flight on stdin: reading paused until answers are written (reported once)`, {
-          details: { maxInFlight },
-        }),
+        new AhpLocalError(
+          "LIMIT_EXCEEDED",
+          `${maxInFlight} requests in flight on stdin: reading paused until answers are written (reported once)`,
+          {
+            details: { maxInFlight },
+          },
+        ),
       ),
     ),
   );

@@ -156,9 +156,13 @@ export class UnixSocketServer {
     const maxInFlight = this.#options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     const gated = limitInFlight(transport, maxInFlight, { pause: () => socket.pause(), resume: () => socket.resume() }, () =>
       this.#options.onerror?.(
-        new AhpLocalError("LIMIT_EXCEEDED", `${maxInFlight} requests in flight on one connection to ${this.path}: reading paused until answers are written (reported once per connection)`, {
-          details: { maxInFlight },
-        }),
+        new AhpLocalError(
+          "LIMIT_EXCEEDED",
+          `${maxInFlight} requests in flight on one connection to ${this.path}: reading paused until answers are written (reported once per connection)`,
+          {
+            details: { maxInFlight },
+          },
+        ),
       ),
     );
     this.#server.connect(gated).catch((error: unknown) => {

@@ -352,7 +352,8 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
     ["maxInFlight", maxInFlight],
     ["maxConnections", maxConnections],
   ] as const) {
-    if (!Number.isInteger(value) || value < 1) throw new AhpLocalError("INVALID_ARGUMENT", `attachWebSocketServer: \`${name}\` must be an integer >= 1`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new AhpLocalError("INVALID_ARGUMENT", `attachWebSocketServer: \`${name}\` must be an integer >= 1`);
   }
   /** Upgrades accepted and not yet served (authentication still running). */
   let upgrading = 0;
@@ -528,7 +529,16 @@ export interface WebSocketListener {
  * `{"status":"ok"}`, 426 on the AHP path and 404 elsewhere.
  */
 export async function listenWebSocket(server: AhpServer, options: ListenWebSocketOptions = {}): Promise<WebSocketListener> {
-  const { host = "127.0.0.1", port = 0, tls, path = DEFAULT_WS_PATH, fallback, headersTimeoutMs, requestTimeoutMs, ...attachOptions } = options;
+  const {
+    host = "127.0.0.1",
+    port = 0,
+    tls,
+    path = DEFAULT_WS_PATH,
+    fallback,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    ...attachOptions
+  } = options;
   const onRequest = (req: IncomingMessage, res: http.ServerResponse) => {
     const requestPath = pathOf(req.url);
     const send = (status: number, body: string, extra: Record<string, string> = {}) => {
@@ -545,7 +555,9 @@ export async function listenWebSocket(server: AhpServer, options: ListenWebSocke
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
   });
   const httpServer: http.Server =
-    tls === undefined ? http.createServer(serverOptions, onRequest) : https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, onRequest);
+    tls === undefined
+      ? http.createServer(serverOptions, onRequest)
+      : https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, onRequest);
   reportClientErrors(httpServer, serverOptions, attachOptions.onerror);
   const attached = attachWebSocketServer(server, { ...attachOptions, httpServer, path });
   try {

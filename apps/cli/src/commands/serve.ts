@@ -336,7 +336,10 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
 }
 
 /** The connection limits of the listeners (flags win over the config file's `server_limits`). */
-function serverLimits(values: { [K in "max-connections" | "max-in-flight" | "header-timeout-ms" | "request-timeout-ms" | "stall-timeout-ms"]?: string }, file: ServeConfig) {
+function serverLimits(
+  values: { [K in "max-connections" | "max-in-flight" | "header-timeout-ms" | "request-timeout-ms" | "stall-timeout-ms"]?: string },
+  file: ServeConfig,
+) {
   const f = file.server_limits ?? {};
   return {
     maxConnections: toInt("max-connections", values["max-connections"], { min: 1 }) ?? f.max_connections ?? 1024,

@@ -68,7 +68,8 @@ export class HttpDriver implements Driver {
       if (e.statuses.includes(413) && /EPIPE|ECONNRESET|socket hang up/.test((error as Error).message)) return [];
       return [`${e.why}: request failed: ${(error as Error).message} (${unit.note})`];
     }
-    if (!e.statuses.includes(reply.status)) return [`${e.why}: status ${reply.status}, expected ${e.statuses.join(" or ")} (${unit.note}): ${preview(reply.body)}`];
+    if (!e.statuses.includes(reply.status))
+      return [`${e.why}: status ${reply.status}, expected ${e.statuses.join(" or ")} (${unit.note}): ${preview(reply.body)}`];
     if (reply.status === 204) return reply.body === "" ? [] : [`204 with a body: ${preview(reply.body)}`];
     let body: unknown;
     try {

@@ -44,7 +44,11 @@ export class MemoryDriver implements Driver {
     const metrics = createAhpMetrics();
     const engine = new PolicyEngine(DEFAULT_POLICY);
     const audit = await openAuditLog({ path: options.auditFile, key: options.key });
-    const handlers = withAudit(withMetrics(composeHandlers(engine), metrics), audit, options.includePayloads ? { includePayloads: true } : {});
+    const handlers = withAudit(
+      withMetrics(composeHandlers(engine), metrics),
+      audit,
+      options.includePayloads ? { includePayloads: true } : {},
+    );
     const server = new AhpServer({
       harnessInfo: { name: IN_PROCESS_HARNESS_NAME, version: "0.0.0" },
       config: { timeout_ms: 10_000, batch_size: 100, max_depth: 10 },

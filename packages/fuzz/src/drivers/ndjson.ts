@@ -8,7 +8,6 @@ import { DEFAULT_BATCH_TIMEOUT_MS, type BatchResult, type Driver, type Transport
 
 export class NdjsonDriver implements Driver {
   readonly transport: TransportName;
-  readonly #readable: Readable;
   readonly #writable: Writable;
   readonly #onClose: () => Promise<void>;
   readonly #timeoutMs: number;
@@ -18,9 +17,14 @@ export class NdjsonDriver implements Driver {
   #wake: (() => void) | undefined;
   #ended = false;
 
-  constructor(transport: TransportName, readable: Readable, writable: Writable, onClose: () => Promise<void>, timeoutMs = DEFAULT_BATCH_TIMEOUT_MS) {
+  constructor(
+    transport: TransportName,
+    readable: Readable,
+    writable: Writable,
+    onClose: () => Promise<void>,
+    timeoutMs = DEFAULT_BATCH_TIMEOUT_MS,
+  ) {
     this.transport = transport;
-    this.#readable = readable;
     this.#writable = writable;
     this.#onClose = onClose;
     this.#timeoutMs = timeoutMs;

@@ -133,12 +133,16 @@ export class WebSocketDriver implements Driver {
     if (this.#harness !== undefined && closing.length > 0) {
       // Every connection the harness closed must have been logged with its reason.
       const harness = this.#harness;
-      const logged = await harness.waitForLogs(() => harness.warnings().filter((l) => l.transport === "ws").length - warningsBefore >= closing.length, 5000);
+      const logged = await harness.waitForLogs(
+        () => harness.warnings().filter((l) => l.transport === "ws").length - warningsBefore >= closing.length,
+        5000,
+      );
       if (!logged) problems.push(`the harness closed ${closing.length} connection(s) without logging why`);
     }
     return {
       problems,
-      unanswered: mismatches.filter((p) => p.startsWith("no answer")).length + checked.problems.filter((p) => p.endsWith("got no answer")).length,
+      unanswered:
+        mismatches.filter((p) => p.startsWith("no answer")).length + checked.problems.filter((p) => p.endsWith("got no answer")).length,
       elapsedMs: performance.now() - started,
     };
   }
