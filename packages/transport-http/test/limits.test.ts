@@ -59,7 +59,7 @@ describe("listenHttp limits", () => {
   });
 
   it("maxInFlight: pipelined requests past the limit on one connection get 503 with -32003 and are reported", async () => {
-    const gate = deferred();
+    const gate = deferred<void>();
     const errors: Error[] = [];
     const h = await startHarness(
       {

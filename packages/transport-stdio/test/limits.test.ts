@@ -15,13 +15,13 @@ const line = (id: string) =>
 
 describe("serveStdio maxInFlight", () => {
   it("hands the handlers at most maxInFlight requests; the rest wait in order and are all answered", async () => {
-    const gates: Array<ReturnType<typeof deferred>> = [];
+    const gates: Array<{ resolve: () => void }> = [];
     const seen: string[] = [];
     const server = new AhpServer({
       handlers: {
         onEvent: async (_e, ctx) => {
           seen.push(String(ctx.requestId));
-          const gate = deferred();
+          const gate = deferred<void>();
           gates.push(gate);
           await gate.promise;
           return { decision: "allow" };

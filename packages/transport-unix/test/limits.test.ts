@@ -48,14 +48,14 @@ describe("maxInFlight", () => {
   it("hands a connection's handlers at most maxInFlight requests; the rest wait in order, then are all answered", async () => {
     const tmp = tempDir();
     cleanups.push(() => tmp.remove());
-    const gates: Array<ReturnType<typeof deferred>> = [];
+    const gates: Array<{ resolve: () => void }> = [];
     const seen: string[] = [];
-    const limitReached = deferred();
+    const limitReached = deferred<void>();
     const server = new AhpServer({
       handlers: {
         onEvent: async (_event, ctx) => {
           seen.push(String(ctx.requestId));
-          const gate = deferred();
+          const gate = deferred<void>();
           gates.push(gate);
           await gate.promise;
           return { decision: "allow" };

@@ -40,7 +40,7 @@ describe("listenWebSocket limits", () => {
   });
 
   it("maxInFlight: handlers see at most maxInFlight requests of a connection; the rest wait in order and are all answered", async () => {
-    const gates: Array<ReturnType<typeof deferred>> = [];
+    const gates: Array<{ resolve: () => void }> = [];
     const seen: string[] = [];
     const errors: Error[] = [];
     const h = await startHarness(
@@ -48,7 +48,7 @@ describe("listenWebSocket limits", () => {
         handlers: {
           onEvent: async (_e, ctx) => {
             seen.push(String(ctx.requestId));
-            const gate = deferred();
+            const gate = deferred<void>();
             gates.push(gate);
             await gate.promise;
             return { decision: "allow" };
