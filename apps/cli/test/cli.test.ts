@@ -160,7 +160,7 @@ describe("ahp", () => {
     });
     expect(env.code, env.stderr).toBe(0);
     expect(h.stderr()).not.toMatch(/k-123|t 456/);
-  });
+  }, 60_000); // seven `ahp send` processes one after another
 
   it("serves a Unix socket and speaks raw JSON-RPC with --raw", async () => {
     const path = join(dir, "h.sock");
