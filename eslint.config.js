@@ -45,9 +45,11 @@ export default tseslint.config(
   {
     // In tests, vitest's asymmetric matchers (`expect.any`, `expect.stringMatching`) and
     // `JSON.parse` of captured wire lines are `any` by design; the assertions check the shape.
+    // Test doubles that record arbitrary peer messages may say so with an explicit `any` too.
     // (`@ahp/conformance` is a test library: its suites are vitest code too.)
     files: ["**/test/**/*.ts", "packages/conformance/src/**/*.ts"],
     rules: {
+      "@typescript-eslint/no-explicit-any": "off",
       "@typescript-eslint/no-unsafe-assignment": "off",
       "@typescript-eslint/no-unsafe-argument": "off",
       "@typescript-eslint/no-unsafe-member-access": "off",
