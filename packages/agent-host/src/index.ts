@@ -1,0 +1,2 @@
+/** `@ahp/agent-host`: the Agent Host channel adapter (Node). The browser-safe parts are also at `./reducers` and `./client`. */
+export * from "./reducers-entry.js";
