@@ -1,2 +1,12 @@
 /** `@ahp/agent-host`: the Agent Host channel adapter (Node). The browser-safe parts are also at `./reducers` and `./client`. */
 export * from "./reducers-entry.js";
+export { AgentHost, PACKAGE_NAME, PACKAGE_VERSION, type AgentHostOptions } from "./host/agent-host.js";
+export { listenAgentHost, type AgentHostListener, type ListenOptions } from "./host/server.js";
+export { TokenAuthenticator, loadTokenFile, parseTokenFile, tokenOf, type Principal, type TokenEntry } from "./host/auth.js";
+export { staticFiles, type RouteHandler } from "./host/static.js";
+export { DEFAULT_LIMITS, type ConnectionLimits } from "./host/connection.js";
+export { realScheduler, type Scheduler } from "./host/scheduler.js";
+export { sessionUri, chatUri, uuidV5, URI_NAMESPACE } from "./host/uri.js";
+export type { Role, Dispatcher, DecidedInfo } from "./host/approvals.js";
+export type { ReplayLogLimits } from "./host/store.js";
+export { DEFAULT_LABELS, type ApprovalLabels } from "./host/tool-calls.js";

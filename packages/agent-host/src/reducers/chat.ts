@@ -12,6 +12,7 @@ import type {
   PendingMessage,
   ResponsePart,
   StateAction,
+  ToolCallBase,
   ToolCallState,
   Turn,
 } from "../wire/types.js";
@@ -55,7 +56,9 @@ function refresh(state: ChatState): ChatState {
 const unread = (status: number) => status & ~SessionStatus.IsRead;
 
 /** Fields every tool-call state carries; `_meta` replaced when the action brings one. */
-function base(tc: ToolCallState, meta: unknown): ToolCallState {
+type Base = ToolCallBase;
+
+function base(tc: ToolCallState, meta: unknown): Base {
   return {
     toolCallId: tc.toolCallId,
     toolName: tc.toolName,
@@ -63,7 +66,7 @@ function base(tc: ToolCallState, meta: unknown): ToolCallState {
     intention: tc.intention,
     contributor: tc.contributor,
     _meta: (meta as ToolCallState["_meta"]) ?? tc._meta,
-  } as ToolCallState;
+  } as Base;
 }
 
 function optionById(options: ConfirmationOption[] | undefined, id: unknown): ConfirmationOption | undefined {
@@ -157,7 +160,7 @@ function upsertInputRequest(state: ChatState, request: ChatInputRequest, clock: 
  * `chat/toolCallReady` may refine `intention` and `contributor`; a client-owned call keeps its
  * owner and a call cannot be handed to a client afterwards.
  */
-function refine(b: ToolCallState, tc: ToolCallState, a: A): ToolCallState {
+function refine(b: Base, tc: ToolCallState, a: A): Base {
   const out = a.intention === undefined ? b : { ...b, intention: a.intention };
   const next = a.contributor as ToolCallState["contributor"];
   if (next === undefined || tc.contributor?.kind === "client" || next.kind === "client") return out;

@@ -76,15 +76,19 @@ export interface ToolCallResult {
   [key: string]: unknown;
 }
 
-/** One tool call in any state; `status` is the discriminant. Fields are those of every state, all optional but the base. */
-export interface ToolCallState {
-  status: ToolCallStatus;
+/** Fields every tool-call state has. */
+export interface ToolCallBase {
   toolCallId: string;
   toolName: string;
   displayName: string;
   intention?: string;
   contributor?: { kind: string; [key: string]: unknown };
   _meta?: Meta;
+}
+
+/** One tool call in any state; `status` is the discriminant. Fields are those of every state, all optional but the base. */
+export interface ToolCallState extends ToolCallBase {
+  status: ToolCallStatus;
   partialInput?: string;
   invocationMessage?: StringOrMarkdown;
   toolInput?: unknown;

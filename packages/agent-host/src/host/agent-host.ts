@@ -1,0 +1,292 @@
+/**
+ * `AgentHost`: the adapter as one object. It owns the channel store, sessions, projector,
+ * approval broker, catalogue and telemetry; exposes the harness tap as handler middleware
+ * (`middleware()` / `wrap(handlers)`), and serves clients through `listen()` (see server.ts).
+ */
+import {
+  applyHandlerMiddleware,
+  EVENT_TABLE,
+  type AhpEvent,
+  type AhpServerConnection,
+  type AhpServerHandlers,
+  type HandlerMiddleware,
+} from "@ahp/core";
+import { systemClock, type Clock } from "../reducers/clock.js";
+import { ROOT_URI } from "../wire/constants.js";
+import type { ChannelState, Implementation, SessionSummary } from "../wire/types.js";
+import { ApprovalBroker, type DecidedInfo, type Role } from "./approvals.js";
+import { Catalogue } from "./catalogue.js";
+import { DEFAULT_LIMITS, type ClientConnection, type ConnectionLimits } from "./connection.js";
+import type { HostContext } from "./context.js";
+import { ClientActions } from "./dispatch.js";
+import type { SessionRecord } from "./model.js";
+import { Projector } from "./projector.js";
+import { realScheduler, type Scheduler } from "./scheduler.js";
+import { Sessions } from "./sessions.js";
+import { ChannelStore, type ReplayLogLimits } from "./store.js";
+import { Telemetry } from "./telemetry.js";
+import type { ApprovalLabels } from "./tool-calls.js";
+import { chatUri, sessionUri } from "./uri.js";
+
+export const PACKAGE_NAME = "@ahp/agent-host";
+export const PACKAGE_VERSION = "0.1.0";
+
+export interface AgentHostOptions {
+  /** Approval timeout in ms (§9.1). Default 300 000 (5 min). */
+  approvalTimeoutMs?: number;
+  /** The `timeout_ms` the harness advertises to agents; holds end 2 s before it (§9.1). Default: not bounded by it. */
+  harnessTimeoutMs?: number;
+  /** Bound on the inner (policy) handlers, in ms; the hold is not counted. Default 10 000; 0 disables. */
+  innerTimeoutMs?: number;
+  /** What a held tool approval answers on timeout / agent gone. Default `block`. */
+  timeoutDecision?: "block" | "escalate";
+  /** Whether an escalation of this event waits for a human. Default: every event. */
+  humanGate?: boolean | ((event: AhpEvent) => boolean);
+  /** Humans may edit tool arguments when approving (the agent then gets `modify`). Default false. */
+  editable?: boolean;
+  /** Mark chats `interactivity: "read-only"` (§12). Default false. */
+  readOnlyChats?: boolean;
+  /** Keep an ended session this long, in ms (§8.4). Default 24 h. */
+  retentionMs?: number;
+  /** After an agent connection closes without `session_end`, end its sessions after this long (ms). Default 30 000. */
+  agentGraceMs?: number;
+  /** Completed turns kept per chat. Default 200. */
+  maxTurnsPerChat?: number;
+  /** Replay log bounds. Default 10 000 envelopes or 32 MiB. */
+  replayLog?: ReplayLogLimits;
+  /** Connection limits (frame size, depth, subscriptions, dispatch rate, outbound buffer). */
+  limits?: Partial<ConnectionLimits>;
+  /** Serve the telemetry channel (§11). Default true. */
+  telemetry?: boolean;
+  labels?: ApprovalLabels;
+  /** Injected time source for reducers and stamps. Default `Date.now`. */
+  clock?: Clock;
+  /** Injected timers (approval timeout, retention, grace). Default real (unref'd) timers. */
+  scheduler?: Scheduler;
+  /** Non-fatal problems (dropped frames, projection errors). Library code never logs. */
+  onerror?: (error: Error) => void;
+  /** A client connection was closed by the host (limits, replacement, protocol errors). */
+  onclose?: (info: { principal: string; clientId?: string; code: number; reason: string }) => void;
+}
+
+export class AgentHost implements HostContext {
+  readonly store: ChannelStore;
+  readonly sessions: Sessions;
+  readonly broker: ApprovalBroker;
+  readonly projector: Projector;
+  readonly catalogue: Catalogue;
+  readonly telemetry: Telemetry;
+  readonly actions: ClientActions;
+  readonly limits: ConnectionLimits;
+  readonly serverInfo: Implementation = { name: PACKAGE_NAME, version: PACKAGE_VERSION };
+  readonly telemetryEnabled: boolean;
+  readonly #options: AgentHostOptions;
+  readonly #clients = new Map<string, { principal: string; connection?: ClientConnection }>();
+  readonly #watched = new WeakSet<AhpServerConnection>();
+  readonly connections = new Set<ClientConnection>();
+
+  constructor(options: AgentHostOptions = {}) {
+    this.#options = options;
+    const clock = options.clock ?? systemClock;
+    const scheduler = options.scheduler ?? realScheduler;
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.telemetryEnabled = options.telemetry ?? true;
+    this.store = new ChannelStore(clock, options.replayLog);
+    this.sessions = new Sessions(this.store, scheduler, {
+      retentionMs: options.retentionMs ?? 24 * 60 * 60 * 1000,
+      graceMs: options.agentGraceMs ?? 30_000,
+      maxTurns: options.maxTurnsPerChat ?? 200,
+      implicitTurnIdleMs: 10 * 60 * 1000,
+      readOnlyChats: options.readOnlyChats ?? false,
+    });
+    this.catalogue = new Catalogue(this.store);
+    this.telemetry = new Telemetry(this.store, clock);
+    const touched = (session: SessionRecord) => this.catalogue.touched(session);
+    const onDecided = (info: DecidedInfo) => this.telemetry.record(info);
+    this.broker = new ApprovalBroker(this.store, this.sessions, scheduler, { timeoutDecision: options.timeoutDecision ?? "block", onDecided, touched });
+    const gate = options.humanGate ?? true;
+    this.projector = new Projector(this.sessions, this.broker, {
+      humanGate: typeof gate === "function" ? gate : () => gate,
+      editable: options.editable ?? false,
+      holdBudgetMs: () => this.holdBudgetMs,
+      ...(options.labels === undefined ? {} : { labels: options.labels }),
+      onDecided,
+      touched,
+    });
+    this.sessions.setHooks({
+      touched,
+      added: (s) => this.catalogue.added(s),
+      removed: (s) => this.catalogue.removed(s),
+      failHeld: (s, chat, reason) => this.broker.failHeld(s, chat, reason),
+    });
+    this.actions = new ClientActions(this.sessions, this.broker, this.projector, (uri) => {
+      const session = this.sessions.byUri.get(uri) ?? this.sessions.chatsByUri.get(uri)?.session;
+      if (session !== undefined) touched(session);
+    });
+  }
+
+  /** How long a held request may wait: min(approval timeout, advertised harness timeout − 2 s). */
+  get holdBudgetMs(): number {
+    const approval = this.#options.approvalTimeoutMs ?? 300_000;
+    const harness = this.#options.harnessTimeoutMs;
+    return harness === undefined ? approval : Math.min(approval, harness - 2000);
+  }
+
+  /** The harness tap as handler middleware (compose it inside audit/metrics so they see the final decision). */
+  middleware(): HandlerMiddleware {
+    return async (call, next) => {
+      const connection = call.ctx.connection;
+      this.#watch(connection);
+      if (call.kind === "query") return next();
+      if (call.kind === "handshake") {
+        const result = await next();
+        this.#safely(() => this.projector.handshake(call.handshake!, connection.id));
+        return result;
+      }
+      const event = call.event!;
+      if (call.kind === "notification" || !EVENT_TABLE[event.event_type].blocking) {
+        this.#safely(() => this.projector.notify(event, connection.id));
+        return next();
+      }
+      let decision: unknown;
+      let failure: unknown;
+      try {
+        decision = await this.#bounded(next());
+      } catch (error) {
+        failure = error;
+      }
+      let out: unknown;
+      try {
+        out = this.projector.decide(event, decision, failure, connection.id, call.ctx.signal);
+      } catch (error) {
+        if (error === failure) throw error;
+        this.#report(error);
+        if (failure !== undefined) throw failure;
+        return decision;
+      }
+      return out;
+    };
+  }
+
+  /** Wraps a handler set with the tap. */
+  wrap(handlers: AhpServerHandlers): AhpServerHandlers {
+    return applyHandlerMiddleware(handlers, this.middleware());
+  }
+
+  #bounded(inner: Promise<unknown>): Promise<unknown> {
+    const ms = this.#options.innerTimeoutMs ?? 10_000;
+    if (!(ms > 0) || !Number.isFinite(ms)) return inner;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`Timeout after ${ms}ms`)), ms);
+      inner.then(
+        (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  #watch(connection: AhpServerConnection): void {
+    if (this.#watched.has(connection)) return;
+    this.#watched.add(connection);
+    const onClose = () => this.#safely(() => this.sessions.detach(connection.id));
+    if (connection.signal.aborted) onClose();
+    else connection.signal.addEventListener("abort", onClose, { once: true });
+  }
+
+  #safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+
+  #report(error: unknown): void {
+    this.#options.onerror?.(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  // ---------------------------------------------------------------- HostContext
+
+  report(error: Error): void {
+    this.#options.onerror?.(error);
+  }
+
+  listSessions(): SessionSummary[] {
+    return this.catalogue.list(this.sessions.byId.values());
+  }
+
+  clientOwner(clientId: string): string | undefined {
+    return this.#clients.get(clientId)?.principal;
+  }
+
+  bindClient(connection: ClientConnection, clientId: string): void {
+    const previous = this.#clients.get(clientId)?.connection;
+    this.#clients.delete(clientId);
+    this.#clients.set(clientId, { principal: connection.who.principal, connection });
+    // Remember a bounded number of client ids (for the replay-or-snapshot choice of reconnect).
+    if (this.#clients.size > 10_000) {
+      for (const [id, entry] of this.#clients) {
+        if (entry.connection === undefined || entry.connection.closed) {
+          this.#clients.delete(id);
+          break;
+        }
+      }
+    }
+    if (previous !== undefined && previous !== connection && !previous.closed) previous.close(1008, "replaced by a new connection of the same client");
+  }
+
+  telemetryOpened(uri: string): void {
+    this.telemetry.opened(uri);
+  }
+
+  disposeSession(uri: string, role: Role): "ok" | "unknown" | "live" | "forbidden" {
+    const session = this.sessions.byUri.get(uri);
+    if (session === undefined) return "unknown";
+    if (!session.ended) return "live";
+    if (role !== "operator") return "forbidden";
+    this.sessions.removeSession(session);
+    return "ok";
+  }
+
+  closing(connection: ClientConnection, code: number, reason: string): void {
+    this.#options.onclose?.({ principal: connection.who.principal, ...(connection.clientId === undefined ? {} : { clientId: connection.clientId }), code, reason });
+  }
+
+  /** A client socket went away (any reason). */
+  disconnected(connection: ClientConnection): void {
+    this.connections.delete(connection);
+    this.store.unsubscribeAll(connection);
+    if (connection.clientId !== undefined) {
+      const entry = this.#clients.get(connection.clientId);
+      if (entry?.connection === connection) entry.connection = undefined;
+    }
+  }
+
+  // ---------------------------------------------------------------- inspection
+
+  /** Current state of a channel. */
+  state<T extends ChannelState>(uri: string): T | undefined {
+    return this.store.get<T>(uri);
+  }
+
+  /** Channel URIs of a harness session and agent (deterministic, §7.1). */
+  static uris(sessionId: string, agentId?: string): { session: string; chat?: string } {
+    return agentId === undefined ? { session: sessionUri(sessionId) } : { session: sessionUri(sessionId), chat: chatUri(sessionId, agentId) };
+  }
+
+  get rootUri(): string {
+    return ROOT_URI;
+  }
+
+  /** Fails every held request closed and stops the timers. */
+  dispose(reason = "The Agent Host adapter stopped"): void {
+    this.broker.failAll(reason);
+    this.sessions.dispose();
+  }
+}

@@ -1,0 +1,321 @@
+/**
+ * The approval broker (spec §9): holds harness requests that wait for a human, validates client
+ * answers, resolves every held request exactly once, and fails closed on timeout, agent
+ * disconnect, session end, turn end and cancel. Each resolution commits the actions that
+ * describe it before the decision is released to the agent (§7.3).
+ */
+import type { ConfirmationDecisionInput, DecisionInput } from "@ahp/core";
+import { META } from "../wire/constants.js";
+import type { ActionOrigin, ChatInputRequest, ChatState, ConfirmationOption, StateAction, ToolCallState } from "../wire/types.js";
+import { addRule, commitChat, nowIso, type ChatRecord, type SessionRecord, type ToolRecord } from "./model.js";
+import type { Scheduler } from "./scheduler.js";
+import type { Sessions } from "./sessions.js";
+import type { ChannelStore } from "./store.js";
+import { asObject } from "./tool-calls.js";
+
+export type Role = "viewer" | "approver" | "operator";
+export const ROLE_RANK: Record<Role, number> = { viewer: 0, approver: 1, operator: 2 };
+
+/** Who dispatched a client action. */
+export interface Dispatcher {
+  clientId: string;
+  principal: string;
+  role: Role;
+}
+
+export interface DecidedInfo {
+  session: SessionRecord;
+  chat: ChatRecord;
+  turnId?: string;
+  toolCallId?: string;
+  eventType: string;
+  decision: string;
+  decidedBy: "policy" | "human" | "timeout";
+}
+
+interface HeldBase {
+  id: string;
+  session: SessionRecord;
+  chat: ChatRecord;
+  turnId: string;
+  timer: unknown;
+  budgetMs: number;
+}
+interface HeldTool extends HeldBase {
+  kind: "tool";
+  tool: ToolRecord;
+  editable: boolean;
+  options: ConfirmationOption[];
+  settle: (decision: DecisionInput) => void;
+}
+interface HeldInput extends HeldBase {
+  kind: "input";
+  requestId: string;
+  settle: (decision: ConfirmationDecisionInput) => void;
+}
+type Held = HeldTool | HeldInput;
+
+export interface ApprovalOptions {
+  /** Decision when a held tool approval times out or its agent is gone. Default `block` (fail closed). */
+  timeoutDecision: "block" | "escalate";
+  onDecided?: (info: DecidedInfo) => void;
+  touched: (session: SessionRecord) => void;
+}
+
+export const ALREADY_RESOLVED = "already resolved";
+export const CANCEL_REASON = "Run cancelled from an Agent Host client";
+
+export class ApprovalBroker {
+  readonly #held = new Map<string, Held>();
+
+  constructor(
+    readonly store: ChannelStore,
+    readonly sessions: Sessions,
+    readonly scheduler: Scheduler,
+    readonly options: ApprovalOptions,
+  ) {}
+
+  get size(): number {
+    return this.#held.size;
+  }
+
+  /** Holds a `pre_action` escalation: the tool call is already pending; adds the `toolConfirmation` entry. */
+  holdTool(
+    session: SessionRecord,
+    chat: ChatRecord,
+    tool: ToolRecord,
+    editable: boolean,
+    options: ConfirmationOption[],
+    budgetMs: number,
+    signal?: AbortSignal,
+  ): Promise<DecisionInput> {
+    const id = `${chat.uri}#${tool.toolCallId}`;
+    const toolCall = findToolCall(this.store.get<ChatState>(chat.uri), tool.toolCallId);
+    this.store.commit(session.uri, {
+      type: "session/inputNeededSet",
+      request: { kind: "toolConfirmation", id, chat: chat.uri, turnId: tool.turnId, ...(toolCall === undefined ? {} : { toolCall }) },
+    });
+    this.options.touched(session);
+    return new Promise<DecisionInput>((settle) => {
+      const held: HeldTool = { kind: "tool", id, session, chat, turnId: tool.turnId, tool, editable, options, settle, budgetMs, timer: undefined };
+      held.timer = this.scheduler.setTimeout(() => this.#fail(held, `No decision within ${Math.round(budgetMs / 1000)} s`, "timeout"), budgetMs);
+      this.#held.set(id, held);
+      this.#watch(held, signal);
+    });
+  }
+
+  /** The agent's request was given up (connection closed, harness timeout): fail closed at once. */
+  #watch(held: Held, signal: AbortSignal | undefined): void {
+    if (signal === undefined) return;
+    const onAbort = () => this.#fail(held, "The agent is gone", "timeout");
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  }
+
+  /** Holds a `confirmation` event as a chat input request (§9.2). */
+  holdInput(session: SessionRecord, chat: ChatRecord, turnId: string, payload: unknown, budgetMs: number, signal?: AbortSignal): Promise<ConfirmationDecisionInput> {
+    const p = asObject(payload);
+    const message = typeof p.message === "string" ? p.message : "Confirmation requested";
+    const extra = Array.isArray(p.options) && p.options.length > 0 ? ` (options: ${p.options.map(String).join(", ")})` : "";
+    const requestId = `cf-${++chat.requestCounter}`;
+    const request: ChatInputRequest = {
+      id: requestId,
+      message: message + extra,
+      questions: [
+        {
+          kind: "single-select",
+          id: "decision",
+          message: message + extra,
+          required: true,
+          options: [
+            { id: "approve", label: "Approve" },
+            { id: "reject", label: "Reject" },
+          ],
+        },
+        { kind: "text", id: "reason", message: "Reason (optional)", required: false },
+      ],
+    };
+    commitChat(this.store, session, chat, { type: "chat/inputRequested", request });
+    const id = `${chat.uri}#${requestId}`;
+    this.store.commit(session.uri, { type: "session/inputNeededSet", request: { kind: "chatInput", id, chat: chat.uri, request } });
+    this.options.touched(session);
+    return new Promise<ConfirmationDecisionInput>((settle) => {
+      const held: HeldInput = { kind: "input", id, session, chat, turnId, requestId, settle, budgetMs, timer: undefined };
+      held.timer = this.scheduler.setTimeout(() => this.#fail(held, `No decision within ${Math.round(budgetMs / 1000)} s`, "timeout"), budgetMs);
+      this.#held.set(id, held);
+      this.#watch(held, signal);
+    });
+  }
+
+  /** A client's `chat/toolCallConfirmed` (§9.1). Returns a rejection reason, or undefined once committed and resolved. */
+  answerTool(chatUri: string, action: StateAction, origin: ActionOrigin, who: Dispatcher): string | undefined {
+    const a = action as Record<string, unknown>;
+    const state = this.store.get<ChatState>(chatUri);
+    if (state?.activeTurn === undefined || state.activeTurn.id !== a.turnId) return "no such tool call in the active turn";
+    const toolCall = findToolCall(state, a.toolCallId);
+    if (toolCall === undefined) return "no such tool call in the active turn";
+    const held = this.#held.get(`${chatUri}#${String(a.toolCallId)}`);
+    if (toolCall.status !== "pending-confirmation" || held === undefined || held.kind !== "tool") return ALREADY_RESOLVED;
+    if (ROLE_RANK[who.role] < ROLE_RANK.approver) return "approving tool calls needs the approver role";
+    if (typeof a.approved !== "boolean") return "approved must be a boolean";
+    let option: ConfirmationOption | undefined;
+    if (a.selectedOptionId !== undefined) {
+      option = held.options.find((o) => o.id === a.selectedOptionId);
+      if (option === undefined) return "unknown selectedOptionId";
+      if ((option.kind === "approve") !== a.approved) return "the selected option contradicts approved";
+    }
+    let edited: Record<string, unknown> | undefined;
+    if (a.approved) {
+      if (a.editedToolInput !== undefined) {
+        if (!held.editable) return "this tool call's input is not editable";
+        if (typeof a.editedToolInput !== "string") return "editedToolInput must be a JSON object text";
+        try {
+          const parsed: unknown = JSON.parse(a.editedToolInput);
+          if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return "editedToolInput must be a JSON object";
+          edited = parsed as Record<string, unknown>;
+        } catch {
+          return "editedToolInput is not valid JSON";
+        }
+      }
+      if (a.confirmed !== "user-action" && a.confirmed !== "setting") return 'confirmed must be "user-action"';
+    } else if (a.reason !== "denied" && a.reason !== "skipped") return 'reason must be "denied" or "skipped"';
+
+    // Valid: commit the client's action, then the roll-up removal, then release the agent.
+    this.#release(held);
+    commitChat(this.store, held.session, held.chat, action, origin);
+    this.store.commit(held.session.uri, { type: "session/inputNeededRemoved", id: held.id });
+    const metadata: Record<string, unknown> = { approved_by: who.principal, client_id: who.clientId };
+    if (option !== undefined) metadata.option = option.id;
+    let decision: DecisionInput;
+    if (!a.approved) {
+      const text = typeof a.reasonMessage === "string" && a.reasonMessage !== "" ? a.reasonMessage : `Denied by ${who.principal}`;
+      decision = { decision: "block", reason: text, metadata };
+    } else if (edited !== undefined) {
+      decision = { decision: "modify", modified_payload: { ...asObject(held.tool.payload), arguments: edited }, metadata };
+    } else decision = { decision: "allow", metadata };
+    if (a.approved && option?.id === "allow-session") {
+      addRule(this.store, held.session, { tool: held.tool.toolName, createdBy: who.principal, clientId: who.clientId, createdAt: nowIso(this.store) });
+    }
+    held.tool.pendingMeta = { [META.decision]: { decision: decision.decision, ...("reason" in decision ? { reason: decision.reason } : {}), decidedBy: "human", approver: who.principal } };
+    this.options.touched(held.session);
+    this.options.onDecided?.({ session: held.session, chat: held.chat, turnId: held.turnId, toolCallId: held.tool.toolCallId, eventType: "pre_action", decision: decision.decision, decidedBy: "human" });
+    held.settle(decision);
+    return undefined;
+  }
+
+  /** A client's `chat/inputCompleted` (§9.2). */
+  answerInput(chatUri: string, action: StateAction, origin: ActionOrigin, who: Dispatcher): string | undefined {
+    const a = action as Record<string, unknown>;
+    const held = this.#held.get(`${chatUri}#${String(a.requestId)}`);
+    if (held === undefined || held.kind !== "input") return ALREADY_RESOLVED;
+    if (ROLE_RANK[who.role] < ROLE_RANK.approver) return "answering input requests needs the approver role";
+    // The answers synced with chat/inputAnswerChanged, overridden by those sent with the completion.
+    const part = findInputPart(this.store.get<ChatState>(chatUri), held.requestId);
+    const answers = { ...asObject(part?.answers), ...asObject(a.answers) };
+    let decision: ConfirmationDecisionInput;
+    if (a.response === "accept") {
+      const choice = answerValue(answers.decision);
+      const reason = answerValue(answers.reason);
+      if (choice === "approve") decision = { decision: "approve" };
+      else if (choice === "reject") decision = { decision: "reject", reason: reason ?? `Rejected by ${who.principal}` };
+      else return 'accept needs the "decision" answer "approve" or "reject"';
+    } else if (a.response === "decline") decision = { decision: "reject", reason: `Declined by ${who.principal}` };
+    else if (a.response === "cancel") decision = { decision: "escalate" };
+    else return 'response must be "accept", "decline" or "cancel"';
+    this.#release(held);
+    commitChat(this.store, held.session, held.chat, action, origin);
+    this.store.commit(held.session.uri, { type: "session/inputNeededRemoved", id: held.id });
+    this.options.touched(held.session);
+    this.options.onDecided?.({ session: held.session, chat: held.chat, turnId: held.turnId, eventType: "confirmation", decision: decision.decision, decidedBy: "human" });
+    held.settle(decision);
+    return undefined;
+  }
+
+  /** True when the chat has an open input request with this id held by the host (drafts are accepted only then). */
+  hasOpenInput(chatUri: string, requestId: unknown): boolean {
+    return this.#held.get(`${chatUri}#${String(requestId)}`)?.kind === "input";
+  }
+
+  /** Fails closed every held request of a session (or of one chat). */
+  failHeld(session: SessionRecord, chat: ChatRecord | undefined, reason: string): void {
+    for (const held of [...this.#held.values()]) {
+      if (held.session === session && (chat === undefined || held.chat === chat)) this.#fail(held, reason, "timeout");
+    }
+  }
+
+  /** A client cancelled the run: every held request of the session resolves `block` (§9.3). */
+  cancelSession(session: SessionRecord): void {
+    for (const held of [...this.#held.values()]) if (held.session === session) this.#fail(held, CANCEL_REASON, "human", "block");
+  }
+
+  /** Fails closed every held request (host shutdown). */
+  failAll(reason: string): void {
+    for (const held of [...this.#held.values()]) this.#fail(held, reason, "timeout");
+  }
+
+  #release(held: Held): void {
+    this.#held.delete(held.id);
+    this.scheduler.clearTimeout(held.timer);
+  }
+
+  #fail(held: Held, reason: string, by: DecidedInfo["decidedBy"], forced?: "block"): void {
+    if (this.#held.get(held.id) !== held) return;
+    this.#release(held);
+    const state = this.store.get<ChatState>(held.chat.uri);
+    const turnActive = state?.activeTurn?.id === held.turnId;
+    if (held.kind === "tool") {
+      const tc = findToolCall(state, held.tool.toolCallId);
+      if (turnActive && tc?.status === "pending-confirmation") {
+        commitChat(this.store, held.session, held.chat, {
+          type: "chat/toolCallConfirmed",
+          turnId: held.turnId,
+          toolCallId: held.tool.toolCallId,
+          approved: false,
+          reason: "skipped",
+          reasonMessage: reason,
+        });
+      }
+    } else if (turnActive) {
+      commitChat(this.store, held.session, held.chat, { type: "chat/inputCompleted", requestId: held.requestId, response: "cancel" });
+    }
+    if (this.store.has(held.session.uri)) this.store.commit(held.session.uri, { type: "session/inputNeededRemoved", id: held.id });
+    this.options.touched(held.session);
+    if (held.kind === "tool") {
+      const fallback = forced ?? this.options.timeoutDecision;
+      const decision: DecisionInput = fallback === "escalate" ? { decision: "escalate", reason } : { decision: "block", reason };
+      held.tool.pendingMeta = { [META.decision]: { decision: decision.decision, reason, decidedBy: by } };
+      this.options.onDecided?.({ session: held.session, chat: held.chat, turnId: held.turnId, toolCallId: held.tool.toolCallId, eventType: "pre_action", decision: decision.decision, decidedBy: by });
+      held.settle(decision);
+    } else {
+      this.options.onDecided?.({ session: held.session, chat: held.chat, turnId: held.turnId, eventType: "confirmation", decision: "reject", decidedBy: by });
+      held.settle({ decision: "reject", reason });
+    }
+  }
+}
+
+export function findToolCall(state: ChatState | undefined, toolCallId: unknown): ToolCallState | undefined {
+  for (const part of state?.activeTurn?.responseParts ?? []) {
+    if (part.kind === "toolCall" && (part as { toolCall: ToolCallState }).toolCall.toolCallId === toolCallId) return (part as { toolCall: ToolCallState }).toolCall;
+  }
+  return undefined;
+}
+
+function findInputPart(state: ChatState | undefined, requestId: string): ChatInputRequest | undefined {
+  for (const part of state?.activeTurn?.responseParts ?? []) {
+    if (part.kind === "inputRequest" && (part as { request: ChatInputRequest }).request.id === requestId) return (part as { request: ChatInputRequest }).request;
+  }
+  return undefined;
+}
+
+/** The value of one answer: a plain string, or the selected id / text of an answer object. */
+function answerValue(answer: unknown): string | undefined {
+  if (typeof answer === "string") return answer;
+  const a = asObject(answer);
+  for (const key of ["selectedOptionId", "optionId", "value", "text", "id"]) if (typeof a[key] === "string") return a[key] as string;
+  if (a.state === "skipped") return undefined;
+  const value = asObject(a.value);
+  for (const key of ["value", "selectedOptionId", "optionId", "id", "text"]) if (typeof value[key] === "string") return value[key] as string;
+  if (Array.isArray(value.value) && typeof value.value[0] === "string") return value.value[0];
+  if (Array.isArray(a.selectedOptionIds) && typeof a.selectedOptionIds[0] === "string") return a.selectedOptionIds[0];
+  return undefined;
+}

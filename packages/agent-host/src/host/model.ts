@@ -1,0 +1,121 @@
+/**
+ * What the host remembers per harness session and per agent (chat) besides channel state:
+ * identities, the active turn, tool calls by id, counters, held requests, timers. Also the small
+ * helpers that commit chat actions and keep `session/chatUpdated` in step with chat summaries.
+ */
+import { HARNESS_PROVIDER, META, SessionStatus } from "../wire/constants.js";
+import type { ActionOrigin, ChatState, ChatSummary, Meta, SessionState, StateAction } from "../wire/types.js";
+import { isoNow } from "../reducers/clock.js";
+import type { ChannelStore } from "./store.js";
+
+export interface ToolRecord {
+  toolCallId: string;
+  toolName: string;
+  turnId: string;
+  payload: unknown;
+  /** Decision `_meta` to attach to the tool call's next action. */
+  pendingMeta?: Meta;
+}
+
+export interface ChatRecord {
+  readonly agentId: string;
+  readonly uri: string;
+  readonly depth: number;
+  turnId?: string;
+  implicit: boolean;
+  turnStartedAt: number;
+  turnCounter: number;
+  toolCounter: number;
+  partCounter: number;
+  requestCounter: number;
+  lastEventAt: number;
+  readonly tools: Map<string, ToolRecord>;
+}
+
+export interface SessionRule {
+  tool: string;
+  createdBy: string;
+  clientId: string;
+  createdAt: string;
+}
+
+export interface SessionRecord {
+  readonly sessionId: string;
+  readonly uri: string;
+  readonly createdAt: string;
+  ended: boolean;
+  rootAgentId?: string;
+  agentInfo?: { framework: string; version: string; capabilities: string[] };
+  readonly chats: Map<string, ChatRecord>;
+  /** Set while a client cancelled the run: every pre_action / pre_prompt is blocked with this reason. */
+  cancelling?: string;
+  readonly rules: SessionRule[];
+  meta: Meta;
+  /** Agent connections currently carrying this session. */
+  readonly connections: Set<number>;
+  graceTimer?: unknown;
+  retentionTimer?: unknown;
+}
+
+const SUMMARY_FIELDS = ["title", "status", "activity", "origin", "interactivity"] as const;
+
+/** Commits `action` on the chat channel; then `session/chatUpdated` with the summary fields that changed (§6.4). */
+export function commitChat(store: ChannelStore, session: SessionRecord, chat: ChatRecord, action: StateAction, origin?: ActionOrigin): void {
+  const before = store.get<ChatState>(chat.uri);
+  store.commit(chat.uri, action, origin);
+  const after = store.get<ChatState>(chat.uri);
+  if (before === undefined || after === undefined || before === after) return;
+  const changes: Partial<ChatSummary> = {};
+  let changed = false;
+  for (const key of SUMMARY_FIELDS) {
+    if (before[key] !== after[key]) {
+      (changes as Record<string, unknown>)[key] = after[key];
+      changed = true;
+    }
+  }
+  if (!changed) return;
+  if (before.modifiedAt !== after.modifiedAt) changes.modifiedAt = after.modifiedAt;
+  store.commit(session.uri, { type: "session/chatUpdated", chat: chat.uri, changes });
+}
+
+export function initialSessionState(title: string): SessionState {
+  return { provider: HARNESS_PROVIDER, title, status: SessionStatus.Idle, lifecycle: "creating", activeClients: [], chats: [] };
+}
+
+export function initialChatState(uri: string, title: string, now: string, origin?: ChatSummary["origin"], readOnly?: boolean): ChatState {
+  const state: ChatState = { resource: uri, title, status: SessionStatus.Idle, modifiedAt: now, turns: [] };
+  if (origin !== undefined) state.origin = origin;
+  if (readOnly) state.interactivity = "read-only";
+  return state;
+}
+
+export function chatSummaryOf(state: ChatState): ChatSummary {
+  const summary: ChatSummary = { resource: state.resource, title: state.title, status: state.status, modifiedAt: state.modifiedAt };
+  if (state.activity !== undefined) summary.activity = state.activity;
+  if (state.origin !== undefined) summary.origin = state.origin;
+  if (state.interactivity !== undefined) summary.interactivity = state.interactivity;
+  return summary;
+}
+
+/** Replaces the session `_meta` wholesale with `record.meta` updated by `key` (§7.4). */
+export function setMeta(store: ChannelStore, session: SessionRecord, key: string, value: unknown): void {
+  session.meta = { ...session.meta, [key]: value };
+  store.commit(session.uri, { type: "session/metaChanged", _meta: session.meta });
+}
+
+/** Sets one chat's entry inside a per-chat `_meta` map (run, task list, verification). */
+export function setChatMeta(store: ChannelStore, session: SessionRecord, key: string, chatUri: string, value: unknown): void {
+  const current = (session.meta[key] as Record<string, unknown> | undefined) ?? {};
+  setMeta(store, session, key, { ...current, [chatUri]: value });
+}
+
+export const rulesMeta = (session: SessionRecord) =>
+  session.rules.map((r) => ({ tool: r.tool, createdBy: r.createdBy, clientId: r.clientId, createdAt: r.createdAt }));
+
+export function addRule(store: ChannelStore, session: SessionRecord, rule: SessionRule): void {
+  if (session.rules.some((r) => r.tool === rule.tool)) return;
+  session.rules.push(rule);
+  setMeta(store, session, META.sessionRules, rulesMeta(session));
+}
+
+export const nowIso = (store: ChannelStore) => isoNow(store.clock);

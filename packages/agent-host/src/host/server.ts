@@ -1,0 +1,143 @@
+/**
+ * The adapter's HTTP server: WebSocket upgrades for Agent Host clients and extra routes (e.g. the
+ * inspector's static files), all behind the same token authentication (401 before any upgrade or
+ * route). Binds loopback unless a host is given.
+ */
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+import type { AgentHost } from "./agent-host.js";
+import { TokenAuthenticator, type Principal, type TokenEntry } from "./auth.js";
+import { ClientConnection } from "./connection.js";
+import { staticFiles, type RouteHandler } from "./static.js";
+
+export interface ListenOptions {
+  /** `token principal role` entries accepted at the upgrade and on every route. */
+  tokens: readonly TokenEntry[];
+  /** Default `127.0.0.1`. Listening elsewhere must be asked for explicitly. */
+  host?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+  /** Extra routes tried in order for plain HTTP requests (after authentication). */
+  routes?: readonly RouteHandler[];
+  /** Serve a directory of static files at a prefix (default `/inspector/`), behind the same authentication. */
+  staticDir?: { dir: string; prefix?: string };
+}
+
+export interface AgentHostListener {
+  /** `ws://host:port/` */
+  readonly url: string;
+  /** `http://host:port/` */
+  readonly httpUrl: string;
+  readonly port: number;
+  readonly httpServer: http.Server;
+  close(): Promise<void>;
+}
+
+const unauthorized = (body = '{"error":"unauthorized"}') => ({
+  status: 401,
+  headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), "www-authenticate": 'Bearer realm="agent-host"' },
+  body,
+});
+
+function refuseUpgrade(socket: Duplex): void {
+  const r = unauthorized();
+  const head = Object.entries({ ...r.headers, connection: "close" })
+    .map(([k, v]) => `${k}: ${v}`)
+    .join("\r\n");
+  socket.end(`HTTP/1.1 401 Unauthorized\r\n${head}\r\n\r\n${r.body}`);
+}
+
+let nextConnectionId = 1;
+
+/** Starts the HTTP server of `host`. */
+export async function listenAgentHost(host: AgentHost, options: ListenOptions): Promise<AgentHostListener> {
+  const auth = new TokenAuthenticator(options.tokens);
+  const routes: RouteHandler[] = [...(options.routes ?? [])];
+  if (options.staticDir !== undefined) routes.push(staticFiles(options.staticDir.dir, options.staticDir.prefix ?? "/inspector/"));
+
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path === "/healthz") {
+      res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
+      return;
+    }
+    if (auth.authenticate(req) === undefined) {
+      const r = unauthorized();
+      res.writeHead(r.status, r.headers).end(r.body);
+      return;
+    }
+    let i = 0;
+    const next = () => {
+      const route = routes[i++];
+      if (route === undefined) {
+        res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
+        return;
+      }
+      try {
+        route(req, res, next);
+      } catch (error) {
+        host.report(error instanceof Error ? error : new Error(String(error)));
+        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end('{"error":"internal error"}');
+      }
+    };
+    next();
+  };
+
+  const httpServer = http.createServer(onRequest);
+  const wss = new WebSocketServer({ noServer: true, maxPayload: host.limits.maxFrameBytes, perMessageDeflate: false });
+  const sockets = new Set<WebSocket>();
+
+  const serve = (ws: WebSocket, who: Principal) => {
+    const connection = new ClientConnection(nextConnectionId++, ws, who, host);
+    host.connections.add(connection);
+    sockets.add(ws);
+    ws.once("close", () => {
+      sockets.delete(ws);
+      host.disconnected(connection);
+    });
+  };
+
+  httpServer.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    const who = auth.authenticate(req);
+    if (who === undefined) {
+      refuseUpgrade(socket);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => serve(ws, who));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", reject);
+    httpServer.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      httpServer.off("error", reject);
+      resolve();
+    });
+  });
+  const address = httpServer.address() as AddressInfo;
+  const hostPart = address.address.includes(":") ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `ws://${hostPart}:${address.port}/`,
+    httpUrl: `http://${hostPart}:${address.port}/`,
+    port: address.port,
+    httpServer,
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+        for (const ws of sockets) ws.close(1001, "server closing");
+        const grace = setTimeout(() => {
+          for (const ws of sockets) ws.terminate();
+        }, 1000);
+        grace.unref?.();
+        wss.close();
+        httpServer.closeAllConnections();
+        await stopped;
+        clearTimeout(grace);
+      })();
+      return closing;
+    },
+  };
+}
