@@ -7,9 +7,8 @@ import { WebSocket } from "ws";
 import type { ChatState, RootState, SessionState, SessionSummary, ToolCallState } from "../src/wire/types.js";
 import { allProblems, framesChecked } from "./helpers/client.js";
 import { startHost, type Running } from "./helpers/harness.js";
+import { probe, runEvent, S1_CHAT, S1_URI, toolCalls, withoutModifiedAt } from "./helpers/scenario.js";
 
-const S1_URI = "ahp-session:/314e11d3-f522-5b46-a9b9-12fa7a613c0b";
-const S1_CHAT = "ahp-chat:/3550e7e9-63be-585b-852a-15f31bff222c";
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 let run: Running | undefined;
@@ -18,28 +17,8 @@ afterEach(async () => {
   run = undefined;
 });
 
-const runEvent = (run_id: string, status: string, extra: Record<string, unknown> = {}) => ({
-  run_id,
-  session_id: "s1",
-  status,
-  updated_at: "2026-11-01T12:00:00Z",
-  ...extra,
-});
 
-export function toolCalls(state: ChatState | undefined): ToolCallState[] {
-  const turn = state?.activeTurn ?? state?.turns.at(-1);
-  return (turn?.responseParts ?? []).filter((p) => p.kind === "toolCall").map((p) => (p as { toolCall: ToolCallState }).toolCall);
-}
 
-/** A settled-or-not probe for a promise. */
-export function probe<T>(promise: Promise<T>): { settled: () => boolean; value: Promise<T> } {
-  let settled = false;
-  void promise.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  return { settled: () => settled, value: promise };
-}
 
 describe("§14.2 scenarios 1–12", () => {
   it("S1 handshake: initialize returns 1.1.0, serverSeq and a root snapshot with the ahp-harness agent", async () => {

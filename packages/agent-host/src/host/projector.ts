@@ -75,18 +75,20 @@ export class Projector {
 
   /** `ahp/handshake` of an agent connection. */
   handshake(request: HandshakeRequest, connectionId: number): void {
-    const { session } = this.sessions.resolve(request.session_id, request.agent_id, 0, {
-      framework: request.agent_info.framework,
-      version: request.agent_info.version,
-      capabilities: [...request.agent_info.capabilities],
-    });
+    const { session } = this.sessions.resolve(
+      request.session_id,
+      request.agent_id,
+      0,
+      { framework: request.agent_info.framework, version: request.agent_info.version, capabilities: [...request.agent_info.capabilities] },
+      true,
+    );
     this.sessions.attach(session, connectionId);
     this.options.touched(session);
   }
 
   /** A non-blocking event (or one that needs no decision handling). */
   notify(event: AhpEvent, connectionId: number): void {
-    const { session, chat } = this.sessions.resolve(event.session_id, event.agent_id, event.depth);
+    const { session, chat } = this.sessions.resolve(event.session_id, event.agent_id, event.depth, undefined, event.event_type === "session_start");
     this.sessions.attach(session, connectionId);
     const p = asObject(event.payload);
     switch (event.event_type) {

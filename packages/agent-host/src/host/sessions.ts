@@ -71,15 +71,15 @@ export class Sessions {
     }
   }
 
-  /** The session of `sessionId`, created (with its announcement) when first seen; a retained ended session is re-opened. */
-  ensureSession(sessionId: string, agentInfo?: SessionRecord["agentInfo"]): SessionRecord {
+  /** The session of `sessionId`, created when first seen; a retained ended session is re-opened only by `revive` (handshake, session_start). */
+  ensureSession(sessionId: string, agentInfo?: SessionRecord["agentInfo"], revive = false): SessionRecord {
     let session = this.byId.get(sessionId);
     if (session !== undefined) {
       if (agentInfo !== undefined && session.agentInfo === undefined) {
         session.agentInfo = agentInfo;
         setMeta(this.store, session, META.agent, agentInfo);
       }
-      if (session.ended) {
+      if (session.ended && revive) {
         session.ended = false;
         if (session.retentionTimer !== undefined) this.scheduler.clearTimeout(session.retentionTimer);
         session.retentionTimer = undefined;
@@ -148,9 +148,15 @@ export class Sessions {
   }
 
   /** Session and chat for one harness event, announcing what is new. */
-  resolve(sessionId: string, agentId: string, depth: number, agentInfo?: SessionRecord["agentInfo"]): { session: SessionRecord; chat: ChatRecord } {
+  resolve(
+    sessionId: string,
+    agentId: string,
+    depth: number,
+    agentInfo?: SessionRecord["agentInfo"],
+    revive = false,
+  ): { session: SessionRecord; chat: ChatRecord } {
     const fresh = !this.byId.has(sessionId);
-    const session = this.ensureSession(sessionId, agentInfo);
+    const session = this.ensureSession(sessionId, agentInfo, revive);
     const parent = session.rootAgentId === undefined ? undefined : session.chats.get(session.rootAgentId);
     const chat = this.ensureChat(session, agentId, depth, parent === undefined ? undefined : { chat: parent.uri });
     if (fresh) this.announce(session);
