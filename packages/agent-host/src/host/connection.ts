@@ -84,7 +84,8 @@ export class ClientConnection implements FrameSink {
   /** Sends one encoded frame; a peer whose unsent data passes the limit is closed with 1008. */
   send(frame: string): void {
     if (this.#closed || this.ws.readyState !== 1) return;
-    if (this.ws.bufferedAmount + frame.length > this.host.limits.maxOutboundBytes) {
+    // The limit is on data the peer has not taken yet; one frame is always accepted onto an empty-enough buffer.
+    if (this.ws.bufferedAmount > this.host.limits.maxOutboundBytes) {
       this.close(1008, "outbound buffer limit exceeded", true);
       return;
     }

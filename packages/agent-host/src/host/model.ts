@@ -69,7 +69,8 @@ export function commitChat(store: ChannelStore, session: SessionRecord, chat: Ch
   let changed = false;
   for (const key of SUMMARY_FIELDS) {
     if (before[key] !== after[key]) {
-      (changes as Record<string, unknown>)[key] = after[key];
+      // A partial summary cannot carry "absent": a cleared activity travels as "" (host and clients reduce the same wire form).
+      (changes as Record<string, unknown>)[key] = after[key] ?? (key === "activity" ? "" : undefined);
       changed = true;
     }
   }

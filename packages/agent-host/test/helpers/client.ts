@@ -13,6 +13,7 @@ export type Frame = Record<string, unknown> & { method?: string; params?: any; r
 /** Every frame problem seen by any test client in this file (asserted empty by S27). */
 export const allProblems: string[] = [];
 export let framesChecked = 0;
+let rawIds = 0;
 
 export interface OpenOptions {
   token: string;
@@ -55,10 +56,16 @@ export class TestClient {
     // Wrap send so that request ids map to their method (for result validation).
     const socket: SocketLike = Object.assign(ws, {}) as unknown as SocketLike;
     const send = ws.send.bind(ws);
-    (ws as unknown as { send: (d: string) => void }).send = (data: string) => {
-      const m = JSON.parse(data) as { id?: unknown; method?: string };
-      if (m.id !== undefined && m.method !== undefined) this.#methods.set(m.id, m.method);
-      send(data);
+    (ws as unknown as { send: (d: unknown, o?: unknown) => void }).send = (data: unknown, opts?: unknown) => {
+      if (typeof data === "string") {
+        try {
+          const m = JSON.parse(data) as { id?: unknown; method?: string };
+          if (m.id !== undefined && m.method !== undefined) this.#methods.set(m.id, m.method);
+        } catch {
+          // Deliberately malformed frames in the bad-input tests.
+        }
+      }
+      send(data as string, opts as never);
     };
     await new Promise<void>((resolve, reject) => {
       ws.once("open", () => resolve());
@@ -108,7 +115,7 @@ export class TestClient {
   }
 
   /** Raw request (bypassing the helper), resolving with the whole response frame. */
-  async raw(method: string, params: unknown, id: number | string = `raw-${Math.random()}`): Promise<Frame> {
+  async raw(method: string, params: unknown, id: number | string = `raw-${++rawIds}`): Promise<Frame> {
     this.ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
     return this.next((f) => f.id === id);
   }
