@@ -248,7 +248,7 @@ describe("§14.2 scenarios 13–24", () => {
     expect((result as Extract<ReconnectResult, { type: "snapshot" }>).snapshots.map((s) => s.resource)).toEqual([S1_URI, "ahp-root://"]);
   });
 
-  it("S24 missing channels: a session removed after retention is in `missing` and absent from listSessions", async () => {
+  it("S24 missing channels: a session removed after retention is reported missing and absent from listSessions", async () => {
     run = await startHost({ retentionMs: 60_000 });
     const c = await run.client("viewer-token", "M");
     const agent = await run.agent("s1");
