@@ -17,6 +17,10 @@
  * metrics: 127.0.0.1:9464
  * log_level: info
  * state: { url: "redis://127.0.0.1:6379/0", password_env: AHP_STATE_PASSWORD, key_prefix: "ahp:policy:" }
+ * agent_host:                        # Agent Host Protocol server for inspectors and approvers
+ *   listen: 127.0.0.1:8090
+ *   token_file: ./agent-host.tokens  # "token principal role" per line, mode 0600
+ *   approval_timeout_ms: 300000
  * ```
  */
 import { readFile } from "node:fs/promises";
@@ -83,6 +87,15 @@ export const ServeConfigSchema = z.strictObject({
       key_prefix: z.string().min(1).optional(),
     })
     .optional(),
+  agent_host: z
+    .strictObject({
+      listen: z.string().min(1),
+      token_file: z.string().min(1),
+      approval_timeout_ms: z.int().min(1).optional(),
+      static_dir: z.string().min(1).optional(),
+      editable: z.boolean().optional(),
+    })
+    .optional(),
 });
 export type ServeConfig = z.infer<typeof ServeConfigSchema>;
 
@@ -121,5 +134,14 @@ export async function loadServeConfig(file: string): Promise<ServeConfig> {
         }),
     ...(config.state?.password_file === undefined ? {} : { state: { ...config.state, password_file: rel(config.state.password_file)! } }),
     ...(config.listen?.unix === undefined ? {} : { listen: { ...config.listen, unix: config.listen.unix.map((p) => rel(p)!) } }),
+    ...(config.agent_host === undefined
+      ? {}
+      : {
+          agent_host: {
+            ...config.agent_host,
+            token_file: rel(config.agent_host.token_file)!,
+            ...(config.agent_host.static_dir === undefined ? {} : { static_dir: rel(config.agent_host.static_dir)! }),
+          },
+        }),
   };
 }

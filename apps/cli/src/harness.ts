@@ -4,6 +4,7 @@
  * logs, composed into one AhpServer. Shared by `ahp serve` and the demo.
  */
 import { AhpServer, annotate, type AhpServerHandlers, type HarnessConfig } from "@ahp/core";
+import type { AgentHost } from "@ahp/agent-host";
 import {
   openAuditLog,
   withAudit,
@@ -44,6 +45,13 @@ export interface HarnessOptions {
   onDecision?: (evaluation: PolicyEvaluation) => void;
   /** Handlers the policy falls through to when no rule matches. */
   handlers?: AhpServerHandlers;
+  /**
+   * An Agent Host adapter: it sees every event and the policy's decision, and holds escalations
+   * for a human. It sits inside metrics and audit, so they record the final (human) decision.
+   */
+  agentHost?: AgentHost;
+  /** The server's own per-handler time limit (default: the advertised `timeout_ms`). */
+  handlerTimeoutMs?: number;
   /** Keep the policy's state (rate limits, quotas) on Redis, shared with other replicas. Default: in memory. */
   state?: { url: string; password?: string; keyPrefix?: string };
 }
@@ -135,6 +143,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   }
 
   let handlers: AhpServerHandlers = composeHandlers(engine, options.handlers);
+  if (options.agentHost !== undefined) handlers = options.agentHost.wrap(handlers);
   handlers = withMetrics(handlers, metrics);
   if (audit !== undefined) {
     handlers = withAudit(handlers, audit, {
@@ -148,6 +157,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const server = new AhpServer({
     harnessInfo: { name: options.name ?? "ahp-harness", version: HARNESS_VERSION },
     ...(options.config === undefined ? {} : { config: options.config }),
+    ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
     // Fail closed: a failing handler is answered with a blocking decision, not an error an
     // agent might treat as "allow".
     handlerFailure: "decision",
@@ -163,6 +173,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     ...(audit === undefined ? {} : { audit }),
     async close() {
       untrack();
+      options.agentHost?.dispose("The harness stopped");
       await watcher?.close();
       await server.close();
       await audit?.close();

@@ -1,6 +1,7 @@
 /** `ahp serve`: run the harness on one or several transports. */
 import { AUDIT_KEY_ENV, AUDIT_SYNC_MODES, loadAuditKey, type AuditSyncMode } from "@ahp/audit";
 import { readFile } from "node:fs/promises";
+import { AgentHost, listenAgentHost, loadTokenFile, type TokenEntry } from "@ahp/agent-host";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HarnessConfig } from "@ahp/core";
 import { createLogger, listenMetrics, metricsHandler, type LogLevel } from "@ahp/observability";
@@ -56,6 +57,15 @@ Audit, metrics, logs:
   --audit-replica-id ID recorded in every record and checkpoint (one log per harness process)
   --metrics HOST:PORT   serve Prometheus metrics on their own port (also on --http at /metrics)
   --log-level LEVEL     debug | info | warn | error | silent (default info)
+Agent Host (inspectors and human approvals over the Agent Host Protocol):
+  --agent-host HOST:PORT        serve Agent Host clients (WebSocket) on this address; escalations
+                                then wait for a human approver instead of going back to the agent
+  --agent-host-token-file FILE  "token principal role" per line (viewer|approver|operator), # comments;
+                                must not be readable by group or others (chmod 600)
+  --approval-timeout-ms N       how long an escalation waits for a human, then block (default 300000);
+                                the advertised timeout is raised to at least N + 2000 so that agents
+                                wait that long, while the policy itself stays bound by --timeout-ms
+  --agent-host-static DIR       also serve DIR at /inspector/ (same tokens: ?token= or Authorization)
   --config FILE         read all of the above from a YAML file (ahp.config.yaml); flags win
   --name NAME           harness name in the handshake (default ahp-harness)
   -h, --help            this text
@@ -92,6 +102,10 @@ const options = {
   "log-level": { type: "string" },
   config: { type: "string" },
   name: { type: "string" },
+  "agent-host": { type: "string" },
+  "agent-host-token-file": { type: "string" },
+  "approval-timeout-ms": { type: "string" },
+  "agent-host-static": { type: "string" },
 } as const;
 
 const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
@@ -236,11 +250,50 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   }
 
   const state = await stateOptions(values, file, io.env);
+  // Agent Host adapter: escalations wait for a human. The hold must outlive neither the agent's wait
+  // nor the server's handler limit, so the advertised timeout (and with it the handler limit) is
+  // raised to cover the approval timeout; the policy keeps its own bound (the --timeout-ms value).
+  const agentHostSpec = values["agent-host"] ?? file.agent_host?.listen;
+  let agentHost: { host: AgentHost; tokens: TokenEntry[]; address: { host: string; port: number }; staticDir?: string } | undefined;
+  if (agentHostSpec !== undefined) {
+    const tokenFile = values["agent-host-token-file"] ?? file.agent_host?.token_file;
+    if (tokenFile === undefined) throw new UsageError("--agent-host needs --agent-host-token-file");
+    const address = hostPort("agent-host", agentHostSpec);
+    const approvalTimeoutMs = toInt("approval-timeout-ms", values["approval-timeout-ms"], { min: 1 }) ?? file.agent_host?.approval_timeout_ms ?? 300_000;
+    let tokens: TokenEntry[];
+    try {
+      tokens = await loadTokenFile(tokenFile);
+    } catch (error) {
+      io.stderr.write(`ahp serve: ${(error as Error).message}\n`);
+      return EXIT_FAILURE;
+    }
+    const policyTimeoutMs = config.timeout_ms ?? 10_000;
+    const advertised = Math.max(policyTimeoutMs, approvalTimeoutMs + 2000);
+    if (advertised !== policyTimeoutMs) log.info("advertised timeout raised for human approvals", { timeout_ms: advertised, approval_timeout_ms: approvalTimeoutMs });
+    config.timeout_ms = advertised;
+    const staticDir = values["agent-host-static"] ?? file.agent_host?.static_dir;
+    agentHost = {
+      host: new AgentHost({
+        approvalTimeoutMs,
+        harnessTimeoutMs: advertised,
+        innerTimeoutMs: policyTimeoutMs,
+        ...(file.agent_host?.editable ? { editable: true } : {}),
+        onerror: (e) => log.debug("agent-host", { error: e.message }),
+        onclose: (c) => log.info("agent-host client closed", { principal: c.principal, code: c.code, reason: c.reason }),
+      }),
+      tokens,
+      address,
+      ...(staticDir === undefined ? {} : { staticDir }),
+    };
+  } else if (values["agent-host-token-file"] !== undefined || values["approval-timeout-ms"] !== undefined || values["agent-host-static"] !== undefined) {
+    throw new UsageError("--agent-host-token-file, --approval-timeout-ms and --agent-host-static need --agent-host");
+  }
 
   let harness;
   try {
     harness = await createHarness({
       ...(state === undefined ? {} : { state }),
+      ...(agentHost === undefined ? {} : { agentHost: agentHost.host }),
       log,
       config,
       name: values.name ?? file.name ?? "ahp-harness",
@@ -309,6 +362,16 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
       });
       closers.push(() => l.close());
       log.info("listening", { transport: "unix", path });
+    }
+    if (agentHost !== undefined) {
+      const l = await listenAgentHost(agentHost.host, {
+        tokens: agentHost.tokens,
+        host: agentHost.address.host,
+        port: agentHost.address.port,
+        ...(agentHost.staticDir === undefined ? {} : { staticDir: { dir: agentHost.staticDir } }),
+      });
+      closers.push(() => l.close());
+      log.info("listening", { transport: "agent-host", url: l.url });
     }
     const metricsSpec = values.metrics ?? file.metrics;
     if (metricsSpec !== undefined) {
