@@ -65,8 +65,12 @@ export class AgentHostClient {
   }
 
   #attach(socket: SocketLike): void {
-    socket.onmessage = (event) => this.#onMessage(typeof event.data === "string" ? event.data : String(event.data));
+    socket.onmessage = (event) => {
+      if (socket === this.#socket) this.#onMessage(typeof event.data === "string" ? event.data : String(event.data));
+    };
     socket.onclose = (event) => {
+      // A replaced socket closing late must not fail the requests of its successor.
+      if (socket !== this.#socket) return;
       for (const w of this.#waiting.values()) w.reject(new Error(`connection closed (${event.code})`));
       this.#waiting.clear();
       this.options.onclose?.(event.code, event.reason);
@@ -115,7 +119,10 @@ export class AgentHostClient {
     this.#socket.send(encodeFrame(notification(method, params)));
   }
 
-  async initialize(initialSubscriptions: string[] = [ROOT_URI], protocolVersions: string[] = [...SUPPORTED_PROTOCOL_VERSIONS]): Promise<InitializeResult> {
+  async initialize(
+    initialSubscriptions: string[] = [ROOT_URI],
+    protocolVersions: string[] = [...SUPPORTED_PROTOCOL_VERSIONS],
+  ): Promise<InitializeResult> {
     const result = await this.request<InitializeResult>("initialize", {
       channel: ROOT_URI,
       protocolVersions,

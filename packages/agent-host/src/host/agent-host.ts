@@ -4,13 +4,15 @@
  * (`middleware()` / `wrap(handlers)`), and serves clients through `listen()` (see server.ts).
  */
 import {
-  applyHandlerMiddleware,
   EVENT_TABLE,
   type AhpEvent,
+  type AhpHandlerContext,
   type AhpServerConnection,
   type AhpServerHandlers,
   type HandlerMiddleware,
+  type HandshakeRequest,
 } from "@ahp/core";
+import { tapHandlers, type TapTarget } from "./tap.js";
 import { systemClock, type Clock } from "../reducers/clock.js";
 import { ROOT_URI } from "../wire/constants.js";
 import type { ChannelState, Implementation, SessionSummary } from "../wire/types.js";
@@ -69,7 +71,7 @@ export interface AgentHostOptions {
   onclose?: (info: { principal: string; clientId?: string; code: number; reason: string }) => void;
 }
 
-export class AgentHost implements HostContext {
+export class AgentHost implements HostContext, TapTarget {
   readonly store: ChannelStore;
   readonly sessions: Sessions;
   readonly broker: ApprovalBroker;
@@ -103,7 +105,11 @@ export class AgentHost implements HostContext {
     this.telemetry = new Telemetry(this.store, clock);
     const touched = (session: SessionRecord) => this.catalogue.touched(session);
     const onDecided = (info: DecidedInfo) => this.telemetry.record(info);
-    this.broker = new ApprovalBroker(this.store, this.sessions, scheduler, { timeoutDecision: options.timeoutDecision ?? "block", onDecided, touched });
+    this.broker = new ApprovalBroker(this.store, this.sessions, scheduler, {
+      timeoutDecision: options.timeoutDecision ?? "block",
+      onDecided,
+      touched,
+    });
     const gate = options.humanGate ?? true;
     this.projector = new Projector(this.sessions, this.broker, {
       humanGate: typeof gate === "function" ? gate : () => gate,
@@ -132,48 +138,71 @@ export class AgentHost implements HostContext {
     return harness === undefined ? approval : Math.min(approval, harness - 2000);
   }
 
-  /** The harness tap as handler middleware (compose it inside audit/metrics so they see the final decision). */
+  /**
+   * The harness tap as handler middleware, for composing with other middleware
+   * (`composeMiddleware`). {@link wrap} does the same with less overhead.
+   */
   middleware(): HandlerMiddleware {
     return async (call, next) => {
-      const connection = call.ctx.connection;
-      this.#watch(connection);
       if (call.kind === "query") return next();
       if (call.kind === "handshake") {
         const result = await next();
-        this.#safely(() => this.projector.handshake(call.handshake!, connection.id));
+        this.handshook(call.handshake!, call.ctx);
         return result;
       }
       const event = call.event!;
       if (call.kind === "notification" || !EVENT_TABLE[event.event_type].blocking) {
-        this.#safely(() => this.projector.notify(event, connection.id));
+        this.notified(event, call.ctx);
         return next();
       }
       let decision: unknown;
       let failure: unknown;
       try {
-        decision = await this.#bounded(next());
+        decision = await this.bounded(next());
       } catch (error) {
         failure = error;
       }
-      let out: unknown;
-      try {
-        out = this.projector.decide(event, decision, failure, connection.id, call.ctx.signal);
-      } catch (error) {
-        if (error === failure) throw error;
-        this.#report(error);
-        if (failure !== undefined) throw failure;
-        return decision;
-      }
-      return out;
+      return this.decided(event, decision, failure, call.ctx);
     };
   }
 
-  /** Wraps a handler set with the tap. */
+  /**
+   * Wraps a handler set with the tap: every event is projected, every blocking decision passes
+   * through the adapter (which may hold an escalation for a human). Synchronous handlers stay
+   * synchronous. Put it inside audit/metrics so that they record the final decision.
+   */
   wrap(handlers: AhpServerHandlers): AhpServerHandlers {
-    return applyHandlerMiddleware(handlers, this.middleware());
+    return tapHandlers(this, handlers);
   }
 
-  #bounded(inner: Promise<unknown>): Promise<unknown> {
+  /** @internal TapTarget */
+  decided(event: AhpEvent, decision: unknown, failure: unknown, ctx: AhpHandlerContext): unknown {
+    this.#watch(ctx.connection);
+    try {
+      return this.projector.decide(event, decision, failure, ctx.connection.id, () => ctx.signal);
+    } catch (error) {
+      if (error === failure) throw error;
+      this.#report(error);
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the inner handler's own error unchanged
+      if (failure !== undefined) throw failure;
+      return decision;
+    }
+  }
+
+  /** @internal TapTarget */
+  notified(event: AhpEvent, ctx: AhpHandlerContext): void {
+    this.#watch(ctx.connection);
+    this.#safely(() => this.projector.notify(event, ctx.connection.id));
+  }
+
+  /** @internal TapTarget */
+  handshook(request: HandshakeRequest, ctx: AhpHandlerContext): void {
+    this.#watch(ctx.connection);
+    this.#safely(() => this.projector.handshake(request, ctx.connection.id));
+  }
+
+  /** @internal TapTarget: bounds async inner handlers by `innerTimeoutMs`. */
+  bounded(inner: Promise<unknown>): Promise<unknown> {
     const ms = this.#options.innerTimeoutMs ?? 10_000;
     if (!(ms > 0) || !Number.isFinite(ms)) return inner;
     return new Promise((resolve, reject) => {
@@ -185,6 +214,7 @@ export class AgentHost implements HostContext {
         },
         (e: unknown) => {
           clearTimeout(timer);
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes the inner handler's rejection through unchanged
           reject(e);
         },
       );
@@ -238,7 +268,8 @@ export class AgentHost implements HostContext {
         }
       }
     }
-    if (previous !== undefined && previous !== connection && !previous.closed) previous.close(1008, "replaced by a new connection of the same client");
+    if (previous !== undefined && previous !== connection && !previous.closed)
+      previous.close(1008, "replaced by a new connection of the same client");
   }
 
   telemetryOpened(uri: string): void {
@@ -255,7 +286,12 @@ export class AgentHost implements HostContext {
   }
 
   closing(connection: ClientConnection, code: number, reason: string): void {
-    this.#options.onclose?.({ principal: connection.who.principal, ...(connection.clientId === undefined ? {} : { clientId: connection.clientId }), code, reason });
+    this.#options.onclose?.({
+      principal: connection.who.principal,
+      ...(connection.clientId === undefined ? {} : { clientId: connection.clientId }),
+      code,
+      reason,
+    });
   }
 
   /** A client socket went away (any reason). */
@@ -277,7 +313,9 @@ export class AgentHost implements HostContext {
 
   /** Channel URIs of a harness session and agent (deterministic, §7.1). */
   static uris(sessionId: string, agentId?: string): { session: string; chat?: string } {
-    return agentId === undefined ? { session: sessionUri(sessionId) } : { session: sessionUri(sessionId), chat: chatUri(sessionId, agentId) };
+    return agentId === undefined
+      ? { session: sessionUri(sessionId) }
+      : { session: sessionUri(sessionId), chat: chatUri(sessionId, agentId) };
   }
 
   get rootUri(): string {

@@ -87,7 +87,7 @@ export class ApprovalBroker {
     editable: boolean,
     options: ConfirmationOption[],
     budgetMs: number,
-    signal?: AbortSignal,
+    signal?: () => AbortSignal,
   ): Promise<DecisionInput> {
     const id = `${chat.uri}#${tool.toolCallId}`;
     const toolCall = findToolCall(this.store.get<ChatState>(chat.uri), tool.toolCallId);
@@ -97,23 +97,46 @@ export class ApprovalBroker {
     });
     this.options.touched(session);
     return new Promise<DecisionInput>((settle) => {
-      const held: HeldTool = { kind: "tool", id, session, chat, turnId: tool.turnId, tool, editable, options, settle, budgetMs, timer: undefined };
-      held.timer = this.scheduler.setTimeout(() => this.#fail(held, `No decision within ${Math.round(budgetMs / 1000)} s`, "timeout"), budgetMs);
+      const held: HeldTool = {
+        kind: "tool",
+        id,
+        session,
+        chat,
+        turnId: tool.turnId,
+        tool,
+        editable,
+        options,
+        settle,
+        budgetMs,
+        timer: undefined,
+      };
+      held.timer = this.scheduler.setTimeout(
+        () => this.#fail(held, `No decision within ${Math.round(budgetMs / 1000)} s`, "timeout"),
+        budgetMs,
+      );
       this.#held.set(id, held);
       this.#watch(held, signal);
     });
   }
 
   /** The agent's request was given up (connection closed, harness timeout): fail closed at once. */
-  #watch(held: Held, signal: AbortSignal | undefined): void {
-    if (signal === undefined) return;
+  #watch(held: Held, signalOf: (() => AbortSignal) | undefined): void {
+    if (signalOf === undefined) return;
+    const signal = signalOf();
     const onAbort = () => this.#fail(held, "The agent is gone", "timeout");
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
   }
 
   /** Holds a `confirmation` event as a chat input request (§9.2). */
-  holdInput(session: SessionRecord, chat: ChatRecord, turnId: string, payload: unknown, budgetMs: number, signal?: AbortSignal): Promise<ConfirmationDecisionInput> {
+  holdInput(
+    session: SessionRecord,
+    chat: ChatRecord,
+    turnId: string,
+    payload: unknown,
+    budgetMs: number,
+    signal?: () => AbortSignal,
+  ): Promise<ConfirmationDecisionInput> {
     const p = asObject(payload);
     const message = typeof p.message === "string" ? p.message : "Confirmation requested";
     const extra = Array.isArray(p.options) && p.options.length > 0 ? ` (options: ${p.options.map(String).join(", ")})` : "";
@@ -141,7 +164,10 @@ export class ApprovalBroker {
     this.options.touched(session);
     return new Promise<ConfirmationDecisionInput>((settle) => {
       const held: HeldInput = { kind: "input", id, session, chat, turnId, requestId, settle, budgetMs, timer: undefined };
-      held.timer = this.scheduler.setTimeout(() => this.#fail(held, `No decision within ${Math.round(budgetMs / 1000)} s`, "timeout"), budgetMs);
+      held.timer = this.scheduler.setTimeout(
+        () => this.#fail(held, `No decision within ${Math.round(budgetMs / 1000)} s`, "timeout"),
+        budgetMs,
+      );
       this.#held.set(id, held);
       this.#watch(held, signal);
     });
@@ -194,11 +220,31 @@ export class ApprovalBroker {
       decision = { decision: "modify", modified_payload: { ...asObject(held.tool.payload), arguments: edited }, metadata };
     } else decision = { decision: "allow", metadata };
     if (a.approved && option?.id === "allow-session") {
-      addRule(this.store, held.session, { tool: held.tool.toolName, createdBy: who.principal, clientId: who.clientId, createdAt: nowIso(this.store) });
+      addRule(this.store, held.session, {
+        tool: held.tool.toolName,
+        createdBy: who.principal,
+        clientId: who.clientId,
+        createdAt: nowIso(this.store),
+      });
     }
-    held.tool.pendingMeta = { [META.decision]: { decision: decision.decision, ...("reason" in decision ? { reason: decision.reason } : {}), decidedBy: "human", approver: who.principal } };
+    held.tool.pendingMeta = {
+      [META.decision]: {
+        decision: decision.decision,
+        ...("reason" in decision ? { reason: decision.reason } : {}),
+        decidedBy: "human",
+        approver: who.principal,
+      },
+    };
     this.options.touched(held.session);
-    this.options.onDecided?.({ session: held.session, chat: held.chat, turnId: held.turnId, toolCallId: held.tool.toolCallId, eventType: "pre_action", decision: decision.decision, decidedBy: "human" });
+    this.options.onDecided?.({
+      session: held.session,
+      chat: held.chat,
+      turnId: held.turnId,
+      toolCallId: held.tool.toolCallId,
+      eventType: "pre_action",
+      decision: decision.decision,
+      decidedBy: "human",
+    });
     held.settle(decision);
     return undefined;
   }
@@ -226,7 +272,14 @@ export class ApprovalBroker {
     commitChat(this.store, held.session, held.chat, action, origin);
     this.store.commit(held.session.uri, { type: "session/inputNeededRemoved", id: held.id });
     this.options.touched(held.session);
-    this.options.onDecided?.({ session: held.session, chat: held.chat, turnId: held.turnId, eventType: "confirmation", decision: decision.decision, decidedBy: "human" });
+    this.options.onDecided?.({
+      session: held.session,
+      chat: held.chat,
+      turnId: held.turnId,
+      eventType: "confirmation",
+      decision: decision.decision,
+      decidedBy: "human",
+    });
     held.settle(decision);
     return undefined;
   }
@@ -284,10 +337,25 @@ export class ApprovalBroker {
       const fallback = forced ?? this.options.timeoutDecision;
       const decision: DecisionInput = fallback === "escalate" ? { decision: "escalate", reason } : { decision: "block", reason };
       held.tool.pendingMeta = { [META.decision]: { decision: decision.decision, reason, decidedBy: by } };
-      this.options.onDecided?.({ session: held.session, chat: held.chat, turnId: held.turnId, toolCallId: held.tool.toolCallId, eventType: "pre_action", decision: decision.decision, decidedBy: by });
+      this.options.onDecided?.({
+        session: held.session,
+        chat: held.chat,
+        turnId: held.turnId,
+        toolCallId: held.tool.toolCallId,
+        eventType: "pre_action",
+        decision: decision.decision,
+        decidedBy: by,
+      });
       held.settle(decision);
     } else {
-      this.options.onDecided?.({ session: held.session, chat: held.chat, turnId: held.turnId, eventType: "confirmation", decision: "reject", decidedBy: by });
+      this.options.onDecided?.({
+        session: held.session,
+        chat: held.chat,
+        turnId: held.turnId,
+        eventType: "confirmation",
+        decision: "reject",
+        decidedBy: by,
+      });
       held.settle({ decision: "reject", reason });
     }
   }
@@ -295,14 +363,16 @@ export class ApprovalBroker {
 
 export function findToolCall(state: ChatState | undefined, toolCallId: unknown): ToolCallState | undefined {
   for (const part of state?.activeTurn?.responseParts ?? []) {
-    if (part.kind === "toolCall" && (part as { toolCall: ToolCallState }).toolCall.toolCallId === toolCallId) return (part as { toolCall: ToolCallState }).toolCall;
+    if (part.kind === "toolCall" && (part as { toolCall: ToolCallState }).toolCall.toolCallId === toolCallId)
+      return (part as { toolCall: ToolCallState }).toolCall;
   }
   return undefined;
 }
 
 function findInputPart(state: ChatState | undefined, requestId: string): ChatInputRequest | undefined {
   for (const part of state?.activeTurn?.responseParts ?? []) {
-    if (part.kind === "inputRequest" && (part as { request: ChatInputRequest }).request.id === requestId) return (part as { request: ChatInputRequest }).request;
+    if (part.kind === "inputRequest" && (part as { request: ChatInputRequest }).request.id === requestId)
+      return (part as { request: ChatInputRequest }).request;
   }
   return undefined;
 }
@@ -311,10 +381,10 @@ function findInputPart(state: ChatState | undefined, requestId: string): ChatInp
 function answerValue(answer: unknown): string | undefined {
   if (typeof answer === "string") return answer;
   const a = asObject(answer);
-  for (const key of ["selectedOptionId", "optionId", "value", "text", "id"]) if (typeof a[key] === "string") return a[key] as string;
+  for (const key of ["selectedOptionId", "optionId", "value", "text", "id"]) if (typeof a[key] === "string") return a[key];
   if (a.state === "skipped") return undefined;
   const value = asObject(a.value);
-  for (const key of ["value", "selectedOptionId", "optionId", "id", "text"]) if (typeof value[key] === "string") return value[key] as string;
+  for (const key of ["value", "selectedOptionId", "optionId", "id", "text"]) if (typeof value[key] === "string") return value[key];
   if (Array.isArray(value.value) && typeof value.value[0] === "string") return value.value[0];
   if (Array.isArray(a.selectedOptionIds) && typeof a.selectedOptionIds[0] === "string") return a.selectedOptionIds[0];
   return undefined;

@@ -10,7 +10,7 @@ import type { SessionRecord } from "./model.js";
 import type { ChannelStore } from "./store.js";
 
 const FLAG_MASK = SessionStatus.IsRead | SessionStatus.IsArchived;
-const MUTABLE: Array<keyof SessionSummary> = ["title", "status", "activity", "modifiedAt", "_meta"];
+const MUTABLE: Array<keyof SessionSummary> = ["title", "status", "activity", "modifiedAt"];
 
 export class Catalogue {
   readonly #last = new Map<string, SessionSummary>();
@@ -47,9 +47,19 @@ export class Catalogue {
       modifiedAt,
     };
     if (activityText !== undefined) summary.activity = activityText;
-    const runMeta = summaryMeta(session);
+    const runMeta = this.#meta(session);
     if (runMeta !== undefined) summary._meta = runMeta;
     return summary;
+  }
+
+  readonly #metaCache = new WeakMap<object, Record<string, unknown> | undefined>();
+
+  /** The summary `_meta`, recomputed only when the session's `_meta` object was replaced. */
+  #meta(session: SessionRecord): Record<string, unknown> | undefined {
+    if (this.#metaCache.has(session.meta)) return this.#metaCache.get(session.meta);
+    const meta = summaryMeta(session);
+    this.#metaCache.set(session.meta, meta);
+    return meta;
   }
 
   added(session: SessionRecord): void {
@@ -67,10 +77,15 @@ export class Catalogue {
     const changes: Partial<SessionSummary> = {};
     let changed = false;
     for (const key of MUTABLE) {
-      if (JSON.stringify(previous[key]) !== JSON.stringify(summary[key])) {
+      if (previous[key] !== summary[key]) {
         (changes as Record<string, unknown>)[key] = summary[key];
         changed = true;
       }
+    }
+    // Same session `_meta` object means the same summary `_meta` object (cached).
+    if (previous._meta !== summary._meta) {
+      changes._meta = summary._meta;
+      changed = true;
     }
     if (!changed) return;
     this.#last.set(session.uri, summary);
@@ -102,7 +117,10 @@ function summaryMeta(session: SessionRecord): Record<string, unknown> | undefine
   if (runs !== undefined) out["ahpHarness/runStatus"] = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.status]));
   if (tasks !== undefined) {
     out["ahpHarness/tasks"] = Object.fromEntries(
-      Object.entries(tasks).map(([k, v]) => [k, { done: (v.tasks ?? []).filter((t) => t.status === "completed").length, total: (v.tasks ?? []).length }]),
+      Object.entries(tasks).map(([k, v]) => [
+        k,
+        { done: (v.tasks ?? []).filter((t) => t.status === "completed").length, total: (v.tasks ?? []).length },
+      ]),
     );
   }
   return out;

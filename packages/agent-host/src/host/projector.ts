@@ -65,7 +65,11 @@ export class Projector {
 
   #notice(session: SessionRecord, chat: ChatRecord, text: string, meta?: Meta): void {
     const turnId = this.sessions.ensureTurn(session, chat);
-    this.#chat(session, chat, { type: "chat/responsePart", turnId, part: { kind: "systemNotification", content: text, ...(meta === undefined ? {} : { _meta: meta }) } });
+    this.#chat(session, chat, {
+      type: "chat/responsePart",
+      turnId,
+      part: { kind: "systemNotification", content: text, ...(meta === undefined ? {} : { _meta: meta }) },
+    });
   }
 
   #activity(session: SessionRecord, chat: ChatRecord, activity: string | undefined): void {
@@ -88,7 +92,13 @@ export class Projector {
 
   /** A non-blocking event (or one that needs no decision handling). */
   notify(event: AhpEvent, connectionId: number): void {
-    const { session, chat } = this.sessions.resolve(event.session_id, event.agent_id, event.depth, undefined, event.event_type === "session_start");
+    const { session, chat } = this.sessions.resolve(
+      event.session_id,
+      event.agent_id,
+      event.depth,
+      undefined,
+      event.event_type === "session_start",
+    );
     this.sessions.attach(session, connectionId);
     const p = asObject(event.payload);
     switch (event.event_type) {
@@ -121,7 +131,11 @@ export class Projector {
         this.#verification(session, chat, p);
         break;
       case "error":
-        this.#notice(session, chat, `Error: ${truncate(str(p.message) ?? str(p.error) ?? compactJson(event.payload) ?? "unknown error", 4096)}`);
+        this.#notice(
+          session,
+          chat,
+          `Error: ${truncate(str(p.message) ?? str(p.error) ?? compactJson(event.payload) ?? "unknown error", 4096)}`,
+        );
         break;
       default:
         break;
@@ -136,7 +150,15 @@ export class Projector {
     if (starting && chat.turnId !== runId) {
       if (chat.turnId !== undefined) this.sessions.endTurn(session, chat, "complete");
       session.cancelling = undefined;
-      this.sessions.startTurn(session, chat, runId, str(p.prompt) ?? `(run ${runId})`, chat.depth === 0 ? "user" : "agent", false, str(p.started_at));
+      this.sessions.startTurn(
+        session,
+        chat,
+        runId,
+        str(p.prompt) ?? `(run ${runId})`,
+        chat.depth === 0 ? "user" : "agent",
+        false,
+        str(p.started_at),
+      );
     }
     setChatMeta(this.store, session, META.run, chat.uri, {
       runId,
@@ -150,7 +172,8 @@ export class Projector {
     if (label !== undefined) this.#activity(session, chat, label);
     else if (status === "completed") this.sessions.endTurn(session, chat, "complete");
     else if (status === "cancelled") this.sessions.endTurn(session, chat, "cancelled");
-    else if (status === "failed") this.sessions.endTurn(session, chat, "error", { errorType: "run_failed", message: str(p.error) ?? "The run failed" });
+    else if (status === "failed")
+      this.sessions.endTurn(session, chat, "error", { errorType: "run_failed", message: str(p.error) ?? "The run failed" });
   }
 
   #postAction(session: SessionRecord, chat: ChatRecord, event: AhpEvent): void {
@@ -160,9 +183,19 @@ export class Projector {
     const state = this.store.get<ChatState>(chat.uri);
     const running = (t: ToolRecord) =>
       state?.activeTurn?.id === t.turnId &&
-      state.activeTurn.responseParts.some((part) => part.kind === "toolCall" && (part as { toolCall: { toolCallId: string; status: string } }).toolCall.toolCallId === t.toolCallId && (part as { toolCall: { status: string } }).toolCall.status === "running");
+      state.activeTurn.responseParts.some(
+        (part) =>
+          part.kind === "toolCall" &&
+          (part as { toolCall: { toolCallId: string; status: string } }).toolCall.toolCallId === t.toolCallId &&
+          (part as { toolCall: { status: string } }).toolCall.status === "running",
+      );
     if (id !== undefined) tool = chat.tools.get(id);
-    else for (const t of chat.tools.values()) if (t.toolName === toolName && running(t)) { tool = t; break; } // oldest first: Map keeps insertion order
+    else
+      for (const t of chat.tools.values())
+        if (t.toolName === toolName && running(t)) {
+          tool = t;
+          break;
+        } // oldest first: Map keeps insertion order
     if (tool === undefined || !running(tool)) {
       // No match: synthesize start + ready (not-needed) in the current (or an implicit) turn.
       const turnId = this.sessions.ensureTurn(session, chat);
@@ -170,11 +203,24 @@ export class Projector {
       tool = { toolCallId, toolName, turnId, payload: event.payload };
       chat.tools.set(toolCallId, tool);
       this.#start(session, chat, tool);
-      this.#chat(session, chat, { type: "chat/toolCallReady", turnId, toolCallId, invocationMessage: invocationMessageOf(toolName, asObject(event.payload).arguments), toolInput: toolInputOf(asObject(event.payload).arguments), confirmed: "not-needed" });
+      this.#chat(session, chat, {
+        type: "chat/toolCallReady",
+        turnId,
+        toolCallId,
+        invocationMessage: invocationMessageOf(toolName, asObject(event.payload).arguments),
+        toolInput: toolInputOf(asObject(event.payload).arguments),
+        confirmed: "not-needed",
+      });
     }
     const meta = tool.pendingMeta;
     tool.pendingMeta = undefined;
-    this.#chat(session, chat, { type: "chat/toolCallComplete", turnId: tool.turnId, toolCallId: tool.toolCallId, result: toolResultOf(tool.toolName, event.payload), ...(meta === undefined ? {} : { _meta: meta }) });
+    this.#chat(session, chat, {
+      type: "chat/toolCallComplete",
+      turnId: tool.turnId,
+      toolCallId: tool.toolCallId,
+      result: toolResultOf(tool.toolName, event.payload),
+      ...(meta === undefined ? {} : { _meta: meta }),
+    });
     chat.tools.delete(tool.toolCallId);
   }
 
@@ -194,18 +240,35 @@ export class Projector {
     if (model !== undefined && Object.keys(usage).length > 0) usage.model = model;
     if (text === undefined && reasoning === undefined && Object.keys(usage).length === 0) return;
     const turnId = this.sessions.ensureTurn(session, chat);
-    if (reasoning !== undefined) this.#chat(session, chat, { type: "chat/responsePart", turnId, part: { kind: "reasoning", id: `part-${++chat.partCounter}`, content: truncate(reasoning) } });
-    if (text !== undefined) this.#chat(session, chat, { type: "chat/responsePart", turnId, part: { kind: "markdown", id: `part-${++chat.partCounter}`, content: truncate(text) } });
+    if (reasoning !== undefined)
+      this.#chat(session, chat, {
+        type: "chat/responsePart",
+        turnId,
+        part: { kind: "reasoning", id: `part-${++chat.partCounter}`, content: truncate(reasoning) },
+      });
+    if (text !== undefined)
+      this.#chat(session, chat, {
+        type: "chat/responsePart",
+        turnId,
+        part: { kind: "markdown", id: `part-${++chat.partCounter}`, content: truncate(text) },
+      });
     if (Object.keys(usage).length > 0) this.#chat(session, chat, { type: "chat/usage", turnId, usage });
   }
 
   #verification(session: SessionRecord, chat: ChatRecord, p: Record<string, unknown>): void {
-    setChatMeta(this.store, session, META.verification, chat.uri, { runId: p.run_id, status: p.status, checks: p.checks ?? [], residualRisks: p.residual_risks ?? [], updatedAt: p.updated_at });
+    setChatMeta(this.store, session, META.verification, chat.uri, {
+      runId: p.run_id,
+      status: p.status,
+      checks: p.checks ?? [],
+      residualRisks: p.residual_risks ?? [],
+      updatedAt: p.updated_at,
+    });
     const status = String(p.status);
     if (chat.turnId === undefined || !["passed", "failed", "needs_review"].includes(status)) return;
     const checks = Array.isArray(p.checks) ? p.checks.map(asObject) : [];
     const lines = [`Verification ${status.replace("_", " ")}`];
-    for (const c of checks) lines.push(`- ${String(c.subject ?? c.id)}: ${String(c.status)}${str(c.message) === undefined ? "" : ` (${String(c.message)})`}`);
+    for (const c of checks)
+      lines.push(`- ${String(c.subject ?? c.id)}: ${String(c.status)}${str(c.message) === undefined ? "" : ` (${String(c.message)})`}`);
     const risks = Array.isArray(p.residual_risks) ? p.residual_risks.map(String) : [];
     if (risks.length > 0) lines.push(`Residual risks: ${risks.join("; ")}`);
     this.#notice(session, chat, truncate(lines.join("\n"), 8192));
@@ -227,7 +290,7 @@ export class Projector {
    * A blocking event and the decision the inner handlers produced (`failure` when they threw).
    * Returns the decision for the agent, possibly a promise when a human has to answer.
    */
-  decide(event: AhpEvent, decision: unknown, failure: unknown, connectionId: number, signal?: AbortSignal): unknown {
+  decide(event: AhpEvent, decision: unknown, failure: unknown, connectionId: number, signal?: () => AbortSignal): unknown {
     if (event.event_type === "pre_action") return this.#preAction(event, decision as DecisionInput, connectionId, signal);
     if (event.event_type === "pre_prompt") return this.#prePrompt(event, decision as DecisionInput, connectionId);
     if (event.event_type === "confirmation") return this.#confirmation(event, decision, failure, connectionId, signal);
@@ -245,7 +308,11 @@ export class Projector {
         const text = str(p.problem_statement) ?? str(p.reasoning) ?? str(p.text);
         if (text !== undefined) {
           const turnId = this.sessions.ensureTurn(session, chat);
-          this.#chat(session, chat, { type: "chat/responsePart", turnId, part: { kind: "reasoning", id: `part-${++chat.partCounter}`, content: truncate(text) } });
+          this.#chat(session, chat, {
+            type: "chat/responsePart",
+            turnId,
+            part: { kind: "reasoning", id: `part-${++chat.partCounter}`, content: truncate(text) },
+          });
         }
         break;
       }
@@ -256,6 +323,7 @@ export class Projector {
       }
     }
     this.options.touched(session);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the inner handler's own error unchanged
     if (failure !== undefined) throw failure;
     return decision;
   }
@@ -273,12 +341,24 @@ export class Projector {
     else if (out.decision === "block") this.#notice(session, chat, `Prompt blocked: ${out.reason}`, meta);
     else if (out.decision === "defer") this.#notice(session, chat, `Prompt deferred for ${out.retry_after_ms} ms`, meta);
     else if (out.decision === "escalate") this.#notice(session, chat, `Prompt escalated: ${out.reason}`, meta);
-    this.options.onDecided?.({ session, chat, ...(chat.turnId === undefined ? {} : { turnId: chat.turnId }), eventType: "pre_prompt", decision: out.decision, decidedBy: "policy" });
+    this.options.onDecided?.({
+      session,
+      chat,
+      ...(chat.turnId === undefined ? {} : { turnId: chat.turnId }),
+      eventType: "pre_prompt",
+      decision: out.decision,
+      decidedBy: "policy",
+    });
     this.options.touched(session);
     return out;
   }
 
-  #preAction(event: AhpEvent, decision: DecisionInput, connectionId: number, signal?: AbortSignal): DecisionInput | Promise<DecisionInput> {
+  #preAction(
+    event: AhpEvent,
+    decision: DecisionInput,
+    connectionId: number,
+    signal?: () => AbortSignal,
+  ): DecisionInput | Promise<DecisionInput> {
     const { session, chat } = this.sessions.resolve(event.session_id, event.agent_id, event.depth);
     this.sessions.attach(session, connectionId);
     const turnId = this.sessions.ensureTurn(session, chat);
@@ -289,7 +369,13 @@ export class Projector {
     chat.tools.set(toolCallId, tool);
     this.#start(session, chat, tool);
     const args = asObject(event.payload).arguments;
-    const ready = { type: "chat/toolCallReady", turnId, toolCallId, invocationMessage: invocationMessageOf(toolName, args), toolInput: toolInputOf(args) };
+    const ready = {
+      type: "chat/toolCallReady",
+      turnId,
+      toolCallId,
+      invocationMessage: invocationMessageOf(toolName, args),
+      toolInput: toolInputOf(args),
+    };
     let out: DecisionInput = session.cancelling !== undefined ? { decision: "block", reason: session.cancelling } : decision;
     let decidedBy: DecidedInfo["decidedBy"] = "policy";
     const done = (by: DecidedInfo["decidedBy"]) => {
@@ -300,7 +386,13 @@ export class Projector {
     if (rule !== undefined) {
       out = { decision: "allow", metadata: { approved_by: rule.createdBy, rule: `allow-session:${toolName}` } };
       decidedBy = "human";
-      this.#chat(session, chat, { ...ready, confirmed: "setting", _meta: { [META.decision]: { decision: "allow", rules: [`allow-session:${toolName}`], decidedBy: "human", approver: rule.createdBy } } });
+      this.#chat(session, chat, {
+        ...ready,
+        confirmed: "setting",
+        _meta: {
+          [META.decision]: { decision: "allow", rules: [`allow-session:${toolName}`], decidedBy: "human", approver: rule.createdBy },
+        },
+      });
       done(decidedBy);
       return out;
     }
@@ -310,14 +402,27 @@ export class Projector {
         break;
       case "modify": {
         const modified = asObject(out.modified_payload);
-        this.#chat(session, chat, { ...ready, toolInput: toolInputOf(modified.arguments ?? out.modified_payload), confirmed: "not-needed", _meta: { [META.decision]: decisionMeta(out, "policy") } });
+        this.#chat(session, chat, {
+          ...ready,
+          toolInput: toolInputOf(modified.arguments ?? out.modified_payload),
+          confirmed: "not-needed",
+          _meta: { [META.decision]: decisionMeta(out, "policy") },
+        });
         break;
       }
       case "block":
       case "defer": {
         this.#chat(session, chat, ready);
         const reasonMessage = out.decision === "block" ? out.reason : `Deferred by harness; retry in ${out.retry_after_ms} ms`;
-        this.#chat(session, chat, { type: "chat/toolCallConfirmed", turnId, toolCallId, approved: false, reason: out.decision === "block" ? "denied" : "skipped", reasonMessage, _meta: { [META.decision]: decisionMeta(out, "policy") } });
+        this.#chat(session, chat, {
+          type: "chat/toolCallConfirmed",
+          turnId,
+          toolCallId,
+          approved: false,
+          reason: out.decision === "block" ? "denied" : "skipped",
+          reasonMessage,
+          _meta: { [META.decision]: decisionMeta(out, "policy") },
+        });
         break;
       }
       case "escalate": {
@@ -325,12 +430,26 @@ export class Projector {
         if (this.options.humanGate(event) && budget > 0) {
           const labels = this.options.labels ?? DEFAULT_LABELS;
           const options = confirmationOptions(toolName, labels);
-          this.#chat(session, chat, { ...ready, confirmationTitle: labels.title(displayNameOf(toolName)), editable: this.options.editable, options, _meta: { [META.decision]: decisionMeta(out, "policy") } });
+          this.#chat(session, chat, {
+            ...ready,
+            confirmationTitle: labels.title(displayNameOf(toolName)),
+            editable: this.options.editable,
+            options,
+            _meta: { [META.decision]: decisionMeta(out, "policy") },
+          });
           this.options.touched(session);
           return this.broker.holdTool(session, chat, tool, this.options.editable, options, budget, signal);
         }
         this.#chat(session, chat, ready);
-        this.#chat(session, chat, { type: "chat/toolCallConfirmed", turnId, toolCallId, approved: false, reason: "skipped", reasonMessage: `Escalated: ${out.reason}`, _meta: { [META.decision]: decisionMeta(out, "policy") } });
+        this.#chat(session, chat, {
+          type: "chat/toolCallConfirmed",
+          turnId,
+          toolCallId,
+          approved: false,
+          reason: "skipped",
+          reasonMessage: `Escalated: ${out.reason}`,
+          _meta: { [META.decision]: decisionMeta(out, "policy") },
+        });
         break;
       }
     }
@@ -338,11 +457,12 @@ export class Projector {
     return out;
   }
 
-  #confirmation(event: AhpEvent, decision: unknown, failure: unknown, connectionId: number, signal?: AbortSignal): unknown {
+  #confirmation(event: AhpEvent, decision: unknown, failure: unknown, connectionId: number, signal?: () => AbortSignal): unknown {
     const d = decision as ConfirmationDecisionInput | undefined;
     const wantsHuman = failure !== undefined || d?.decision === "escalate";
     const budget = this.options.holdBudgetMs();
     if (!wantsHuman || !this.options.humanGate(event) || budget <= 0) {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the inner handler's own error unchanged
       if (failure !== undefined) throw failure;
       return decision;
     }

@@ -18,6 +18,10 @@ import type {
 } from "../wire/types.js";
 import { type Clock, isoNow } from "./clock.js";
 
+// Actions are wire input, read field by field per action type (the vendored fixtures cover every
+// branch); assigning those `any` fields into state is the point of a reducer, so the unsafe-assignment
+// rule is off for this file.
+/* eslint-disable @typescript-eslint/no-unsafe-assignment */
 type A = StateAction & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- action fields are read per type
 
 const BLOCKING_TOOL_STATES = new Set(["pending-confirmation", "pending-result-confirmation", "auth-required"]);
@@ -66,7 +70,7 @@ function base(tc: ToolCallState, meta: unknown): Base {
     intention: tc.intention,
     contributor: tc.contributor,
     _meta: (meta as ToolCallState["_meta"]) ?? tc._meta,
-  } as Base;
+  };
 }
 
 function optionById(options: ConfirmationOption[] | undefined, id: unknown): ConfirmationOption | undefined {
@@ -78,17 +82,20 @@ function optionById(options: ConfirmationOption[] | undefined, id: unknown): Con
 function withToolCall(state: ChatState, turnId: unknown, toolCallId: unknown, update: (tc: ToolCallState) => ToolCallState): ChatState {
   const turn = state.activeTurn;
   if (turn === undefined || turn.id !== turnId) return state;
-  let changed = false;
-  const responseParts = turn.responseParts.map((part) => {
-    if (part.kind !== "toolCall") return part;
+  const parts = turn.responseParts;
+  // Search from the end: the call being updated is nearly always one of the latest parts.
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const part = parts[i]!;
+    if (part.kind !== "toolCall") continue;
     const tc = (part as { toolCall: ToolCallState }).toolCall;
-    if (tc.toolCallId !== toolCallId) return part;
+    if (tc.toolCallId !== toolCallId) continue;
     const next = update(tc);
-    if (next === tc) return part;
-    changed = true;
-    return { ...part, toolCall: next };
-  });
-  return changed ? { ...state, activeTurn: { ...turn, responseParts } } : state;
+    if (next === tc) return state;
+    const responseParts = parts.slice();
+    responseParts[i] = { ...part, toolCall: next };
+    return { ...state, activeTurn: { ...turn, responseParts } };
+  }
+  return state;
 }
 
 /** Appends text to the markdown or reasoning part `partId` of the active turn. */
@@ -199,7 +206,10 @@ function toolCallConfirmed(tc: ToolCallState, a: A): ToolCallState {
       ...b,
       invocationMessage: tc.invocationMessage,
       // An edit replaces an inline (string) input; a content reference stays.
-      toolInput: a.editedToolInput !== undefined && (tc.toolInput === undefined || typeof tc.toolInput === "string") ? a.editedToolInput : tc.toolInput,
+      toolInput:
+        a.editedToolInput !== undefined && (tc.toolInput === undefined || typeof tc.toolInput === "string")
+          ? a.editedToolInput
+          : tc.toolInput,
       confirmed: a.confirmed,
       ...selected,
     };
@@ -236,7 +246,7 @@ function toolCallComplete(tc: ToolCallState, a: A): ToolCallState {
     ...selected,
     ...earlier,
     ...result,
-  } as ToolCallState;
+  };
 }
 
 function toolCallResultConfirmed(tc: ToolCallState, a: A): ToolCallState {
@@ -256,9 +266,16 @@ function toolCallResultConfirmed(tc: ToolCallState, a: A): ToolCallState {
       content: tc.content,
       structuredContent: tc.structuredContent,
       error: tc.error,
-    } as ToolCallState;
+    };
   }
-  return { status: "cancelled", ...b, invocationMessage: tc.invocationMessage, toolInput: tc.toolInput, reason: "result-denied", ...selected };
+  return {
+    status: "cancelled",
+    ...b,
+    invocationMessage: tc.invocationMessage,
+    toolInput: tc.toolInput,
+    reason: "result-denied",
+    ...selected,
+  };
 }
 
 function toolCallAuth(tc: ToolCallState, a: A, required: boolean): ToolCallState {
@@ -273,7 +290,7 @@ function toolCallAuth(tc: ToolCallState, a: A, required: boolean): ToolCallState
     ...(tc.selectedOption === undefined ? {} : { selectedOption: tc.selectedOption }),
     ...(tc.content === undefined ? {} : { content: tc.content }),
     ...(required ? { auth: a.auth } : {}),
-  } as ToolCallState;
+  };
 }
 
 function pendingMessages(state: ChatState, a: A, set: boolean): ChatState {
