@@ -10,4 +10,12 @@ export { sessionUri, chatUri, uuidV5, URI_NAMESPACE } from "./host/uri.js";
 export type { Role, Dispatcher, DecidedInfo } from "./host/approvals.js";
 export type { ReplayLogLimits } from "./host/store.js";
 export { DEFAULT_LABELS, type ApprovalLabels } from "./host/tool-calls.js";
-export { ClientState, AgentHostClient, AgentHostRequestError, withToken, type PendingAction, type AgentHostClientOptions, type SocketLike } from "./client-entry.js";
+export {
+  ClientState,
+  AgentHostClient,
+  AgentHostRequestError,
+  withToken,
+  type PendingAction,
+  type AgentHostClientOptions,
+  type SocketLike,
+} from "./client-entry.js";

@@ -29,8 +29,10 @@ export class TokenAuthenticator {
   constructor(tokens: readonly TokenEntry[]) {
     if (tokens.length === 0) throw new AhpLocalError("INVALID_ARGUMENT", "the Agent Host server needs at least one token");
     for (const t of tokens) {
-      if (!isRole(t.role)) throw new AhpLocalError("INVALID_ARGUMENT", `unknown role ${JSON.stringify(t.role)} for principal ${t.principal}`);
-      if (typeof t.principal !== "string" || t.principal === "") throw new AhpLocalError("INVALID_ARGUMENT", "every token needs a principal");
+      if (!isRole(t.role))
+        throw new AhpLocalError("INVALID_ARGUMENT", `unknown role ${JSON.stringify(t.role)} for principal ${t.principal}`);
+      if (typeof t.principal !== "string" || t.principal === "")
+        throw new AhpLocalError("INVALID_ARGUMENT", "every token needs a principal");
     }
     this.#verifier = new CredentialVerifier({ bearerTokens: tokens.map((t) => t.token) });
     this.#principals = tokens.map((t) => ({ principal: t.principal, role: t.role }));
@@ -84,7 +86,10 @@ export async function loadTokenFile(path: string): Promise<TokenEntry[]> {
   try {
     info = await stat(path);
   } catch (error) {
-    throw new AhpLocalError("INVALID_ARGUMENT", `cannot read tokens file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new AhpLocalError(
+      "INVALID_ARGUMENT",
+      `cannot read tokens file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   if (process.platform !== "win32" && (info.mode & 0o077) !== 0) {
     throw new AhpLocalError(

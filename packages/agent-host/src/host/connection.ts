@@ -129,7 +129,11 @@ export class ClientConnection implements FrameSink {
     const buffer = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
     let value: unknown;
     try {
-      value = decodeFrame(buffer.toString("utf8"), { maxBytes: this.host.limits.maxFrameBytes, maxDepth: this.host.limits.maxJsonDepth }, buffer.length);
+      value = decodeFrame(
+        buffer.toString("utf8"),
+        { maxBytes: this.host.limits.maxFrameBytes, maxDepth: this.host.limits.maxJsonDepth },
+        buffer.length,
+      );
     } catch (error) {
       if (error instanceof LimitError) {
         this.close(error.limit === "bytes" ? 1009 : 1008, error.message);
@@ -192,7 +196,8 @@ export class ClientConnection implements FrameSink {
       case "listSessions":
         return { items: this.host.listSessions() };
       case "fetchTurns":
-        if (channelKind(channel) !== "chat" && channelKind(channel) !== "session") throw err(E.InvalidParams, "fetchTurns takes a chat channel");
+        if (channelKind(channel) !== "chat" && channelKind(channel) !== "session")
+          throw err(E.InvalidParams, "fetchTurns takes a chat channel");
         if (!this.host.store.has(channel)) throw err(E.SessionNotFound, "no such chat");
         return {};
       case "resolveSessionConfig":
@@ -223,7 +228,8 @@ export class ClientConnection implements FrameSink {
       }
       const who: Dispatcher = { clientId: this.clientId!, principal: this.who.principal, role: this.who.role };
       const outcome = this.host.actions.dispatch(params, who);
-      if (outcome === "dropped") this.host.report(new Error(`dispatchAction dropped (malformed or unknown channel) from ${this.who.principal}`));
+      if (outcome === "dropped")
+        this.host.report(new Error(`dispatchAction dropped (malformed or unknown channel) from ${this.who.principal}`));
     }
     // Unknown notifications are ignored.
   }
@@ -271,7 +277,8 @@ export class ClientConnection implements FrameSink {
     const clientId = this.#bindClient(p);
     const known = this.host.clientOwner(clientId) !== undefined;
     const lastSeen = p.lastSeenServerSeq;
-    if (typeof lastSeen !== "number" || !Number.isSafeInteger(lastSeen) || lastSeen < 0) throw err(E.InvalidParams, "lastSeenServerSeq must be a non-negative integer");
+    if (typeof lastSeen !== "number" || !Number.isSafeInteger(lastSeen) || lastSeen < 0)
+      throw err(E.InvalidParams, "lastSeenServerSeq must be a non-negative integer");
     const requested = Array.isArray(p.subscriptions) ? p.subscriptions.filter((u): u is string => typeof u === "string") : [];
     const surviving: string[] = [];
     const missing: string[] = [];

@@ -14,7 +14,13 @@ const NO_INPUT = "this host supervises agents; it cannot send them input";
 const NO_CLIENT_TOOLS = "this host has no client-executed tools and no result review";
 const UNSUPPORTED = "not supported by this host";
 
-const INPUT_STARTING = new Set(["chat/turnStarted", "chat/pendingMessageSet", "chat/pendingMessageRemoved", "chat/queuedMessagesReordered", "chat/truncated"]);
+const INPUT_STARTING = new Set([
+  "chat/turnStarted",
+  "chat/pendingMessageSet",
+  "chat/pendingMessageRemoved",
+  "chat/queuedMessagesReordered",
+  "chat/truncated",
+]);
 const CLIENT_TOOLS = new Set(["chat/toolCallComplete", "chat/toolCallContentChanged", "chat/toolCallResultConfirmed"]);
 const PRESENTATION = new Set(["session/isReadChanged", "session/isArchivedChanged", "session/titleChanged"]);
 
@@ -71,7 +77,8 @@ export class ClientActions {
         if (who.role !== "operator") return "cancelling a run needs the operator role";
         const entry = this.sessions.chatsByUri.get(channel);
         const state = this.store.get<ChatState>(channel);
-        if (entry === undefined || state?.activeTurn === undefined || state.activeTurn.id !== a.turnId) return "no active turn with that id";
+        if (entry === undefined || state?.activeTurn === undefined || state.activeTurn.id !== a.turnId)
+          return "no active turn with that id";
         this.#commitChat(channel, action, origin);
         this.projector.cancelled(entry.session, entry.chat);
         return undefined;

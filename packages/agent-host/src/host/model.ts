@@ -60,7 +60,13 @@ export interface SessionRecord {
 const SUMMARY_FIELDS = ["title", "status", "activity", "origin", "interactivity"] as const;
 
 /** Commits `action` on the chat channel; then `session/chatUpdated` with the summary fields that changed (§6.4). */
-export function commitChat(store: ChannelStore, session: SessionRecord, chat: ChatRecord, action: StateAction, origin?: ActionOrigin): void {
+export function commitChat(
+  store: ChannelStore,
+  session: SessionRecord,
+  chat: ChatRecord,
+  action: StateAction,
+  origin?: ActionOrigin,
+): void {
   const before = store.get<ChatState>(chat.uri);
   store.commit(chat.uri, action, origin);
   const after = store.get<ChatState>(chat.uri);

@@ -37,7 +37,11 @@ export interface AgentHostListener {
 
 const unauthorized = (body = '{"error":"unauthorized"}') => ({
   status: 401,
-  headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), "www-authenticate": 'Bearer realm="agent-host"' },
+  headers: {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(body)),
+    "www-authenticate": 'Bearer realm="agent-host"',
+  },
   body,
 });
 

@@ -6,7 +6,16 @@
  */
 import { HARNESS_PROVIDER, META, ROOT_URI } from "../wire/constants.js";
 import type { ChatState, RootState, SessionState } from "../wire/types.js";
-import { commitChat, chatSummaryOf, initialChatState, initialSessionState, nowIso, setMeta, type ChatRecord, type SessionRecord } from "./model.js";
+import {
+  commitChat,
+  chatSummaryOf,
+  initialChatState,
+  initialSessionState,
+  nowIso,
+  setMeta,
+  type ChatRecord,
+  type SessionRecord,
+} from "./model.js";
 import type { Scheduler } from "./scheduler.js";
 import type { ChannelStore } from "./store.js";
 import { chatUri, sessionUri } from "./uri.js";
@@ -138,7 +147,8 @@ export class Sessions {
     };
     session.chats.set(agentId, chat);
     this.chatsByUri.set(uri, { session, chat });
-    const origin = depth > 0 && parent?.toolCallId !== undefined ? { kind: "tool", chat: parent.chat, toolCallId: parent.toolCallId } : undefined;
+    const origin =
+      depth > 0 && parent?.toolCallId !== undefined ? { kind: "tool", chat: parent.chat, toolCallId: parent.toolCallId } : undefined;
     const title = isRoot ? "Main agent" : agentId || "Agent";
     const state = initialChatState(uri, title, nowIso(this.store), origin, this.options.readOnlyChats);
     this.store.create(uri, state);
@@ -169,7 +179,15 @@ export class Sessions {
   }
 
   /** Opens a turn. */
-  startTurn(session: SessionRecord, chat: ChatRecord, turnId: string, text: string, kind: "user" | "agent", implicit: boolean, startedAt?: string): void {
+  startTurn(
+    session: SessionRecord,
+    chat: ChatRecord,
+    turnId: string,
+    text: string,
+    kind: "user" | "agent",
+    implicit: boolean,
+    startedAt?: string,
+  ): void {
     chat.turnId = turnId;
     chat.implicit = implicit;
     chat.turnStartedAt = this.store.clock();
@@ -193,7 +211,12 @@ export class Sessions {
   }
 
   /** Ends the active turn (held requests of the chat fail closed first). */
-  endTurn(session: SessionRecord, chat: ChatRecord, how: "complete" | "cancelled" | "error", error?: { errorType: string; message: string }): void {
+  endTurn(
+    session: SessionRecord,
+    chat: ChatRecord,
+    how: "complete" | "cancelled" | "error",
+    error?: { errorType: string; message: string },
+  ): void {
     const turnId = chat.turnId;
     if (turnId === undefined) return;
     this.#hooks.failHeld(session, chat, how === "complete" ? "The turn ended before a decision" : "The turn ended before a decision");

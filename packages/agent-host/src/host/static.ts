@@ -69,7 +69,10 @@ export function staticFiles(root: string, prefix: string): RouteHandler {
           "referrer-policy": "no-referrer",
         });
         if (req.method === "HEAD") res.end();
-        else createReadStream(file).on("error", () => res.destroy()).pipe(res);
+        else
+          createReadStream(file)
+            .on("error", () => res.destroy())
+            .pipe(res);
       } catch {
         res.writeHead(404, { "content-type": "text/plain" }).end("not found");
       }

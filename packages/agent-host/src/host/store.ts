@@ -155,7 +155,10 @@ export class ChannelStore {
   #append(env: ActionEnvelope, size: number): void {
     this.#log.push({ envelope: env, size });
     this.#logBytes += size;
-    while (this.#log.length - this.#logStart > this.#maxEnvelopes || (this.#logBytes > this.#maxBytes && this.#log.length - this.#logStart > 1)) {
+    while (
+      this.#log.length - this.#logStart > this.#maxEnvelopes ||
+      (this.#logBytes > this.#maxBytes && this.#log.length - this.#logStart > 1)
+    ) {
       this.#logBytes -= this.#log[this.#logStart]!.size;
       this.#logStart++;
     }

@@ -37,7 +37,11 @@ export class Telemetry {
 
   record(info: DecidedInfo, failed = false): void {
     if (this.#streams.size === 0) return;
-    const severity = failed ? "error" : info.decision === "allow" || info.decision === "modify" || info.decision === "approve" ? "info" : "warn";
+    const severity = failed
+      ? "error"
+      : info.decision === "allow" || info.decision === "modify" || info.decision === "approve"
+        ? "info"
+        : "warn";
     const number = SEVERITY[severity];
     let payload: unknown;
     for (const [uri, floor] of this.#streams) {

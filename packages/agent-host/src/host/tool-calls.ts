@@ -93,7 +93,11 @@ export function toolResultOf(toolName: string, payload: unknown): ToolCallResult
   const text = typeof output === "string" ? output : output === undefined ? undefined : compactJson(output);
   const result: ToolCallResult = {
     success,
-    pastTenseMessage: success ? `Ran ${toolName}` : exitCode !== undefined && exitCode !== 0 ? `${toolName} failed (exit ${exitCode})` : `${toolName} failed`,
+    pastTenseMessage: success
+      ? `Ran ${toolName}`
+      : exitCode !== undefined && exitCode !== 0
+        ? `${toolName} failed (exit ${exitCode})`
+        : `${toolName} failed`,
   };
   if (text !== undefined) result.content = [{ type: "text", text: truncate(text) }];
   if (!success) {

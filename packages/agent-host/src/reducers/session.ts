@@ -8,6 +8,10 @@ import { SessionStatus, STATUS_ACTIVITY_MASK, STATUS_INPUT_BIT } from "../wire/c
 import type { ActiveClient, ChatSummary, RootState, SessionInputRequest, SessionState, StateAction } from "../wire/types.js";
 import type { Clock } from "./clock.js";
 
+// Actions are wire input, read field by field per action type (the vendored fixtures cover every
+// branch); assigning those `any` fields into state is the point of a reducer, so the unsafe-assignment
+// rule is off for this file.
+/* eslint-disable @typescript-eslint/no-unsafe-assignment */
 type A = StateAction & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- action fields are read per type
 
 /** True for entries that block on a human (everything except a client tool execution). */

@@ -27,7 +27,9 @@ export class WireError extends Error {
     this.name = "WireError";
   }
   toJSON(): JsonRpcErrorObject {
-    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
   }
 }
 
@@ -107,20 +109,26 @@ export function classify(value: unknown): Classified {
   const m = value as Record<string, unknown>;
   const id = m.id;
   const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
-  if (m.jsonrpc !== "2.0") return validId ? { kind: "invalid", id: id as JsonRpcId } : { kind: "invalid" };
+  if (m.jsonrpc !== "2.0") return validId ? { kind: "invalid", id: id } : { kind: "invalid" };
   if (typeof m.method === "string") {
-    if (validId) return { kind: "request", id: id as JsonRpcId, method: m.method, params: m.params };
+    if (validId) return { kind: "request", id: id, method: m.method, params: m.params };
     if (id === undefined) return { kind: "notification", method: m.method, params: m.params };
     return { kind: "invalid" };
   }
   if ("result" in m || "error" in m) {
-    return { kind: "response", id: validId ? (id as JsonRpcId) : null, result: m.result, error: m.error as JsonRpcErrorObject };
+    return { kind: "response", id: validId ? id : null, result: m.result, error: m.error as JsonRpcErrorObject };
   }
-  return validId ? { kind: "invalid", id: id as JsonRpcId } : { kind: "invalid" };
+  return validId ? { kind: "invalid", id: id } : { kind: "invalid" };
 }
 
 /** Builds an action envelope; `origin` and `rejectionReason` keys exist only when given. */
-export function envelope(channel: string, serverSeq: number, action: StateAction, origin?: ActionOrigin, rejectionReason?: string): ActionEnvelope {
+export function envelope(
+  channel: string,
+  serverSeq: number,
+  action: StateAction,
+  origin?: ActionOrigin,
+  rejectionReason?: string,
+): ActionEnvelope {
   const out: ActionEnvelope = { channel, serverSeq, action };
   if (origin !== undefined) out.origin = { clientId: origin.clientId, clientSeq: origin.clientSeq };
   if (rejectionReason !== undefined) out.rejectionReason = rejectionReason;

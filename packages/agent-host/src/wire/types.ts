@@ -316,9 +316,7 @@ export interface ReconnectParams {
   [key: string]: unknown;
 }
 
-export type ReconnectResult =
-  | { type: "replay"; actions: ActionEnvelope[]; missing: URI[] }
-  | { type: "snapshot"; snapshots: Snapshot[] };
+export type ReconnectResult = { type: "replay"; actions: ActionEnvelope[]; missing: URI[] } | { type: "snapshot"; snapshots: Snapshot[] };
 
 export interface DispatchActionParams {
   channel: URI;
