@@ -1,0 +1,299 @@
+/**
+ * The Agent Host adapter (`@ahp/agent-host`), three figures, each against a floor measured in the
+ * same run:
+ *
+ * 1. Forward path: harness decisions per second (one agent, in-memory transport, a `pre_action`
+ *    decision plus its `post_action`, a run every 50 tool calls) with the adapter on and 10
+ *    subscribed WebSocket clients, against the same harness with the adapter off. Target >= 0.8x.
+ * 2. Fan-out: from a harness event (`post_response`) to its action frame at the last of 100
+ *    subscribed clients, p50/p99; floor: the same frame sent by a bare `ws` server to 100 clients.
+ * 3. Reconnect with replay of 1,000 envelopes until the client's state has converged; floor: a
+ *    fresh client receiving the same channels as snapshots (`initialize`).
+ *
+ * The clients run in the same process as the host (they only count frames, except in 3), so
+ * their receive cost is part of every figure.
+ */
+import { AhpClient, AhpServer, createLinkedPair, type AhpServerHandlers } from "@ahp/core";
+import { AgentHost, AgentHostClient, listenAgentHost, type AgentHostListener, type ChatState, type SocketLike } from "@ahp/agent-host";
+import type { AddressInfo } from "node:net";
+import { WebSocket, WebSocketServer } from "ws";
+import {
+  interleaved,
+  measureSequential,
+  medianMeasurement,
+  percentile,
+  throughputRatio,
+  type Measurement,
+  type Row,
+  type Suite,
+} from "../harness.js";
+
+const TOKENS = [{ token: "bench-token", principal: "bench", role: "viewer" as const }];
+const SESSION = "bench-session";
+
+async function harness(withHost: boolean) {
+  const host = withHost ? new AgentHost({ retentionMs: 60_000 }) : undefined;
+  const handlers: AhpServerHandlers = { onEvent: () => ({ decision: "allow" }) };
+  const server = new AhpServer({ handlers: host === undefined ? handlers : host.wrap(handlers) });
+  const [agentSide, harnessSide] = createLinkedPair();
+  await server.connect(harnessSide);
+  const agent = new AhpClient({ sessionId: SESSION, agentId: "main", timeoutMs: 0 });
+  await agent.connect(agentSide, { capabilities: ["pre_action"] });
+  const listener = host === undefined ? undefined : await listenAgentHost(host, { tokens: TOKENS });
+  return { host, server, agent, listener };
+}
+
+/** Opens `n` sockets that initialize and subscribe to `channels`; each counts the frames it receives. */
+async function counters(listener: AgentHostListener, n: number, channels: string[]) {
+  const sockets: WebSocket[] = [];
+  const counts: number[] = new Array<number>(n).fill(0);
+  const waiters: Array<{ index: number; at: number; resolve: () => void }> = [];
+  for (let i = 0; i < n; i++) {
+    const ws = new WebSocket(`${listener.url}?token=bench-token`);
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => resolve());
+      ws.once("error", reject);
+    });
+    const initialized = new Promise<void>((resolve) => ws.once("message", () => resolve()));
+    ws.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { channel: "ahp-root://", protocolVersions: ["1.1.0"], clientId: `bench-${i}`, initialSubscriptions: channels },
+      }),
+    );
+    await initialized;
+    ws.on("message", () => {
+      counts[i]!++;
+      for (const w of [...waiters]) {
+        if (w.index === i && counts[i]! >= w.at) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve();
+        }
+      }
+    });
+    sockets.push(ws);
+  }
+  const reach = (index: number, at: number) =>
+    counts[index]! >= at ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ index, at, resolve }));
+  return { sockets, counts, reach, close: () => sockets.forEach((s) => s.terminate()) };
+}
+
+/** One harness operation: a pre_action decision and its post_action; a new run every 50 calls. */
+function forwardOp(agent: AhpClient) {
+  let n = 0;
+  let run = 0;
+  return async () => {
+    if (n % 50 === 0) {
+      if (run > 0)
+        await agent.send("run_lifecycle", {
+          run_id: `r${run}`,
+          session_id: SESSION,
+          status: "completed",
+          updated_at: "2026-11-01T00:00:00Z",
+        });
+      run++;
+      await agent.send("run_lifecycle", {
+        run_id: `r${run}`,
+        session_id: SESSION,
+        status: "executing",
+        prompt: "bench",
+        updated_at: "2026-11-01T00:00:00Z",
+      });
+    }
+    const id = `tc-${n++}`;
+    await agent.send("pre_action", { tool_name: "bash", tool_call_id: id, arguments: { command: "npm test" } });
+    await agent.send("post_action", { tool_name: "bash", tool_call_id: id, result: { status: "ok", output: "ok" } });
+  };
+}
+
+async function forwardPath(quick: boolean): Promise<{ on: Measurement; off: Measurement }> {
+  const opts = { iterations: quick ? 100 : 2000, runs: quick ? 1 : 3, warmup: quick ? 20 : 300, sampleLatency: false };
+  const off = await harness(false);
+  const on = await harness(true);
+  await on.agent.send("session_start", {});
+  const uris = AgentHost.uris(SESSION, "main");
+  const clients = await counters(on.listener!, 10, ["ahp-root://", uris.session, uris.chat!]);
+  const opOff = forwardOp(off.agent);
+  const opOn = forwardOp(on.agent);
+  const results = await interleaved(
+    { off: () => measureSequential(opOff, opts), on: () => measureSequential(opOn, opts) },
+    quick ? 1 : 3,
+    medianMeasurement,
+  );
+  clients.close();
+  for (const h of [off, on]) {
+    await h.agent.close();
+    await h.server.close({ graceMs: 0 });
+    await h.listener?.close();
+  }
+  return results;
+}
+
+async function fanOut(quick: boolean): Promise<{ ours: Measurement; floor: Measurement }> {
+  const samples = quick ? 20 : 300;
+  const n = 100;
+  const h = await harness(true);
+  const uris = AgentHost.uris(SESSION, "main");
+  const clients = await counters(h.listener!, n, [uris.chat!]);
+  const text = "x".repeat(200);
+  const lat: number[] = [];
+  for (let i = 0; i < samples + 20; i++) {
+    const target = clients.counts[n - 1]! + 1;
+    const t0 = process.hrtime.bigint();
+    await h.agent.send("post_response", { response: text });
+    // Every client must have the frame: wait for all of them, time the last.
+    await Promise.all(clients.counts.map((c, index) => clients.reach(index, index === n - 1 ? target : c + 1)));
+    if (i >= 20) lat.push(Number(process.hrtime.bigint() - t0) / 1000);
+  }
+  clients.close();
+  await h.agent.close();
+  await h.server.close({ graceMs: 0 });
+  await h.listener!.close();
+
+  // Floor: a bare ws server sends one frame of the same size to 100 clients.
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
+  const port = (wss.address() as AddressInfo).port;
+  const received: number[] = new Array<number>(n).fill(0);
+  let pending: { count: number; resolve: () => void } | undefined;
+  const raw: WebSocket[] = [];
+  for (let i = 0; i < n; i++) {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}`);
+    await new Promise<void>((resolve) => ws.once("open", () => resolve()));
+    ws.on("message", () => {
+      received[i]!++;
+      if (pending !== undefined && --pending.count === 0) pending.resolve();
+    });
+    raw.push(ws);
+  }
+  while (wss.clients.size < n) await new Promise((r) => setImmediate(r));
+  const frame = JSON.stringify({
+    jsonrpc: "2.0",
+    method: "action",
+    params: {
+      channel: uris.chat,
+      serverSeq: 1,
+      action: { type: "chat/responsePart", turnId: "turn-1", part: { kind: "markdown", id: "p", content: text } },
+    },
+  });
+  const floorLat: number[] = [];
+  for (let i = 0; i < samples + 20; i++) {
+    const done = new Promise<void>((resolve) => (pending = { count: n, resolve }));
+    const t0 = process.hrtime.bigint();
+    for (const client of wss.clients) client.send(frame);
+    await done;
+    if (i >= 20) floorLat.push(Number(process.hrtime.bigint() - t0) / 1000);
+  }
+  for (const ws of raw) ws.terminate();
+  await new Promise<void>((resolve) => wss.close(() => resolve()));
+  lat.sort((a, b) => a - b);
+  floorLat.sort((a, b) => a - b);
+  const m = (s: number[]): Measurement => ({ opsPerSec: 1e6 / percentile(s, 0.5), p50Us: percentile(s, 0.5), p99Us: percentile(s, 0.99) });
+  return { ours: m(lat), floor: m(floorLat) };
+}
+
+function socketOf(ws: WebSocket): SocketLike {
+  return ws as unknown as SocketLike;
+}
+
+async function openClient(url: string, clientId: string, existing?: AgentHostClient): Promise<AgentHostClient> {
+  const ws = new WebSocket(`${url}?token=bench-token`);
+  await new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("error", reject);
+  });
+  if (existing !== undefined) {
+    existing.replaceSocket(socketOf(ws));
+    return existing;
+  }
+  return new AgentHostClient(socketOf(ws), { clientId });
+}
+
+async function reconnectReplay(quick: boolean): Promise<{ replay: Measurement; snapshot: Measurement; envelopes: number }> {
+  const rounds = quick ? 2 : 15;
+  const h = await harness(true);
+  const uris = AgentHost.uris(SESSION, "main");
+  const channels = [uris.session, uris.chat!];
+  await h.agent.send("pre_action", { tool_name: "ls", arguments: {} });
+  const replayTimes: number[] = [];
+  const snapshotTimes: number[] = [];
+  let envelopes = 0;
+  for (let r = 0; r < rounds; r++) {
+    const client = await openClient(h.listener!.url, `replay-${r}`);
+    await client.initialize(channels);
+    client.close();
+    const start = h.host!.store.serverSeq;
+    while (h.host!.store.serverSeq < start + 1000) await h.agent.send("post_response", { response: `line ${h.host!.store.serverSeq}` });
+    const t0 = process.hrtime.bigint();
+    await openClient(h.listener!.url, `replay-${r}`, client);
+    const result = await client.reconnect(channels);
+    replayTimes.push(Number(process.hrtime.bigint() - t0) / 1000);
+    if (result.type !== "replay") throw new Error("expected a replay");
+    envelopes = result.actions.length;
+    const mine = client.state.confirmed<ChatState>(uris.chat!);
+    const theirs = h.host!.state<ChatState>(uris.chat!);
+    if (mine?.activeTurn?.responseParts.length !== theirs?.activeTurn?.responseParts.length) {
+      throw new Error("the replayed client did not converge");
+    }
+    client.close();
+    const t1 = process.hrtime.bigint();
+    const fresh = await openClient(h.listener!.url, `fresh-${r}`);
+    await fresh.initialize(channels);
+    snapshotTimes.push(Number(process.hrtime.bigint() - t1) / 1000);
+    fresh.close();
+  }
+  await h.agent.close();
+  await h.server.close({ graceMs: 0 });
+  await h.listener!.close();
+  replayTimes.sort((a, b) => a - b);
+  snapshotTimes.sort((a, b) => a - b);
+  const m = (s: number[]): Measurement => ({ opsPerSec: 1e6 / percentile(s, 0.5), p50Us: percentile(s, 0.5), p99Us: percentile(s, 0.99) });
+  return { replay: m(replayTimes), snapshot: m(snapshotTimes), envelopes };
+}
+
+export const suite: Suite = {
+  name: "agent-host",
+  async run({ quick }) {
+    const forward = await forwardPath(quick);
+    const fan = await fanOut(quick);
+    const rc = await reconnectReplay(quick);
+    const rows: Row[] = [
+      {
+        suite: "agent-host",
+        case: "floor: harness decisions, adapter off",
+        measurement: forward.off,
+        note: "pre_action + post_action per op, in-memory agent",
+      },
+      {
+        suite: "agent-host",
+        case: "harness decisions, adapter on, 10 subscribed clients",
+        measurement: forward.on,
+        floor: forward.off,
+        ratio: throughputRatio(forward.on, forward.off),
+        target: ">= 0.8x floor",
+        note: "clients in the same process",
+      },
+      { suite: "agent-host", case: "floor: bare ws frame to 100 clients", measurement: fan.floor, note: "time to the last client" },
+      {
+        suite: "agent-host",
+        case: "fan-out: harness event to the 100th of 100 clients",
+        measurement: fan.ours,
+        floor: fan.floor,
+        ratio: (fan.ours.p50Us ?? Number.NaN) / (fan.floor.p50Us ?? Number.NaN),
+        note: "ratio = p50 / floor p50",
+      },
+      { suite: "agent-host", case: "floor: fresh client, initialize with snapshots", measurement: rc.snapshot, note: "same channels" },
+      {
+        suite: "agent-host",
+        case: `reconnect with replay of ${rc.envelopes} envelopes to a converged client`,
+        measurement: rc.replay,
+        floor: rc.snapshot,
+        ratio: (rc.replay.p50Us ?? Number.NaN) / (rc.snapshot.p50Us ?? Number.NaN),
+        note: "ratio = p50 / floor p50",
+      },
+    ];
+    return rows;
+  },
+};
