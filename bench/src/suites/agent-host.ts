@@ -198,6 +198,19 @@ function socketOf(ws: WebSocket): SocketLike {
   return ws as unknown as SocketLike;
 }
 
+const socketsOf = new WeakMap<AgentHostClient, WebSocket>();
+
+/** Closes the client's socket and waits until the close handshake is done, so the host has stopped sending to it. */
+async function closed(client: AgentHostClient): Promise<void> {
+  const ws = socketsOf.get(client);
+  const done =
+    ws === undefined || ws.readyState === WebSocket.CLOSED
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => ws.once("close", () => resolve()));
+  client.close();
+  await done;
+}
+
 async function openClient(url: string, clientId: string, existing?: AgentHostClient): Promise<AgentHostClient> {
   const ws = new WebSocket(`${url}?token=bench-token`);
   await new Promise<void>((resolve, reject) => {
@@ -206,9 +219,12 @@ async function openClient(url: string, clientId: string, existing?: AgentHostCli
   });
   if (existing !== undefined) {
     existing.replaceSocket(socketOf(ws));
+    socketsOf.set(existing, ws);
     return existing;
   }
-  return new AgentHostClient(socketOf(ws), { clientId });
+  const client = new AgentHostClient(socketOf(ws), { clientId });
+  socketsOf.set(client, ws);
+  return client;
 }
 
 async function reconnectReplay(quick: boolean): Promise<{ replay: Measurement; snapshot: Measurement; envelopes: number }> {
@@ -223,7 +239,8 @@ async function reconnectReplay(quick: boolean): Promise<{ replay: Measurement; s
   for (let r = 0; r < rounds; r++) {
     const client = await openClient(h.listener!.url, `replay-${r}`);
     await client.initialize(channels);
-    client.close();
+    // Wait for the close handshake: otherwise the envelopes below still reach the old socket live.
+    await closed(client);
     const start = h.host!.store.serverSeq;
     while (h.host!.store.serverSeq < start + 1000) await h.agent.send("post_response", { response: `line ${h.host!.store.serverSeq}` });
     const t0 = process.hrtime.bigint();
@@ -232,12 +249,13 @@ async function reconnectReplay(quick: boolean): Promise<{ replay: Measurement; s
     replayTimes.push(Number(process.hrtime.bigint() - t0) / 1000);
     if (result.type !== "replay") throw new Error("expected a replay");
     envelopes = result.actions.length;
+    if (envelopes < 1000) throw new Error(`expected a replay of at least 1000 envelopes, got ${envelopes}`);
     const mine = client.state.confirmed<ChatState>(uris.chat!);
     const theirs = h.host!.state<ChatState>(uris.chat!);
     if (mine?.activeTurn?.responseParts.length !== theirs?.activeTurn?.responseParts.length) {
       throw new Error("the replayed client did not converge");
     }
-    client.close();
+    await closed(client);
     const t1 = process.hrtime.bigint();
     const fresh = await openClient(h.listener!.url, `fresh-${r}`);
     await fresh.initialize(channels);
