@@ -58,7 +58,10 @@ describe("bad input", () => {
     expect(await code("disposeSession", { channel: "ahp-session:/00000000-0000-5000-8000-000000000000" })).toBe(-32001);
     expect(await code("initialize", { channel: "ahp-root://", protocolVersions: ["1.1.0"], clientId: "codes" })).toBe(-32600);
     expect((await c.raw("completions", { channel: S1_CHAT })).result).toEqual({ items: [] });
-    expect((await c.raw("resolveSessionConfig", { channel: S1_URI })).result).toEqual({ schema: { type: "object", properties: {} }, values: {} });
+    expect((await c.raw("resolveSessionConfig", { channel: S1_URI })).result).toEqual({
+      schema: { type: "object", properties: {} },
+      values: {},
+    });
     expect((await c.raw("fetchTurns", { channel: S1_CHAT })).result).toEqual({});
   });
 
@@ -70,8 +73,12 @@ describe("bad input", () => {
     expect(run.host.store.serverSeq).toBe(0);
     await a.api.initialize([]);
     const b = await run.client("approver-token", "shared");
-    expect((await b.raw("initialize", { channel: "ahp-root://", protocolVersions: ["1.0.0"], clientId: "shared" }, "i2")).error.code).toBe(-32600);
-    expect((await b.raw("reconnect", { channel: "ahp-root://", clientId: "shared", lastSeenServerSeq: 0, subscriptions: [] }, "r3")).error.code).toBe(-32600);
+    expect((await b.raw("initialize", { channel: "ahp-root://", protocolVersions: ["1.0.0"], clientId: "shared" }, "i2")).error.code).toBe(
+      -32600,
+    );
+    expect(
+      (await b.raw("reconnect", { channel: "ahp-root://", clientId: "shared", lastSeenServerSeq: 0, subscriptions: [] }, "r3")).error.code,
+    ).toBe(-32600);
   });
 
   it("a new connection of the same principal and clientId replaces the old one", async () => {

@@ -14,7 +14,9 @@ function reachable(entry: string): Map<string, string[]> {
   const visit = (file: string) => {
     if (seen.has(file)) return;
     const text = readFileSync(file, "utf8");
-    const specifiers = [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1] ?? m[2]!);
+    const specifiers = [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)].map(
+      (m) => m[1] ?? m[2]!,
+    );
     seen.set(file, specifiers);
     for (const s of specifiers) if (s.startsWith(".")) visit(resolve(dirname(file), s.replace(/\.js$/, ".ts")));
   };
@@ -27,7 +29,9 @@ describe("browser-safe entries", () => {
     it(`${entry} reaches only relative imports (no node:, ws, @ahp/core)`, () => {
       const graph = reachable(entry);
       expect(graph.size).toBeGreaterThan(3);
-      const external = [...graph.entries()].flatMap(([file, specs]) => specs.filter((s) => !s.startsWith(".")).map((s) => `${file.slice(SRC.length)} -> ${s}`));
+      const external = [...graph.entries()].flatMap(([file, specs]) =>
+        specs.filter((s) => !s.startsWith(".")).map((s) => `${file.slice(SRC.length)} -> ${s}`),
+      );
       expect(external).toEqual([]);
       for (const file of graph.keys()) expect(file, "host code is Node-only").not.toContain("/host/");
     });

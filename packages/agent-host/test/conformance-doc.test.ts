@@ -30,7 +30,11 @@ describe("CONFORMANCE.md", () => {
   it("lists every scenario test of the scenario files", () => {
     for (const file of ["test/scenarios-1.test.ts", "test/scenarios-2.test.ts", "test/scenarios-3.test.ts"]) {
       const text = readFileSync(new URL(file, ROOT), "utf8");
-      for (const m of text.matchAll(/it\("(S\d+ [^"]+)"/g)) expect(rows.map((r) => r.title), m[1]).toContain(m[1]);
+      for (const m of text.matchAll(/it\("(S\d+ [^"]+)"/g))
+        expect(
+          rows.map((r) => r.title),
+          m[1],
+        ).toContain(m[1]);
     }
   });
 });

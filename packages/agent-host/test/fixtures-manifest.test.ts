@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 import { FIXTURE_DIR } from "./helpers/fixtures.js";
 
 describe("vendored Agent Host Protocol fixtures", () => {
-  const lines = readFileSync(FIXTURE_DIR + "MANIFEST.sha256", "utf8").split("\n").filter((l) => l.trim() !== "");
+  const lines = readFileSync(FIXTURE_DIR + "MANIFEST.sha256", "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "");
   const entries = lines.map((line) => {
     const m = /^([0-9a-f]{64}) {2}\.\/(.+)$/.exec(line);
     expect(m, line).not.toBeNull();
@@ -17,12 +19,22 @@ describe("vendored Agent Host Protocol fixtures", () => {
     expect([count("reducers"), count("round-trips"), count("schema")]).toEqual([249, 39, 5]);
     expect(entries.map((e) => e.file)).toContain("LICENSE");
     for (const dir of ["reducers", "round-trips", "schema"]) {
-      expect(readdirSync(FIXTURE_DIR + dir).sort()).toEqual(entries.filter((e) => e.file.startsWith(`${dir}/`)).map((e) => e.file.slice(dir.length + 1)).sort());
+      expect(readdirSync(FIXTURE_DIR + dir).sort()).toEqual(
+        entries
+          .filter((e) => e.file.startsWith(`${dir}/`))
+          .map((e) => e.file.slice(dir.length + 1))
+          .sort(),
+      );
     }
   });
 
   it("every file matches its SHA-256", () => {
-    const bad = entries.filter((e) => createHash("sha256").update(readFileSync(FIXTURE_DIR + e.file)).digest("hex") !== e.hash);
+    const bad = entries.filter(
+      (e) =>
+        createHash("sha256")
+          .update(readFileSync(FIXTURE_DIR + e.file))
+          .digest("hex") !== e.hash,
+    );
     expect(bad.map((e) => e.file)).toEqual([]);
   });
 

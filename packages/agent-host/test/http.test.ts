@@ -29,7 +29,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function get(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = request(`${listener.httpUrl.replace(/\/$/, "")}${path}`, { headers }, (res) => {
       let body = "";
@@ -63,7 +66,13 @@ describe("HTTP routes behind token authentication", () => {
   });
 
   it("never leaves the directory (no path traversal)", async () => {
-    for (const path of ["/inspector/../secret.txt", "/inspector/%2e%2e/secret.txt", "/inspector/..%2fsecret.txt", "/inspector/assets/%2e%2e/%2e%2e/secret.txt", "/inspector/%00"]) {
+    for (const path of [
+      "/inspector/../secret.txt",
+      "/inspector/%2e%2e/secret.txt",
+      "/inspector/..%2fsecret.txt",
+      "/inspector/assets/%2e%2e/%2e%2e/secret.txt",
+      "/inspector/%00",
+    ]) {
       const r = await get(`${path}${path.includes("?") ? "&" : "?"}token=viewer-token`);
       expect(r.body, path).not.toContain("top secret");
       expect([400, 404], path).toContain(r.status);

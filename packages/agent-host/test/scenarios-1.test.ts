@@ -17,14 +17,15 @@ afterEach(async () => {
   run = undefined;
 });
 
-
-
-
 describe("§14.2 scenarios 1–12", () => {
   it("S1 handshake: initialize returns 1.1.0, serverSeq and a root snapshot with the ahp-harness agent", async () => {
     run = await startHost();
     const c = await run.client("viewer-token", "c1");
-    const result = await c.api.request<{ protocolVersion: string; serverSeq: number; snapshots: Array<{ resource: string; fromSeq: number; state: RootState }> }>("initialize", {
+    const result = await c.api.request<{
+      protocolVersion: string;
+      serverSeq: number;
+      snapshots: Array<{ resource: string; fromSeq: number; state: RootState }>;
+    }>("initialize", {
       channel: "ahp-root://",
       protocolVersions: ["1.1.0"],
       clientId: "c1",
@@ -190,7 +191,13 @@ describe("§14.2 scenarios 1–12", () => {
     const pending = agent.send("pre_action", { tool_name: "npm_install", arguments: { command: "npm i" } });
     await b.action("session/inputNeededSet", S1_URI);
     const tc = toolCalls(b.api.state.confirmed<ChatState>(S1_CHAT))[0]!;
-    const seq = b.api.dispatch(S1_CHAT, { type: "chat/toolCallConfirmed", turnId: "turn-1", toolCallId: tc.toolCallId, approved: true, confirmed: "user-action" });
+    const seq = b.api.dispatch(S1_CHAT, {
+      type: "chat/toolCallConfirmed",
+      turnId: "turn-1",
+      toolCallId: tc.toolCallId,
+      approved: true,
+      confirmed: "user-action",
+    });
     expect(seq).toBe(1);
     const decision = await pending;
     expect(decision.decision).toBe("allow");
@@ -216,7 +223,14 @@ describe("§14.2 scenarios 1–12", () => {
     const pending = agent.send("pre_action", { tool_name: "git_push", arguments: { command: "git push" } });
     await b.action("session/inputNeededSet", S1_URI);
     const tc = toolCalls(b.api.state.confirmed<ChatState>(S1_CHAT))[0]!;
-    b.api.dispatch(S1_CHAT, { type: "chat/toolCallConfirmed", turnId: "turn-1", toolCallId: tc.toolCallId, approved: false, reason: "denied", reasonMessage: "not now" });
+    b.api.dispatch(S1_CHAT, {
+      type: "chat/toolCallConfirmed",
+      turnId: "turn-1",
+      toolCallId: tc.toolCallId,
+      approved: false,
+      reason: "denied",
+      reasonMessage: "not now",
+    });
     expect(await pending).toMatchObject({ decision: "block", reason: "not now" });
     await b.action("chat/toolCallConfirmed", S1_CHAT);
     expect(toolCalls(b.api.state.confirmed<ChatState>(S1_CHAT))[0]!.status).toBe("cancelled");

@@ -6,14 +6,11 @@ import { allProblems, framesChecked } from "./helpers/client.js";
 import { startHost, type Running } from "./helpers/harness.js";
 import { probe, runEvent, S1_CHAT, S1_URI, toolCalls, withoutModifiedAt } from "./helpers/scenario.js";
 
-
 let run: Running | undefined;
 afterEach(async () => {
   await run?.stop();
   run = undefined;
 });
-
-
 
 describe("§14.2 scenarios 13–24", () => {
   it("S13 allow for session: a later escalation of the same tool is allowed by the rule (confirmed: setting)", async () => {
@@ -24,7 +21,14 @@ describe("§14.2 scenarios 13–24", () => {
     const first = agent.send("pre_action", { tool_name: "npm_install", arguments: { command: "npm i a" } });
     await b.action("session/inputNeededSet", S1_URI);
     const tc = toolCalls(b.api.state.confirmed<ChatState>(S1_CHAT))[0]!;
-    b.api.dispatch(S1_CHAT, { type: "chat/toolCallConfirmed", turnId: "turn-1", toolCallId: tc.toolCallId, approved: true, confirmed: "user-action", selectedOptionId: "allow-session" });
+    b.api.dispatch(S1_CHAT, {
+      type: "chat/toolCallConfirmed",
+      turnId: "turn-1",
+      toolCallId: tc.toolCallId,
+      approved: true,
+      confirmed: "user-action",
+      selectedOptionId: "allow-session",
+    });
     expect((await first).decision).toBe("allow");
     const second = await agent.send("pre_action", { tool_name: "npm_install", arguments: { command: "npm i b" } });
     expect(second.decision).toBe("allow");
@@ -46,14 +50,24 @@ describe("§14.2 scenarios 13–24", () => {
     await b.action("session/inputNeededSet", S1_URI);
     await c.action("session/inputNeededSet", S1_URI);
     const tc = toolCalls(b.api.state.confirmed<ChatState>(S1_CHAT))[0]!;
-    const answer = (approved: boolean) => ({ type: "chat/toolCallConfirmed", turnId: "turn-1", toolCallId: tc.toolCallId, approved, ...(approved ? { confirmed: "user-action" } : { reason: "denied" }) });
+    const answer = (approved: boolean) => ({
+      type: "chat/toolCallConfirmed",
+      turnId: "turn-1",
+      toolCallId: tc.toolCallId,
+      approved,
+      ...(approved ? { confirmed: "user-action" } : { reason: "denied" }),
+    });
     b.api.dispatch(S1_CHAT, answer(true));
     c.api.dispatch(S1_CHAT, answer(false));
     const decision = await pending;
     for (const client of [b, c]) {
       const echoes = [
-        await client.next((f) => f.method === "action" && f.params.action.type === "chat/toolCallConfirmed" && f.params.origin?.clientId === "B"),
-        await client.next((f) => f.method === "action" && f.params.action.type === "chat/toolCallConfirmed" && f.params.origin?.clientId === "C"),
+        await client.next(
+          (f) => f.method === "action" && f.params.action.type === "chat/toolCallConfirmed" && f.params.origin?.clientId === "B",
+        ),
+        await client.next(
+          (f) => f.method === "action" && f.params.action.type === "chat/toolCallConfirmed" && f.params.origin?.clientId === "C",
+        ),
       ].map((f) => f.params as ActionEnvelope);
       const winners = echoes.filter((e) => e.rejectionReason === undefined);
       expect(winners).toHaveLength(1);
@@ -75,7 +89,13 @@ describe("§14.2 scenarios 13–24", () => {
     await v.action("session/inputNeededSet", S1_URI);
     const tc = toolCalls(v.api.state.confirmed<ChatState>(S1_CHAT))[0]!;
     const seqBefore = run.host.store.serverSeq;
-    v.api.dispatch(S1_CHAT, { type: "chat/toolCallConfirmed", turnId: "turn-1", toolCallId: tc.toolCallId, approved: true, confirmed: "user-action" });
+    v.api.dispatch(S1_CHAT, {
+      type: "chat/toolCallConfirmed",
+      turnId: "turn-1",
+      toolCallId: tc.toolCallId,
+      approved: true,
+      confirmed: "user-action",
+    });
     const echo = await v.next((f) => f.method === "action" && f.params.rejectionReason !== undefined);
     expect(echo.params.rejectionReason).toMatch(/approver/);
     expect(run.host.store.serverSeq).toBe(seqBefore + 1);
@@ -107,7 +127,11 @@ describe("§14.2 scenarios 13–24", () => {
     const agent = await run.agent("s1");
     await b.api.initialize([S1_URI, S1_CHAT]);
     const answers = [
-      { response: "accept", answers: { decision: { state: "submitted", value: { kind: "selected", value: "approve" } } }, expected: { decision: "approve" } },
+      {
+        response: "accept",
+        answers: { decision: { state: "submitted", value: { kind: "selected", value: "approve" } } },
+        expected: { decision: "approve" },
+      },
       { response: "decline", expected: { decision: "reject", reason: "Declined by alice" } },
       { response: "cancel", expected: { decision: "escalate" } },
     ];
@@ -117,9 +141,18 @@ describe("§14.2 scenarios 13–24", () => {
       const set = await b.action("session/inputNeededSet", S1_URI, from);
       const entry = (set.action as unknown as { request: { kind: string; id: string; request: { id: string } } }).request;
       expect(entry.kind).toBe("chatInput");
-      const part = run.host.state<ChatState>(S1_CHAT)!.activeTurn!.responseParts.find((p) => p.kind === "inputRequest" && (p as { request: { id: string } }).request.id === entry.request.id);
+      const part = run.host
+        .state<ChatState>(S1_CHAT)!
+        .activeTurn!.responseParts.find(
+          (p) => p.kind === "inputRequest" && (p as { request: { id: string } }).request.id === entry.request.id,
+        );
       expect(part).toBeDefined();
-      b.api.dispatch(S1_CHAT, { type: "chat/inputCompleted", requestId: entry.request.id, response: a.response, ...(a.answers === undefined ? {} : { answers: a.answers }) });
+      b.api.dispatch(S1_CHAT, {
+        type: "chat/inputCompleted",
+        requestId: entry.request.id,
+        response: a.response,
+        ...(a.answers === undefined ? {} : { answers: a.answers }),
+      });
       expect(await pending).toEqual(a.expected);
       await b.action("session/inputNeededRemoved", S1_URI, from);
     }
@@ -156,7 +189,12 @@ describe("§14.2 scenarios 13–24", () => {
     await agent.send("pre_action", { tool_name: "ls", arguments: {} });
     await o.api.initialize([S1_CHAT]);
     const before = run.host.state<ChatState>(S1_CHAT);
-    o.api.dispatch(S1_CHAT, { type: "chat/turnStarted", turnId: "x", startedAt: "2026-11-01T00:00:00Z", message: { text: "hi", origin: { kind: "user" } } });
+    o.api.dispatch(S1_CHAT, {
+      type: "chat/turnStarted",
+      turnId: "x",
+      startedAt: "2026-11-01T00:00:00Z",
+      message: { text: "hi", origin: { kind: "user" } },
+    });
     const echo = await o.next((f) => f.method === "action" && f.params.rejectionReason !== undefined);
     expect(echo.params.rejectionReason).toMatch(/cannot send them input/);
     expect(run.host.state<ChatState>(S1_CHAT)).toBe(before);
@@ -275,5 +313,4 @@ describe("§14.2 scenarios 13–24", () => {
     expect(framesChecked).toBeGreaterThan(50);
     expect(allProblems).toEqual([]);
   });
-
 });

@@ -14,7 +14,11 @@ afterEach(async () => {
 describe("§14.2 scenarios 25, 29–32", () => {
   it("S25 convergence: three clients (one approver) reduce to the adapter's state and to a fresh snapshot", async () => {
     run = await startHost();
-    const clients = [await run.client("viewer-token", "v1"), await run.client("viewer-token", "v2"), await run.client("approver-token", "ap")];
+    const clients = [
+      await run.client("viewer-token", "v1"),
+      await run.client("viewer-token", "v2"),
+      await run.client("approver-token", "ap"),
+    ];
     for (const c of clients) await c.api.initialize(["ahp-root://"]);
     const agent = await run.agent("s1");
     for (const c of clients) {
@@ -29,7 +33,13 @@ describe("§14.2 scenarios 25, 29–32", () => {
     const held = agent.send("pre_action", { tool_name: "deploy", arguments: { command: "ship" }, tool_call_id: "c" });
     const approver = clients[2]!;
     await approver.action("session/inputNeededSet", S1_URI);
-    approver.api.dispatch(S1_CHAT, { type: "chat/toolCallConfirmed", turnId: "run-1", toolCallId: "c", approved: true, confirmed: "user-action" });
+    approver.api.dispatch(S1_CHAT, {
+      type: "chat/toolCallConfirmed",
+      turnId: "run-1",
+      toolCallId: "c",
+      approved: true,
+      confirmed: "user-action",
+    });
     expect((await held).decision).toBe("allow");
     await agent.send("post_action", { tool_name: "deploy", tool_call_id: "c", result: { status: "ok", output: "shipped" } });
     await agent.send("run_lifecycle", runEvent("run-1", "completed"));
@@ -66,9 +76,18 @@ describe("§14.2 scenarios 25, 29–32", () => {
     const entry = session.inputNeeded![0]!;
     expect(entry.chat).toBe(subChat.resource);
     // The approver answers on the chat named in the roll-up without subscribing to it.
-    b.api.dispatch(entry.chat, { type: "chat/toolCallConfirmed", turnId: "run-sub", toolCallId: (entry as { toolCall: { toolCallId: string } }).toolCall.toolCallId, approved: true, confirmed: "user-action" });
+    b.api.dispatch(entry.chat, {
+      type: "chat/toolCallConfirmed",
+      turnId: "run-sub",
+      toolCallId: (entry as { toolCall: { toolCallId: string } }).toolCall.toolCallId,
+      approved: true,
+      confirmed: "user-action",
+    });
     expect((await held).decision).toBe("allow");
-    const back = await b.next((f) => f.method === "root/sessionSummaryChanged" && f.params.changes.status !== undefined && (f.params.changes.status & 31) !== 24, b.frames.indexOf(waiting) + 1);
+    const back = await b.next(
+      (f) => f.method === "root/sessionSummaryChanged" && f.params.changes.status !== undefined && (f.params.changes.status & 31) !== 24,
+      b.frames.indexOf(waiting) + 1,
+    );
     expect(back.params.changes.status & 31).toBe(1);
     void main;
   });
@@ -86,7 +105,9 @@ describe("§14.2 scenarios 25, 29–32", () => {
     const log = await c.notification("otlp/exportLogs");
     expect(log.params.channel).toBe(uri);
     const record = log.params.payload.resourceLogs[0].scopeLogs[0].logRecords[0];
-    const attrs = Object.fromEntries((record.attributes as Array<{ key: string; value: { stringValue: string } }>).map((a) => [a.key, a.value.stringValue]));
+    const attrs = Object.fromEntries(
+      (record.attributes as Array<{ key: string; value: { stringValue: string } }>).map((a) => [a.key, a.value.stringValue]),
+    );
     expect(attrs["harness.decision"]).toBe("block");
     expect(attrs["harness.event_type"]).toBe("pre_action");
     expect(record.severityText).toBe("WARN");
@@ -109,7 +130,9 @@ describe("§14.2 scenarios 25, 29–32", () => {
     expect(run.host.state<RootState>("ahp-root://")!.activeSessions).toBe(1);
     await agent.send("session_end", {});
     await c.action("chat/turnComplete", S1_CHAT);
-    await c.next((f) => f.method === "action" && f.params.action.type === "root/activeSessionsChanged" && f.params.action.activeSessions === 0);
+    await c.next(
+      (f) => f.method === "action" && f.params.action.type === "root/activeSessionsChanged" && f.params.action.activeSessions === 0,
+    );
     expect(run.host.state<ChatState>(S1_CHAT)!.turns.at(-1)!.state).toBe("complete");
     const listed = await c.api.request<{ items: SessionSummary[] }>("listSessions", { channel: "ahp-root://" });
     expect(listed.items.map((i) => i.resource)).toEqual([S1_URI]);
@@ -125,7 +148,9 @@ describe("§14.2 scenarios 25, 29–32", () => {
     run = await startHost({ limits: { maxOutboundBytes: 256 * 1024 } });
     const big = await run.client("viewer-token", "big");
     await big.api.initialize([]);
-    big.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { channel: "ahp-root://", pad: "x".repeat(2 * 1024 * 1024) } }));
+    big.send(
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { channel: "ahp-root://", pad: "x".repeat(2 * 1024 * 1024) } }),
+    );
     expect((await big.whenClosed()).code).toBe(1009);
 
     const slow = await run.client("viewer-token", "slow");

@@ -31,7 +31,10 @@ export class TestClient {
   #closeWaiters: Array<(c: { code: number; reason: string }) => void> = [];
   ws!: WebSocket;
 
-  private constructor(readonly url: string, readonly options: OpenOptions) {
+  private constructor(
+    readonly url: string,
+    readonly options: OpenOptions,
+  ) {
     this.api = new AgentHostClient(undefined, {
       clientId: options.clientId,
       onframe: (frame) => this.#onFrame(frame as Frame),
@@ -99,7 +102,10 @@ export class TestClient {
 
   /** The next envelope whose action has `type` (optionally on `channel`). */
   action(type: string, channel?: string, from = 0): Promise<ActionEnvelope> {
-    return this.next((f) => f.method === "action" && f.params.action.type === type && (channel === undefined || f.params.channel === channel), from).then((f) => f.params as ActionEnvelope);
+    return this.next(
+      (f) => f.method === "action" && f.params.action.type === type && (channel === undefined || f.params.channel === channel),
+      from,
+    ).then((f) => f.params as ActionEnvelope);
   }
 
   notification(method: string, from = 0): Promise<Frame> {

@@ -22,7 +22,8 @@ export function scriptedPolicy(event: AhpEvent): DecisionInput {
   const tool = (event.payload as { tool_name?: string } | null)?.tool_name;
   if (event.event_type === "pre_action") {
     if (tool === "rm") return { decision: "block", reason: "no rm", metadata: { rule: "no-rm" } };
-    if (tool === "npm_install" || tool === "git_push" || tool === "deploy") return { decision: "escalate", reason: `${tool} needs a human` };
+    if (tool === "npm_install" || tool === "git_push" || tool === "deploy")
+      return { decision: "escalate", reason: `${tool} needs a human` };
     if (tool === "fetch") return { decision: "defer", retry_after_ms: 500, reason: "rate" };
   }
   return { decision: "allow" };
@@ -43,7 +44,9 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-export async function startHost(options: AgentHostOptions & { policy?: (event: AhpEvent) => DecisionInput; confirmation?: "escalate" | "fail" } = {}): Promise<Running> {
+export async function startHost(
+  options: AgentHostOptions & { policy?: (event: AhpEvent) => DecisionInput; confirmation?: "escalate" | "fail" } = {},
+): Promise<Running> {
   const time = new ManualTime();
   const errors: Error[] = [];
   const closes: Running["closes"] = [];
