@@ -3,6 +3,8 @@
  * agent (AhpClient over WebSocket) is escalated by the built-in policy; a human approver on the
  * Agent Host side answers; the tokens file is checked for its mode.
  */
+// Frames from the wire are read as untyped JSON in assertions; a wrong shape fails the expectation.
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment */
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -32,7 +34,7 @@ function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
-    child.stderr.on("data", (c: Buffer) => (stderr += c));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stderr }));
   });
@@ -49,8 +51,8 @@ async function serve(args: string[]): Promise<{ ws: string; agentHost: string; l
       .filter((l) => l.trim().startsWith("{"))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
   return new Promise((resolve, reject) => {
-    child.stderr!.on("data", (c: Buffer) => {
-      stderr += c;
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
       const listening = logs().filter((l) => l.msg === "listening");
       const ws = listening.find((l) => l.transport === "ws")?.url as string | undefined;
       const agentHost = listening.find((l) => l.transport === "agent-host")?.url as string | undefined;
@@ -60,7 +62,11 @@ async function serve(args: string[]): Promise<{ ws: string; agentHost: string; l
   });
 }
 
-async function tokensFile(name: string, mode: number, text = "approver-secret alice approver\n# a viewer\nviewer-secret vera viewer\n"): Promise<string> {
+async function tokensFile(
+  name: string,
+  mode: number,
+  text = "approver-secret alice approver\n# a viewer\nviewer-secret vera viewer\n",
+): Promise<string> {
   const path = join(dir, name);
   await writeFile(path, text);
   await chmod(path, mode);
@@ -75,14 +81,19 @@ async function inspector(url: string, token: string) {
   ws.on("message", (data: Buffer) => {
     const f = JSON.parse(data.toString()) as Record<string, unknown>;
     frames.push(f);
-    for (const w of [...waiters]) if (w.test(f)) waiters.splice(waiters.indexOf(w), 1) && w.resolve(f);
+    for (const w of [...waiters]) {
+      if (!w.test(f)) continue;
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve(f);
+    }
   });
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve());
     ws.once("error", reject);
   });
   let id = 0;
-  const next = (test: (f: Record<string, any>) => boolean) => { // eslint-disable-line @typescript-eslint/no-explicit-any -- as above
+  const next = (test: (f: Record<string, any>) => boolean) => {
+    // eslint-disable-line @typescript-eslint/no-explicit-any -- as above
     const found = frames.find(test);
     return found !== undefined ? Promise.resolve(found) : new Promise<Record<string, any>>((resolve) => waiters.push({ test, resolve })); // eslint-disable-line @typescript-eslint/no-explicit-any -- as above
   };
@@ -115,9 +126,23 @@ describe("ahp serve --agent-host", () => {
 
   it("an escalated git push waits for a human approver, who allows it; the advertised timeout covers the approval timeout", async () => {
     const tokens = await tokensFile("ok.tokens", 0o600);
-    const h = await serve(["--ws", "127.0.0.1:0", "--agent-host", "127.0.0.1:0", "--agent-host-token-file", tokens, "--approval-timeout-ms", "60000"]);
+    const h = await serve([
+      "--ws",
+      "127.0.0.1:0",
+      "--agent-host",
+      "127.0.0.1:0",
+      "--agent-host-token-file",
+      tokens,
+      "--approval-timeout-ms",
+      "60000",
+    ]);
     const human = await inspector(h.agentHost, "approver-secret");
-    const init = await human.request("initialize", { channel: "ahp-root://", protocolVersions: ["1.1.0"], clientId: "human", initialSubscriptions: ["ahp-root://"] });
+    const init = await human.request("initialize", {
+      channel: "ahp-root://",
+      protocolVersions: ["1.1.0"],
+      clientId: "human",
+      initialSubscriptions: ["ahp-root://"],
+    });
     expect(init.result.protocolVersion).toBe("1.1.0");
     const a = await agent(h.ws);
     expect(a.harnessConfig.timeout_ms).toBe(62_000);
@@ -131,7 +156,17 @@ describe("ahp serve --agent-host", () => {
     human.send({
       jsonrpc: "2.0",
       method: "dispatchAction",
-      params: { channel: entry.chat, clientSeq: 1, action: { type: "chat/toolCallConfirmed", turnId: entry.turnId, toolCallId: entry.toolCall.toolCallId, approved: true, confirmed: "user-action" } },
+      params: {
+        channel: entry.chat,
+        clientSeq: 1,
+        action: {
+          type: "chat/toolCallConfirmed",
+          turnId: entry.turnId,
+          toolCallId: entry.toolCall.toolCallId,
+          approved: true,
+          confirmed: "user-action",
+        },
+      },
     });
     const result = await decision;
     expect(result.decision).toBe("allow");
@@ -143,7 +178,16 @@ describe("ahp serve --agent-host", () => {
 
   it("without an answer the escalation fails closed (block) after the approval timeout", async () => {
     const tokens = await tokensFile("t.tokens", 0o600);
-    const h = await serve(["--ws", "127.0.0.1:0", "--agent-host", "127.0.0.1:0", "--agent-host-token-file", tokens, "--approval-timeout-ms", "1000"]);
+    const h = await serve([
+      "--ws",
+      "127.0.0.1:0",
+      "--agent-host",
+      "127.0.0.1:0",
+      "--agent-host-token-file",
+      tokens,
+      "--approval-timeout-ms",
+      "1000",
+    ]);
     const a = await agent(h.ws);
     const result = await a.send("pre_action", PUSH);
     expect(result).toMatchObject({ decision: "block", reason: "No decision within 1 s" });
@@ -155,7 +199,16 @@ describe("ahp serve --agent-host", () => {
     const site = join(dir, "site");
     await mkdir(site, { recursive: true });
     await writeFile(join(site, "index.html"), "<p>inspector</p>");
-    const h = await serve(["--ws", "127.0.0.1:0", "--agent-host", "127.0.0.1:0", "--agent-host-token-file", tokens, "--agent-host-static", site]);
+    const h = await serve([
+      "--ws",
+      "127.0.0.1:0",
+      "--agent-host",
+      "127.0.0.1:0",
+      "--agent-host-token-file",
+      tokens,
+      "--agent-host-static",
+      site,
+    ]);
     const base = h.agentHost.replace(/^ws:/, "http:");
     expect((await fetch(`${base}inspector/`)).status).toBe(401);
     const ok = await fetch(`${base}inspector/?token=viewer-secret`);
@@ -172,7 +225,10 @@ describe("ahp serve --agent-host", () => {
   it("reads the agent_host section of ahp.config.yaml", async () => {
     const tokens = await tokensFile("c.tokens", 0o600);
     const config = join(dir, "ahp.config.yaml");
-    await writeFile(config, `listen:\n  ws: ["127.0.0.1:0"]\nagent_host:\n  listen: 127.0.0.1:0\n  token_file: ${tokens}\n  approval_timeout_ms: 30000\n`);
+    await writeFile(
+      config,
+      `listen:\n  ws: ["127.0.0.1:0"]\nagent_host:\n  listen: 127.0.0.1:0\n  token_file: ${tokens}\n  approval_timeout_ms: 30000\n`,
+    );
     const h = await serve(["--config", config]);
     const a = await agent(h.ws);
     expect(a.harnessConfig.timeout_ms).toBe(32_000);

@@ -3,6 +3,8 @@
  * reducers through `AgentHostClient`/`ClientState` (write-ahead reconciliation), records every
  * frame the host sent and checks each against the vendored schemas.
  */
+// Frames from the wire are read as untyped JSON in assertions; a wrong shape fails the expectation.
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment */
 import { WebSocket } from "ws";
 import { AgentHostClient, type SocketLike } from "../../src/client/connection.js";
 import type { ActionEnvelope } from "../../src/wire/types.js";
@@ -37,7 +39,7 @@ export class TestClient {
   ) {
     this.api = new AgentHostClient(undefined, {
       clientId: options.clientId,
-      onframe: (frame) => this.#onFrame(frame as Frame),
+      onframe: (frame) => this.#onFrame(frame),
       onclose: (code, reason) => {
         this.closed = { code, reason };
         for (const w of this.#closeWaiters.splice(0)) w(this.closed);
