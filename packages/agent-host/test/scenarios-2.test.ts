@@ -121,6 +121,21 @@ describe("§14.2 scenarios 13–24", () => {
     await v.action("session/inputNeededRemoved", S1_URI);
   });
 
+  it("S16 agent disconnect fails closed: a held approval is skipped at once when the agent's connection closes", async () => {
+    run = await startHost({ approvalTimeoutMs: 60_000 });
+    const v = await run.client("viewer-token", "V");
+    const agent = await run.agent("s1");
+    await v.api.initialize([S1_URI, S1_CHAT]);
+    const pending = agent.send("pre_action", { tool_name: "deploy", arguments: {} });
+    await v.action("session/inputNeededSet", S1_URI);
+    await agent.close();
+    await expect(pending).rejects.toThrow();
+    const confirmed = await v.action("chat/toolCallConfirmed", S1_CHAT);
+    expect("origin" in confirmed).toBe(false);
+    expect(confirmed.action).toMatchObject({ approved: false, reason: "skipped", reasonMessage: "The agent disconnected" });
+    await v.action("session/inputNeededRemoved", S1_URI);
+  });
+
   it("S17 confirmation event: chatInput entry; accept/approve → approve, decline → reject, cancel → escalate", async () => {
     run = await startHost();
     const b = await run.client("approver-token", "B");
