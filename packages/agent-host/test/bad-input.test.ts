@@ -1,6 +1,4 @@
 /** Bad input on the client side of the adapter: each gets its expected answer or close code, never a crash or a hang. */
-// Frames from the wire are read as untyped JSON in assertions; a wrong shape fails the expectation.
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment */
 import { afterEach, describe, expect, it } from "vitest";
 import { startHost, type Running } from "./helpers/harness.js";
 import { S1_CHAT, S1_URI } from "./helpers/scenario.js";

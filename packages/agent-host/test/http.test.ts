@@ -36,7 +36,8 @@ function get(
   return new Promise((resolve, reject) => {
     const req = request(`${listener.httpUrl.replace(/\/$/, "")}${path}`, { headers }, (res) => {
       let body = "";
-      res.on("data", (c: Buffer) => (body += c));
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
     });
     req.on("error", reject);

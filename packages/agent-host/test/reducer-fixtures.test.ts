@@ -19,9 +19,9 @@ interface ReducerCase {
 
 const clock: Clock = () => 9999;
 const REDUCERS: Record<string, (state: never, action: StateAction, clock: Clock) => unknown> = {
-  chat: reduceChat as never,
-  session: reduceSession as never,
-  root: reduceRoot as never,
+  chat: reduceChat,
+  session: reduceSession,
+  root: reduceRoot,
 };
 
 const core = fixtureIndex().filter((e) => e.adapterRelevance === "core" && e.reducer !== undefined);

@@ -7,7 +7,7 @@ import { WebSocket } from "ws";
 import type { ChatState, RootState, SessionState, SessionSummary, ToolCallState } from "../src/wire/types.js";
 import { allProblems, framesChecked } from "./helpers/client.js";
 import { startHost, type Running } from "./helpers/harness.js";
-import { probe, runEvent, S1_CHAT, S1_URI, toolCalls, withoutModifiedAt } from "./helpers/scenario.js";
+import { probe, runEvent, S1_CHAT, S1_URI, toolCalls } from "./helpers/scenario.js";
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 

@@ -1,6 +1,6 @@
 /** §14.2 scenarios 25 and 29–32 against a running adapter on loopback (26 and 28 run the vendored fixtures). */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChatState, ReconnectResult, RootState, SessionState, SessionSummary } from "../src/wire/types.js";
+import type { ChatState, RootState, SessionState, SessionSummary } from "../src/wire/types.js";
 import { allProblems, framesChecked } from "./helpers/client.js";
 import { startHost, type Running } from "./helpers/harness.js";
 import { runEvent, S1_CHAT, S1_URI, toolCalls, withoutModifiedAt } from "./helpers/scenario.js";
@@ -171,7 +171,7 @@ describe("§14.2 scenarios 25, 29–32", () => {
     await slow.whenClosed();
     await slow.connect();
     const result = await slow.api.reconnect([S1_URI, S1_CHAT]);
-    expect(["replay", "snapshot"]).toContain((result as ReconnectResult).type);
+    expect(["replay", "snapshot"]).toContain(result.type);
     expect(withoutModifiedAt(slow.api.state.confirmed(S1_CHAT))).toEqual(withoutModifiedAt(run.host.state(S1_CHAT)));
   });
 

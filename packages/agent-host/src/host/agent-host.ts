@@ -214,7 +214,6 @@ export class AgentHost implements HostContext, TapTarget {
         },
         (e: unknown) => {
           clearTimeout(timer);
-          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes the inner handler's rejection through unchanged
           reject(e);
         },
       );

@@ -3,8 +3,6 @@
  * reducers through `AgentHostClient`/`ClientState` (write-ahead reconciliation), records every
  * frame the host sent and checks each against the vendored schemas.
  */
-// Frames from the wire are read as untyped JSON in assertions; a wrong shape fails the expectation.
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment */
 import { WebSocket } from "ws";
 import { AgentHostClient, type SocketLike } from "../../src/client/connection.js";
 import type { ActionEnvelope } from "../../src/wire/types.js";

@@ -53,7 +53,11 @@ export async function startHost(
   const closeWaiters: Array<{ code: number; resolve: (c: Running["closes"][number]) => void }> = [];
   const onclose = (c: Running["closes"][number]) => {
     closes.push(c);
-    for (const w of [...closeWaiters]) if (w.code === c.code) closeWaiters.splice(closeWaiters.indexOf(w), 1) && w.resolve(c);
+    for (const w of [...closeWaiters]) {
+      if (w.code !== c.code) continue;
+      closeWaiters.splice(closeWaiters.indexOf(w), 1);
+      w.resolve(c);
+    }
   };
   const { policy = scriptedPolicy, confirmation = "fail", ...hostOptions } = options;
   const host = new AgentHost({ clock: time.clock, scheduler: time, onerror: (e) => errors.push(e), onclose, ...hostOptions });
