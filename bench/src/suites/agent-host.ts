@@ -10,12 +10,16 @@
  * 3. Reconnect with replay of 1,000 envelopes until the client's state has converged; floor: a
  *    fresh client receiving the same channels as snapshots (`initialize`).
  *
- * The clients run in the same process as the host (they only count frames, except in 3), so
- * their receive cost is part of every figure.
+ * In 1 the clients run in a child process (`peers/agent-host-clients.mjs`) and parse every
+ * frame there, so the figure is the harness's own cost (projecting, encoding, sending). In 2 and 3
+ * they run in the same process as the host (they only count frames, except in 3), so their
+ * receive cost is part of those figures.
  */
 import { AhpClient, AhpServer, createLinkedPair, type AhpServerHandlers } from "@ahp/core";
 import { AgentHost, AgentHostClient, listenAgentHost, type AgentHostListener, type ChatState, type SocketLike } from "@ahp/agent-host";
+import { fork } from "node:child_process";
 import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import { WebSocket, WebSocketServer } from "ws";
 import {
   interleaved,
@@ -108,13 +112,63 @@ function forwardOp(agent: AhpClient) {
   };
 }
 
-async function forwardPath(quick: boolean): Promise<{ on: Measurement; off: Measurement }> {
+const PEER = fileURLToPath(new URL("../peers/agent-host-clients.mjs", import.meta.url));
+
+type PeerMessage = { type: "ready" } | { type: "count"; counts: number[]; closed: number };
+
+/**
+ * `n` subscribed clients in a child process (`peers/agent-host-clients.mjs`): they decode every
+ * frame there, so the harness process pays only for producing and sending the frames.
+ */
+async function peerClients(listener: AgentHostListener, n: number, channels: string[]) {
+  const child = fork(PEER, [`${listener.url}?token=bench-token`, String(n), ...channels], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const next = () =>
+    new Promise<PeerMessage>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`agent-host clients peer exited (${code})`));
+      child.once("exit", onExit);
+      child.once("message", (m: PeerMessage) => {
+        child.off("exit", onExit);
+        resolve(m);
+      });
+    });
+  const ready = await next();
+  if (ready.type !== "ready") throw new Error("agent-host clients peer did not start");
+  const count = async () => {
+    child.send({ type: "count" });
+    const m = await next();
+    if (m.type !== "count") throw new Error("agent-host clients peer: unexpected answer");
+    return m;
+  };
+  /** Waits until every client has received the same number of frames and none was closed. */
+  const settled = async (): Promise<number> => {
+    let previous = -1;
+    for (let attempt = 0; attempt < 250; attempt++) {
+      const { counts, closed } = await count();
+      if (closed > 0) throw new Error(`${closed} subscribed clients were closed by the host`);
+      const first = counts[0]!;
+      if (first > 0 && counts.every((c) => c === first) && first === previous) return first;
+      previous = counts.every((c) => c === first) ? first : -1;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error("subscribed clients did not receive every frame");
+  };
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      child.once("exit", () => resolve());
+      child.send({ type: "stop" });
+    });
+  return { settled, stop };
+}
+
+async function forwardPath(quick: boolean): Promise<{ on: Measurement; off: Measurement; frames: number }> {
   const opts = { iterations: quick ? 100 : 2000, runs: quick ? 1 : 3, warmup: quick ? 20 : 300, sampleLatency: false };
   const off = await harness(false);
   const on = await harness(true);
   await on.agent.send("session_start", {});
   const uris = AgentHost.uris(SESSION, "main");
-  const clients = await counters(on.listener!, 10, ["ahp-root://", uris.session, uris.chat!]);
+  const clients = await peerClients(on.listener!, 10, ["ahp-root://", uris.session, uris.chat!]);
   const opOff = forwardOp(off.agent);
   const opOn = forwardOp(on.agent);
   const results = await interleaved(
@@ -122,13 +176,15 @@ async function forwardPath(quick: boolean): Promise<{ on: Measurement; off: Meas
     quick ? 1 : 3,
     medianMeasurement,
   );
-  clients.close();
+  // Every client must have received every frame (none dropped, none closed as too slow).
+  const frames = await clients.settled();
+  await clients.stop();
   for (const h of [off, on]) {
     await h.agent.close();
     await h.server.close({ graceMs: 0 });
     await h.listener?.close();
   }
-  return results;
+  return { ...results, frames };
 }
 
 async function fanOut(quick: boolean): Promise<{ ours: Measurement; floor: Measurement }> {
@@ -291,7 +347,7 @@ export const suite: Suite = {
         floor: forward.off,
         ratio: throughputRatio(forward.on, forward.off),
         target: ">= 0.8x floor",
-        note: "clients in the same process",
+        note: `clients in a child process (${forward.frames} frames each)`,
       },
       { suite: "agent-host", case: "floor: bare ws frame to 100 clients", measurement: fan.floor, note: "time to the last client" },
       {
