@@ -3,6 +3,7 @@
  * `(method, params.channel)`, initialize/reconnect with `clientId` bound to the principal,
  * subscriptions, `dispatchAction`, and a bounded outbound buffer.
  */
+import type { Writable } from "node:stream";
 import type { WebSocket, RawData } from "ws";
 import { channelKind } from "../reducers/index.js";
 import { AgentHostErrorCode as E, META, ROOT_URI, SUPPORTED_PROTOCOL_VERSIONS, TELEMETRY_LOGS_TEMPLATE } from "../wire/constants.js";
@@ -62,12 +63,15 @@ export class ClientConnection implements FrameSink {
   #parseErrors = 0;
   #windowStart = 0;
   #windowCount = 0;
+  #corked = false;
 
   constructor(
     readonly id: number,
     readonly ws: WebSocket,
     readonly who: Principal,
     readonly host: HostContext,
+    /** The socket under `ws`: corked while one turn of the harness sends frames, so they leave in one write. */
+    readonly raw?: Writable,
   ) {
     ws.on("message", (data: RawData, isBinary: boolean) => this.#onFrame(data, isBinary));
     ws.on("error", (error) => host.report(error));
@@ -81,16 +85,30 @@ export class ClientConnection implements FrameSink {
     return this.who.role;
   }
 
-  /** Sends one encoded frame; a peer whose unsent data passes the limit is closed with 1008. */
-  send(frame: string): void {
+  /**
+   * Sends one encoded frame (a string or its UTF-8 bytes, always as a text frame); a peer whose
+   * unsent data passes the limit is closed with 1008. The frames sent in one synchronous turn (the
+   * actions of one harness event) are written to the socket together, at the end of that turn.
+   */
+  send(frame: string | Buffer): void {
     if (this.#closed || this.ws.readyState !== 1) return;
     // The limit is on data the peer has not taken yet; one frame is always accepted onto an empty-enough buffer.
     if (this.ws.bufferedAmount > this.host.limits.maxOutboundBytes) {
       this.close(1008, "outbound buffer limit exceeded", true);
       return;
     }
-    this.ws.send(frame);
+    if (this.raw !== undefined && !this.#corked) {
+      this.#corked = true;
+      this.raw.cork();
+      queueMicrotask(this.#uncork);
+    }
+    this.ws.send(frame, { binary: false });
   }
+
+  readonly #uncork = (): void => {
+    this.#corked = false;
+    this.raw?.uncork();
+  };
 
   /** Closes the socket; `hard` also cuts it after a short grace when the peer does not read. */
   close(code: number, reason: string, hard = false): void {

@@ -93,8 +93,8 @@ export async function listenAgentHost(host: AgentHost, options: ListenOptions): 
   const wss = new WebSocketServer({ noServer: true, maxPayload: host.limits.maxFrameBytes, perMessageDeflate: false });
   const sockets = new Set<WebSocket>();
 
-  const serve = (ws: WebSocket, who: Principal) => {
-    const connection = new ClientConnection(nextConnectionId++, ws, who, host);
+  const serve = (ws: WebSocket, who: Principal, socket: Duplex) => {
+    const connection = new ClientConnection(nextConnectionId++, ws, who, host, socket);
     host.connections.add(connection);
     sockets.add(ws);
     ws.once("close", () => {
@@ -110,7 +110,7 @@ export async function listenAgentHost(host: AgentHost, options: ListenOptions): 
       refuseUpgrade(socket);
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => serve(ws, who));
+    wss.handleUpgrade(req, socket, head, (ws) => serve(ws, who, socket));
   });
 
   await new Promise<void>((resolve, reject) => {

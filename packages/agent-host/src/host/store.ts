@@ -10,10 +10,16 @@ import { reduceChannel, type Clock } from "../reducers/index.js";
 import { encodeFrame, envelope as makeEnvelope, notification } from "../wire/codec.js";
 import type { ActionEnvelope, ActionOrigin, ChannelState, Snapshot, StateAction } from "../wire/types.js";
 
-/** Where frames for one connection go. `send` gets an encoded JSON-RPC message. */
+/**
+ * Where frames for one connection go. `send` gets an encoded JSON-RPC message: a string, or its
+ * UTF-8 bytes when the same frame goes to several connections (encoded once, sent as a text frame).
+ */
 export interface FrameSink {
-  send(frame: string): void;
+  send(frame: string | Buffer): void;
 }
+
+/** The frame for a set of sinks: encoded to UTF-8 once when more than one sink receives it. */
+const shared = (frame: string, sinks: number): string | Buffer => (sinks > 1 ? Buffer.from(frame, "utf8") : frame);
 
 export interface ReplayLogLimits {
   /** Envelopes kept for `reconnect` replay. Default 10 000. */
@@ -114,7 +120,7 @@ export class ChannelStore {
   notify(uri: string, method: string, params: unknown): void {
     const set = this.#subscribers.get(uri);
     if (set === undefined || set.size === 0) return;
-    const frame = encodeFrame(notification(method, params));
+    const frame = shared(encodeFrame(notification(method, params)), set.size);
     for (const sink of set) sink.send(frame);
   }
 
@@ -147,7 +153,10 @@ export class ChannelStore {
     const frame = encodeFrame(notification("action", env));
     this.#append(env, frame.length);
     const set = this.#subscribers.get(env.channel);
-    if (set !== undefined) for (const sink of set) sink.send(frame);
+    if (set !== undefined && set.size > 0) {
+      const data = shared(frame, set.size);
+      for (const sink of set) sink.send(data);
+    }
     for (const observer of this.#observers) observer(env, state);
     return env;
   }
