@@ -259,7 +259,8 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     const tokenFile = values["agent-host-token-file"] ?? file.agent_host?.token_file;
     if (tokenFile === undefined) throw new UsageError("--agent-host needs --agent-host-token-file");
     const address = hostPort("agent-host", agentHostSpec);
-    const approvalTimeoutMs = toInt("approval-timeout-ms", values["approval-timeout-ms"], { min: 1 }) ?? file.agent_host?.approval_timeout_ms ?? 300_000;
+    const approvalTimeoutMs =
+      toInt("approval-timeout-ms", values["approval-timeout-ms"], { min: 1 }) ?? file.agent_host?.approval_timeout_ms ?? 300_000;
     let tokens: TokenEntry[];
     try {
       tokens = await loadTokenFile(tokenFile);
@@ -269,7 +270,8 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     }
     const policyTimeoutMs = config.timeout_ms ?? 10_000;
     const advertised = Math.max(policyTimeoutMs, approvalTimeoutMs + 2000);
-    if (advertised !== policyTimeoutMs) log.info("advertised timeout raised for human approvals", { timeout_ms: advertised, approval_timeout_ms: approvalTimeoutMs });
+    if (advertised !== policyTimeoutMs)
+      log.info("advertised timeout raised for human approvals", { timeout_ms: advertised, approval_timeout_ms: approvalTimeoutMs });
     config.timeout_ms = advertised;
     const staticDir = values["agent-host-static"] ?? file.agent_host?.static_dir;
     agentHost = {
@@ -285,7 +287,11 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
       address,
       ...(staticDir === undefined ? {} : { staticDir }),
     };
-  } else if (values["agent-host-token-file"] !== undefined || values["approval-timeout-ms"] !== undefined || values["agent-host-static"] !== undefined) {
+  } else if (
+    values["agent-host-token-file"] !== undefined ||
+    values["approval-timeout-ms"] !== undefined ||
+    values["agent-host-static"] !== undefined
+  ) {
     throw new UsageError("--agent-host-token-file, --approval-timeout-ms and --agent-host-static need --agent-host");
   }
 
