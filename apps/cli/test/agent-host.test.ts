@@ -4,7 +4,7 @@
  * Agent Host side answers; the tokens file is checked for its mode.
  */
 // Frames from the wire are read as untyped JSON in assertions; a wrong shape fails the expectation.
- 
+
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -76,8 +76,8 @@ async function tokensFile(
 /** A minimal Agent Host client: JSON-RPC over one socket, frames collected. */
 async function inspector(url: string, token: string) {
   const ws = new WebSocket(`${url}?token=${token}`);
-  const frames: Array<Record<string, any>> = [];  
-  const waiters: Array<{ test: (f: Record<string, any>) => boolean; resolve: (f: Record<string, any>) => void }> = [];  
+  const frames: Array<Record<string, any>> = [];
+  const waiters: Array<{ test: (f: Record<string, any>) => boolean; resolve: (f: Record<string, any>) => void }> = [];
   ws.on("message", (data: Buffer) => {
     const f = JSON.parse(data.toString()) as Record<string, unknown>;
     frames.push(f);
@@ -93,9 +93,8 @@ async function inspector(url: string, token: string) {
   });
   let id = 0;
   const next = (test: (f: Record<string, any>) => boolean) => {
-     
     const found = frames.find(test);
-    return found !== undefined ? Promise.resolve(found) : new Promise<Record<string, any>>((resolve) => waiters.push({ test, resolve }));  
+    return found !== undefined ? Promise.resolve(found) : new Promise<Record<string, any>>((resolve) => waiters.push({ test, resolve }));
   };
   const request = async (method: string, params: Record<string, unknown>) => {
     const rid = ++id;
