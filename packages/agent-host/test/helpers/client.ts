@@ -8,7 +8,7 @@ import { AgentHostClient, type SocketLike } from "../../src/client/connection.js
 import type { ActionEnvelope } from "../../src/wire/types.js";
 import { frameProblems } from "./schema.js";
 
-export type Frame = Record<string, unknown> & { method?: string; params?: any; result?: any; error?: any; id?: unknown }; // eslint-disable-line @typescript-eslint/no-explicit-any -- frames are inspected freely in tests
+export type Frame = Record<string, unknown> & { method?: string; params?: any; result?: any; error?: any; id?: unknown };
 
 /** Every frame problem seen by any test client in this file (asserted empty by S27). */
 export const allProblems: string[] = [];
