@@ -2,6 +2,7 @@
 import { AUDIT_KEY_ENV, AUDIT_SYNC_MODES, loadAuditKey, type AuditSyncMode } from "@ahp/audit";
 import { readFile } from "node:fs/promises";
 import { AgentHost, listenAgentHost, loadTokenFile, type TokenEntry } from "@ahp/agent-host";
+import { inspectorAssetsDir, whoamiRoute } from "@ahp/inspector/server";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HarnessConfig } from "@ahp/core";
 import { createLogger, listenMetrics, metricsHandler, type LogLevel } from "@ahp/observability";
@@ -65,7 +66,7 @@ Agent Host (inspectors and human approvals over the Agent Host Protocol):
   --approval-timeout-ms N       how long an escalation waits for a human, then block (default 300000);
                                 the advertised timeout is raised to at least N + 2000 so that agents
                                 wait that long, while the policy itself stays bound by --timeout-ms
-  --agent-host-static DIR       also serve DIR at /inspector/ (same tokens: ?token= or Authorization)
+  --agent-host-static DIR       serve DIR at /inspector/ instead of the built-in inspector (same tokens)
   --config FILE         read all of the above from a YAML file (ahp.config.yaml); flags win
   --name NAME           harness name in the handshake (default ahp-harness)
   -h, --help            this text
@@ -374,10 +375,12 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
         tokens: agentHost.tokens,
         host: agentHost.address.host,
         port: agentHost.address.port,
-        ...(agentHost.staticDir === undefined ? {} : { staticDir: { dir: agentHost.staticDir } }),
+        // The built inspector at /inspector/ unless --agent-host-static names another directory.
+        staticDir: { dir: agentHost.staticDir ?? inspectorAssetsDir },
+        routes: [whoamiRoute(agentHost.tokens)],
       });
       closers.push(() => l.close());
-      log.info("listening", { transport: "agent-host", url: l.url });
+      log.info("listening", { transport: "agent-host", url: l.url, inspector: `${l.httpUrl}inspector/` });
     }
     const metricsSpec = values.metrics ?? file.metrics;
     if (metricsSpec !== undefined) {

@@ -1,0 +1,136 @@
+/** The inspector page: token, role, live link, and a redraw on every change (one per frame). */
+import { needsInput, type ChatState, type ToolCallState } from "@ahp/agent-host/client";
+import { Live } from "./live.js";
+import { canApprove, takeToken, whoAmI, type WhoAmI } from "./token.js";
+import { sessionDetail, sessionList, type ApprovalHandlers, type PageModel } from "./view.js";
+
+const root = document.getElementById("app")!;
+const bar = document.getElementById("link")!;
+const who = document.getElementById("who")!;
+const toast = document.getElementById("toast")!;
+
+function fatal(message: string): void {
+  bar.dataset.status = "closed";
+  bar.textContent = message;
+}
+
+async function boot(): Promise<void> {
+  const token = takeToken();
+  if (token === undefined) {
+    fatal("No token: open this page with ?token=YOUR_TOKEN (the same token as the Agent Host API).");
+    return;
+  }
+  const me = await whoAmI(token);
+  if (me === "unauthorized") {
+    fatal("This token is not accepted by the harness.");
+    return;
+  }
+  const identity: WhoAmI | undefined = me;
+  const approver = canApprove(identity?.role);
+  document.body.dataset.role = identity?.role ?? "unknown";
+  who.textContent = identity === undefined ? "" : `${identity.principal} · ${identity.role}`;
+
+  let selected: string | undefined;
+  let picked = false;
+  const drafts = new Map<string, string>();
+  let scheduled = false;
+  const redraw = () => {
+    if (scheduled) return;
+    scheduled = true;
+    requestAnimationFrame(() => {
+      scheduled = false;
+      render();
+    });
+  };
+  const showToast = (message: string) => {
+    toast.textContent = message;
+    toast.hidden = false;
+  };
+
+  const wsUrl = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/`;
+  const live = new Live(wsUrl, token, { onchange: redraw, onrejected: (reason) => showToast(`The harness refused: ${reason}`) });
+
+  const answer = (chat: string, action: Record<string, unknown>, tool: ToolCallState) => {
+    drafts.delete(tool.toolCallId);
+    toast.hidden = true;
+    live.dispatch(chat, { type: "chat/toolCallConfirmed", toolCallId: tool.toolCallId, ...action });
+  };
+  const option = (tool: ToolCallState, id: string) => (tool.options?.some((o) => o.id === id) ? { selectedOptionId: id } : {});
+  const actions: ApprovalHandlers = {
+    canApprove: approver,
+    drafts,
+    redraw,
+    approve: (chat, turnId, tool) =>
+      answer(chat, { turnId, approved: true, confirmed: "user-action", ...option(tool, "allow-once") }, tool),
+    deny: (chat, turnId, tool) => answer(chat, { turnId, approved: false, reason: "denied", ...option(tool, "deny") }, tool),
+    editAndApprove: (chat, turnId, tool, input) => {
+      try {
+        const parsed: unknown = JSON.parse(input);
+        if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
+      } catch {
+        showToast("The edited input must be a JSON object.");
+        return;
+      }
+      answer(
+        chat,
+        {
+          turnId,
+          approved: true,
+          confirmed: "user-action",
+          editedToolInput: JSON.stringify(JSON.parse(input)),
+          ...option(tool, "allow-once"),
+        },
+        tool,
+      );
+    },
+  };
+
+  const model = (): PageModel => {
+    const sessions = [...live.sessions.values()]
+      .sort((a, b) => (a.modifiedAt < b.modifiedAt ? 1 : -1))
+      .map((s) => ({ uri: s.resource, title: s.title, status: s.status, state: live.session(s.resource) }));
+    if (!picked || !sessions.some((s) => s.uri === selected)) {
+      selected = (sessions.find((s) => needsInput(s.status)) ?? sessions[0])?.uri;
+    }
+    return {
+      sessions,
+      selected,
+      chat: (uri) => live.client.state.view<ChatState>(uri),
+      select: (uri) => {
+        selected = uri;
+        picked = true;
+        redraw();
+      },
+    };
+  };
+
+  function render(): void {
+    bar.dataset.status = live.status;
+    if (live.lastResync !== undefined) bar.dataset.resync = live.lastResync.type;
+    bar.textContent =
+      live.status === "live"
+        ? `live${live.lastResync?.type === "replay" ? ` · resumed, ${live.lastResync.actions} missed updates replayed` : live.lastResync?.type === "snapshot" ? " · resumed from snapshots" : ""}`
+        : live.status === "reconnecting"
+          ? `reconnecting… (attempt ${live.attempt})`
+          : live.status;
+    // Keep the caret of an open input editor across the redraw.
+    const focused = document.activeElement instanceof HTMLTextAreaElement ? document.activeElement : undefined;
+    const focusedTool = focused?.closest<HTMLElement>("[data-tool-call-id]")?.dataset.toolCallId;
+    const caret = focused === undefined ? undefined : ([focused.selectionStart, focused.selectionEnd] as const);
+    const m = model();
+    root.replaceChildren(sessionList(m), sessionDetail(m, actions));
+    if (focusedTool !== undefined && caret !== undefined) {
+      const area = root.querySelector<HTMLTextAreaElement>(`[data-tool-call-id="${CSS.escape(focusedTool)}"] textarea`);
+      area?.focus();
+      area?.setSelectionRange(caret[0], caret[1]);
+    }
+  }
+
+  render();
+  live.start();
+}
+
+toast.addEventListener("click", () => {
+  toast.hidden = true;
+});
+void boot().catch((error: unknown) => fatal(`The inspector failed to start: ${error instanceof Error ? error.message : String(error)}`));

@@ -1,0 +1,274 @@
+/**
+ * Rendering: the session list, and for the selected session its run status, task list,
+ * verification, and each chat's timeline of tool calls with the decision, reason and rule, with
+ * the approval buttons on pending escalations for principals who may approve.
+ */
+import {
+  META,
+  needsInput,
+  type ChatState,
+  type ResponsePart,
+  type SessionState,
+  type StringOrMarkdown,
+  type ToolCallState,
+} from "@ahp/agent-host/client";
+import { h, type Child } from "./dom.js";
+
+export interface Decision {
+  decision?: string;
+  reason?: string;
+  rules?: string[];
+  decidedBy?: string;
+  approver?: string;
+}
+
+export interface ApprovalHandlers {
+  canApprove: boolean;
+  approve(chat: string, turnId: string, tool: ToolCallState): void;
+  deny(chat: string, turnId: string, tool: ToolCallState): void;
+  editAndApprove(chat: string, turnId: string, tool: ToolCallState, input: string): void;
+  /** Tool calls whose input editor is open, with the text typed so far. */
+  drafts: Map<string, string>;
+  redraw(): void;
+}
+
+const text = (v: StringOrMarkdown | undefined): string | undefined =>
+  v === undefined ? undefined : typeof v === "string" ? v : v.markdown;
+const obj = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+const perChat = (session: SessionState, key: string, chat: string): Record<string, unknown> | undefined => {
+  const value = obj(session._meta?.[key])[chat];
+  return value === undefined ? undefined : obj(value);
+};
+
+/** The tool input as pretty JSON (the host sends compact JSON text). */
+export function prettyInput(input: unknown): string {
+  if (typeof input === "string") {
+    try {
+      return JSON.stringify(JSON.parse(input), null, 2);
+    } catch {
+      return input;
+    }
+  }
+  return JSON.stringify(input ?? {}, null, 2);
+}
+
+/**
+ * The harness's decision on a tool call (`_meta["ahpHarness/decision"]`). The policy engine puts
+ * the rule id of an escalation only in its reason (`… [rule: id]`): it is split out here.
+ */
+export function decisionOf(tool: ToolCallState): Decision {
+  const d = { ...(obj(tool._meta?.[META.decision]) as Decision) };
+  const marker = d.reason === undefined ? null : /\s*(?:^|\[)rule: ([^\]\s]+)\]?$/.exec(d.reason);
+  if (marker !== null && d.reason !== undefined) {
+    d.rules ??= [marker[1]!];
+    d.reason = d.reason.slice(0, marker.index) || undefined;
+  }
+  return d;
+}
+
+/** What a person answered, from the tool call's own state (the harness's record follows at completion). */
+function answerOf(tool: ToolCallState): string | undefined {
+  if (tool.confirmed === "user-action")
+    return `approved in an inspector${tool.selectedOption === undefined ? "" : ` (${tool.selectedOption.label})`}`;
+  if (tool.reason === "denied") return "denied";
+  return undefined;
+}
+
+function toolCard(chat: string, turnId: string, tool: ToolCallState, actions: ApprovalHandlers): HTMLElement {
+  const d = decisionOf(tool);
+  const pending = tool.status === "pending-confirmation";
+  const reason = d.reason ?? text(tool.reasonMessage);
+  const draft = actions.drafts.get(tool.toolCallId);
+  const buttons: Child =
+    pending && actions.canApprove
+      ? h(
+          "div",
+          { class: "actions" },
+          h("button", { class: "approve", "data-action": "approve", onclick: () => actions.approve(chat, turnId, tool) }, "Approve"),
+          h("button", { class: "deny", "data-action": "deny", onclick: () => actions.deny(chat, turnId, tool) }, "Deny"),
+          tool.editable === true && draft === undefined
+            ? h(
+                "button",
+                {
+                  class: "edit",
+                  "data-action": "edit",
+                  onclick: () => {
+                    actions.drafts.set(tool.toolCallId, prettyInput(tool.toolInput));
+                    actions.redraw();
+                  },
+                },
+                "Edit and approve",
+              )
+            : null,
+        )
+      : null;
+  const editor: Child =
+    pending && actions.canApprove && draft !== undefined
+      ? h(
+          "form",
+          {
+            class: "editor",
+            onsubmit: (event) => {
+              event.preventDefault();
+              actions.editAndApprove(chat, turnId, tool, actions.drafts.get(tool.toolCallId) ?? draft);
+            },
+          },
+          (() => {
+            const area = h("textarea", { "aria-label": "Tool input (JSON)", rows: 6, spellcheck: "false" });
+            area.value = draft;
+            area.addEventListener("input", () => actions.drafts.set(tool.toolCallId, area.value));
+            return area;
+          })(),
+          h("button", { type: "submit", class: "approve", "data-action": "submit-edit" }, "Approve edited input"),
+          h(
+            "button",
+            {
+              type: "button",
+              onclick: () => {
+                actions.drafts.delete(tool.toolCallId);
+                actions.redraw();
+              },
+            },
+            "Cancel",
+          ),
+        )
+      : null;
+  const input = tool.toolInput ?? text(tool.invocationMessage);
+  return h(
+    "article",
+    { class: `tool status-${tool.status}${pending ? " pending" : ""}`, "data-tool-call-id": tool.toolCallId, "data-status": tool.status },
+    h(
+      "header",
+      {},
+      h("b", {}, tool.displayName || tool.toolName),
+      h("span", { class: "status" }, tool.status),
+      d.decision === undefined ? null : h("span", { class: `decision decision-${d.decision}`, "data-decision": d.decision }, d.decision),
+    ),
+    input === undefined ? null : h("pre", { class: "input" }, typeof input === "string" ? input : JSON.stringify(input)),
+    reason === undefined ? null : h("p", { class: "reason" }, reason),
+    d.rules === undefined || d.rules.length === 0 ? null : h("p", { class: "rule" }, "rule: ", h("code", {}, d.rules.join(", "))),
+    d.decidedBy === undefined
+      ? null
+      : h("p", { class: "by" }, `decided by ${d.decidedBy}${d.approver === undefined ? "" : ` (${d.approver})`}`),
+    d.decidedBy === "human" || answerOf(tool) === undefined ? null : h("p", { class: "answer" }, answerOf(tool)),
+    pending && !actions.canApprove ? h("p", { class: "waiting" }, "Waiting for an approver") : null,
+    buttons,
+    editor,
+  );
+}
+
+const inputMessage = (request: unknown): string => {
+  const message = obj(request).message;
+  return typeof message === "string" ? message : "";
+};
+
+function part(chat: string, turnId: string, p: ResponsePart, actions: ApprovalHandlers): Child {
+  if (p.kind === "toolCall") return toolCard(chat, turnId, (p as { toolCall: ToolCallState }).toolCall, actions);
+  if (p.kind === "systemNotification") return h("p", { class: "notice" }, text((p as { content: StringOrMarkdown }).content) ?? "");
+  if (p.kind === "markdown") return h("p", { class: "message" }, String((p as { content: unknown }).content));
+  if (p.kind === "inputRequest")
+    return h("p", { class: "notice" }, `Input requested: ${inputMessage((p as { request: unknown }).request)}`);
+  return null;
+}
+
+function chatView(session: SessionState, uri: string, chat: ChatState | undefined, actions: ApprovalHandlers): HTMLElement {
+  if (chat === undefined) return h("section", { class: "chat" }, h("p", { class: "dim" }, "Loading…"));
+  const run = perChat(session, META.run, uri);
+  const tasks = perChat(session, META.taskList, uri);
+  const verification = perChat(session, META.verification, uri);
+  const turns = [...chat.turns, ...(chat.activeTurn === undefined ? [] : [chat.activeTurn])];
+  return h(
+    "section",
+    { class: "chat", "data-chat": uri },
+    h(
+      "h3",
+      {},
+      chat.title,
+      run === undefined ? null : h("span", { class: "run", "data-run-status": String(run.status) }, `run ${String(run.status)}`),
+    ),
+    chat.activity === undefined ? null : h("p", { class: "dim" }, chat.activity),
+    tasks === undefined
+      ? null
+      : h(
+          "ul",
+          { class: "tasks" },
+          ...(Array.isArray(tasks.tasks) ? tasks.tasks : []).map((t) => {
+            const task = obj(t);
+            return h(
+              "li",
+              { class: `task task-${String(task.status)}` },
+              h("span", { class: "status" }, String(task.status)),
+              String(task.title ?? task.id),
+            );
+          }),
+        ),
+    verification === undefined
+      ? null
+      : h(
+          "div",
+          { class: `verification verification-${String(verification.status)}` },
+          `verification ${String(verification.status)}`,
+          ...(Array.isArray(verification.checks) ? verification.checks : []).map((c) =>
+            h("div", { class: "dim" }, `${String(obj(c).subject)}: ${String(obj(c).status)}`),
+          ),
+          ...(Array.isArray(verification.residualRisks) ? verification.residualRisks : []).map((r) =>
+            h("div", { class: "risk" }, `risk: ${String(r)}`),
+          ),
+        ),
+    ...turns.map((turn) =>
+      h(
+        "div",
+        { class: "turn" },
+        h("p", { class: "prompt" }, turn.message.text),
+        ...turn.responseParts.map((p) => part(uri, turn.id, p, actions)),
+        "state" in turn ? h("p", { class: "dim" }, `turn ${String(turn.state)}`) : null,
+      ),
+    ),
+  );
+}
+
+export interface PageModel {
+  sessions: Array<{ uri: string; title: string; status: number; state: SessionState | undefined }>;
+  selected: string | undefined;
+  chat(uri: string): ChatState | undefined;
+  select(uri: string): void;
+}
+
+export function sessionList(model: PageModel): HTMLElement {
+  if (model.sessions.length === 0) return h("nav", { class: "sessions" }, h("p", { class: "dim" }, "No sessions yet."));
+  return h(
+    "nav",
+    { class: "sessions" },
+    ...model.sessions.map((s) =>
+      h(
+        "button",
+        {
+          class: `session${s.uri === model.selected ? " selected" : ""}${needsInput(s.status) ? " needs-input" : ""}`,
+          "data-session": s.uri,
+          onclick: () => model.select(s.uri),
+        },
+        s.title,
+        needsInput(s.status) ? h("span", { class: "badge" }, "approval needed") : null,
+      ),
+    ),
+  );
+}
+
+export function sessionDetail(model: PageModel, actions: ApprovalHandlers): HTMLElement {
+  const entry = model.sessions.find((s) => s.uri === model.selected);
+  if (entry?.state === undefined) return h("main", {}, h("p", { class: "dim" }, entry === undefined ? "Select a session." : "Loading…"));
+  const state = entry.state;
+  const agent = obj(state._meta?.[META.agent]);
+  return h(
+    "main",
+    { "data-session": entry.uri },
+    h("h2", {}, state.title),
+    h(
+      "p",
+      { class: "dim" },
+      [state.activity, typeof agent.framework === "string" ? `agent ${agent.framework}` : undefined].filter(Boolean).join(" · "),
+    ),
+    ...(state.chats ?? []).map((c) => chatView(state, c.resource, model.chat(c.resource), actions)),
+  );
+}

@@ -1,0 +1,180 @@
+/**
+ * The inspector in a real browser (headless Debian chromium, driven by playwright-core) against a
+ * real `ahp serve --agent-host` child process and a scripted agent whose escalated `npm install`
+ * waits for a human. Under CI=true these tests fail when chromium is missing; elsewhere they skip.
+ */
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AhpClient } from "@ahp/core";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  ARTIFACTS,
+  HAVE_CHROMIUM,
+  IN_CI,
+  INSTALL_HINT,
+  NPM_INSTALL,
+  TOKENS,
+  agent,
+  cuttableProxy,
+  launchChromium,
+  preAction,
+  serve,
+  type Served,
+} from "./support.js";
+
+if (!HAVE_CHROMIUM && !IN_CI) console.warn(`skipping the inspector's browser tests: ${INSTALL_HINT}`);
+
+describe.runIf(IN_CI && !HAVE_CHROMIUM)("inspector in a browser (CI)", () => {
+  it("has chromium to run the browser tests", () => {
+    throw new Error(INSTALL_HINT);
+  });
+});
+
+describe.runIf(HAVE_CHROMIUM)("inspector in a browser", () => {
+  let dir: string;
+  let served: Served;
+  let browser: Browser;
+  let proxy: Awaited<ReturnType<typeof cuttableProxy>>;
+  const agents: AhpClient[] = [];
+  const pages: Page[] = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "ahp-inspector-"));
+    [served, browser] = await Promise.all([serve(dir), launchChromium()]);
+    const target = new URL(served.httpUrl);
+    proxy = await cuttableProxy({ host: target.hostname, port: Number(target.port) });
+  });
+  afterEach(async () => {
+    for (const p of pages.splice(0)) await p.context().close();
+    for (const a of agents.splice(0)) await a.close().catch(() => undefined);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await proxy?.close();
+    served?.child.kill("SIGTERM");
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function open(role: keyof typeof TOKENS, viewport = { width: 1100, height: 800 }): Promise<Page> {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    pages.push(page);
+    await page.goto(`${proxy.url}inspector/?token=${TOKENS[role]}`);
+    await page.locator('#link[data-status="live"]').waitFor();
+    return page;
+  }
+
+  async function escalate(sessionId: string) {
+    const a = await agent(served.ws, sessionId);
+    agents.push(a);
+    return { agent: a, decision: preAction(a, NPM_INSTALL) };
+  }
+
+  /** The card of the pending escalation (there is one at a time in these tests). */
+  const pendingCard = (page: Page) => page.locator('article.tool[data-status="pending-confirmation"]').filter({ hasText: "npm install" });
+
+  it("shows the escalated npm install with its decision, reason and rule; Approve makes the agent receive allow", async () => {
+    const page = await open("approver");
+    expect(page.url()).not.toContain(TOKENS.approver);
+    const { decision } = await escalate("browser-approve");
+    const card = pendingCard(page);
+    await card.waitFor();
+    await expect(card.locator('[data-decision="escalate"]').textContent()).resolves.toBe("escalate");
+    await expect(card.locator(".rule").textContent()).resolves.toContain("escalate-unknown-package-source");
+    await expect(card.locator(".input").textContent()).resolves.toContain("registry.example.net");
+    await expect(page.locator("body").getAttribute("data-role")).resolves.toBe("approver");
+    await mkdir(ARTIFACTS, { recursive: true });
+    const shot = join(ARTIFACTS, "approval-view.png");
+    await page.screenshot({ path: shot, fullPage: true });
+    console.log(`inspector screenshot (approval view): ${shot}`);
+    await card.locator('button[data-action="approve"]').click();
+    const d = await decision;
+    expect(d.decision).toBe("allow");
+    // The page then shows the human's decision and no buttons any more.
+    await page
+      .locator('article.tool[data-status="running"]')
+      .filter({ hasText: "npm install" })
+      .locator(".answer")
+      .filter({ hasText: "approved" })
+      .waitFor();
+    expect(await page.locator("button[data-action]").count()).toBe(0);
+  });
+
+  it("Deny makes the agent receive block", async () => {
+    const page = await open("approver");
+    const { decision } = await escalate("browser-deny");
+    await pendingCard(page).locator('button[data-action="deny"]').click();
+    const d = await decision;
+    expect(d.decision).toBe("block");
+    expect(d.reason).toMatch(/alice/);
+  });
+
+  it("Edit and approve makes the agent receive modify with the edited input", async () => {
+    const page = await open("approver");
+    const { decision } = await escalate("browser-edit");
+    const card = pendingCard(page);
+    await card.locator('button[data-action="edit"]').click();
+    const area = card.locator("textarea");
+    expect(JSON.parse(await area.inputValue())).toEqual(NPM_INSTALL);
+    await area.fill(JSON.stringify({ command: "npm install left-pad" }, null, 2));
+    await card.locator('button[data-action="submit-edit"]').click();
+    const d = await decision;
+    expect(d.decision).toBe("modify");
+    expect(d.modified_payload?.arguments).toEqual({ command: "npm install left-pad" });
+  });
+
+  it("a viewer sees the pending escalation but no buttons", async () => {
+    const viewer = await open("viewer");
+    const { decision } = await escalate("browser-viewer");
+    const card = pendingCard(viewer);
+    await card.locator(".waiting").waitFor();
+    await expect(viewer.locator("body").getAttribute("data-role")).resolves.toBe("viewer");
+    expect(await viewer.locator("button[data-action]").count()).toBe(0);
+    // An approver elsewhere answers; the viewer's page follows.
+    const approver = await open("approver");
+    await pendingCard(approver).locator('button[data-action="approve"]').click();
+    expect((await decision).decision).toBe("allow");
+    await viewer.locator('article.tool[data-status="running"]').filter({ hasText: "npm install" }).waitFor();
+    expect(await viewer.locator(".waiting").count()).toBe(0);
+  });
+
+  it("recovers with replay when the socket is cut, showing that it is reconnecting meanwhile", async () => {
+    const page = await open("approver");
+    const a = await agent(served.ws, "browser-reconnect");
+    agents.push(a);
+    expect((await preAction(a, { path: "README.md" }, "read_file")).decision).toBe("allow");
+    await page.locator("article.tool").filter({ hasText: "README.md" }).waitFor();
+
+    proxy.cut();
+    await page.locator('#link[data-status="reconnecting"]').filter({ hasText: "reconnecting" }).waitFor();
+    // While the page is away, the agent is escalated on the session the page follows.
+    const decision = preAction(a, NPM_INSTALL);
+    proxy.restore();
+    await page.locator('#link[data-status="live"][data-resync="replay"]').waitFor();
+    await expect(page.locator("#link").textContent()).resolves.toMatch(/replayed/);
+    await pendingCard(page).locator('button[data-action="approve"]').click();
+    expect((await decision).decision).toBe("allow");
+  });
+
+  it("renders the approval view in a phone-sized window", async () => {
+    const page = await open("approver", { width: 390, height: 844 });
+    const { decision } = await escalate("browser-phone");
+    const approve = pendingCard(page).locator('button[data-action="approve"]');
+    await approve.waitFor();
+    await approve.scrollIntoViewIfNeeded();
+    const box = await approve.boundingBox();
+    expect(box).not.toBeNull();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+    expect(box!.height).toBeGreaterThanOrEqual(32);
+    // Nothing wider than the screen: no sideways scrolling of the page.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await mkdir(ARTIFACTS, { recursive: true });
+    const shot = join(ARTIFACTS, "approval-view-phone.png");
+    await page.screenshot({ path: shot });
+    console.log(`inspector screenshot (phone): ${shot}`);
+    await approve.click();
+    expect((await decision).decision).toBe("allow");
+  });
+});
