@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { runDemo } from "./demo.js";
 import { TRANSPORTS, type TransportKind } from "./harness.js";
+import { runInspectorDemo } from "./inspector.js";
 
 const usage = `Usage: ahp-demo [--transport ${TRANSPORTS.join("|")}] [--color|--no-color] [--keep] [--audit FILE]
 
@@ -17,6 +18,8 @@ a summary, and the verification of the audit log the harness wrote.
                   http, ws, unix (embedded harness behind a loopback listener)
   --keep          keep the temporary directory with the audit log
   --audit FILE    write the audit log to FILE (kept; the key is printed) instead of a temporary one
+  --inspector     turn on the Agent Host port, print the inspector's URL and wait for you to
+                  approve the escalated npm install there (blocked after 5 minutes)
   --color, --no-color   force colours on or off (default: on for terminals)
 `;
 
@@ -30,6 +33,7 @@ async function main(): Promise<number> {
         "no-color": { type: "boolean" },
         keep: { type: "boolean" },
         audit: { type: "string" },
+        inspector: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -46,6 +50,10 @@ async function main(): Promise<number> {
     return 64;
   }
   const color = values["no-color"] ? false : values.color ? true : undefined;
+  if (values.inspector) {
+    await runInspectorDemo({ out: process.stdout, err: process.stderr, env: process.env, ...(color === undefined ? {} : { color }) });
+    return 0;
+  }
   const result = await runDemo({
     transport: values.transport as TransportKind,
     out: process.stdout,
