@@ -4,7 +4,9 @@ import { defineConfig } from "tsup";
 // bundled by scripts/build-page.mjs into dist/www/.
 export default defineConfig({
   entry: { server: "src/server.ts" },
-  format: ["esm"],
+  format: ["esm", "cjs"],
+  // `import.meta.url` in the CommonJS build (where the page is).
+  shims: true,
   dts: true,
   sourcemap: true,
   clean: true,
