@@ -1,0 +1,510 @@
+/**
+ * Simple commands of a command line, with what a policy needs to know about each: the program
+ * after unwrapping (`sudo`, `env`, `xargs`, `python -m` …), its flags, options and positional
+ * arguments, the working directory it runs in (`cd / && rm -rf *` runs `rm` in `/`), the files
+ * it writes, truncates, deletes or changes the mode of, where its output flows, and whether it
+ * can be analysed at all.
+ *
+ * Scripts handed to another shell (`sh -c '…'`, `eval '…'`, `bash <<EOF`, `echo '…' | sh`,
+ * `su -c`, `env -S`, `cmd /c`, `powershell -Command`) and `find … -exec … ;` are parsed
+ * recursively, as are command and process substitutions. What cannot be known without running
+ * something is reported as {@link OpaqueReason}s instead of guessed.
+ */
+import { callsDangerousPrimitive, type CodeLanguage } from "./inline-code.js";
+import { lex, type Redirect, type RedirectToken, type Substitution, type WordToken } from "./lex.js";
+import { changeDirectory, resolveShellPath, type WorkingDirectory } from "./paths.js";
+import { CHANGES_ALL, COPIERS, SHELLS, interpreterOf, type InterpreterSpec } from "./tables.js";
+import { commandStart, programName, splitOptions, unwrap } from "./words.js";
+
+/**
+ * Why a command cannot be analysed statically:
+ * - `dynamic-command`: the command word is computed (`$(echo rm) -rf /`, `$CMD`, `${X}`, a glob or brace expansion);
+ * - `dynamic-script`: a shell or interpreter runs text produced by another command (`… | base64 -d | sh`,
+ *   `curl … | python3`, `bash <(…)`, `powershell -EncodedCommand …`);
+ * - `inline-code`: program text given to an interpreter (`python3 -c`, `perl -e`, `node -e`, an awk
+ *   program, a here-document) calls a delete, exec or network primitive.
+ */
+export type OpaqueReason = "dynamic-command" | "dynamic-script" | "inline-code";
+export const OPAQUE_REASONS: readonly OpaqueReason[] = Object.freeze(["dynamic-command", "dynamic-script", "inline-code"]);
+
+export interface SimpleCommand {
+  /** Program name: basename of the command word, lower case (`/usr/bin/RM` → `rm`); `eval` for a substitution; `""` for a bare redirection. */
+  program: string;
+  /** The command words after unwrapping (`argv[0]` is the command word as written); words `xargs` reads from a literal input are appended. */
+  argv: string[];
+  /** Positional arguments (not options), paths normalized. */
+  args: string[];
+  /** Flags: `-rf` gives `r`, `f` and `rf`; `--force` and `--force=x` give `force`. */
+  flags: Set<string>;
+  /** Candidate option values: `--registry=x`, `--registry x`, `-i x`, `-ix` all give the value `x`. */
+  options: Map<string, string[]>;
+  redirects: Redirect[];
+  /** Every word of the command as written: wrappers, assignments, arguments, redirection targets. */
+  words: string[];
+  /** Programs the output of this command flows into: later pipeline stages, commands holding a substitution. */
+  consumers: string[];
+  /** Wrapper programs that were removed in front of the command (`sudo`, `env` …). */
+  wrappers: string[];
+  /** 0 for top-level commands; +1 per substitution or nested script. */
+  depth: number;
+  /** The working directory the command runs in, as far as the line tells (see {@link WorkingDirectory}). */
+  cwd: WorkingDirectory;
+  /** Positional arguments resolved against {@link cwd} (`cd / && rm -rf *` gives `/*`). */
+  paths: string[];
+  /** Files the command writes, truncates, deletes, moves or changes the mode or owner of (output redirections included), resolved. */
+  writes: string[];
+  /** Files the command reads as its input (`< file`), resolved. */
+  reads: string[];
+  /** Why the command cannot be analysed; empty when it can. */
+  opaque: OpaqueReason[];
+}
+
+export interface ParseShellOptions {
+  /** How deep substitutions and nested scripts are followed. Default 4. */
+  maxDepth?: number;
+  /** The working directory the line starts in (a tool call's `cwd`); relative paths stay relative without it. */
+  cwd?: string;
+}
+
+interface RedirectEntry {
+  redirect: Redirect;
+  subs: readonly Substitution[];
+}
+
+interface Stage {
+  words: WordToken[];
+  redirects: RedirectEntry[];
+}
+
+interface Prepared {
+  program: string;
+  argv: string[];
+  /** Tokens of `argv` (undefined for words added by the analysis). */
+  tokens: (WordToken | undefined)[];
+  wrappers: string[];
+  chdir?: string;
+}
+
+const EMPTY: Prepared = { program: "", argv: [], tokens: [], wrappers: [] };
+const OUTPUT_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
+const PRINTERS = new Set(["echo", "printf"]);
+const ALLOWED_PROGRAM_EXPANSION = /^(?:\$HOME|\$\{HOME\}|\$PWD|\$\{PWD\})\/[^$`]*$/;
+const PATTERN_WORD = /[*?]|\[[^\]]+\]|\{[^}]*(?:,|\.\.)[^}]*\}/;
+const CHMOD_MODE = /^(?:[0-7]{1,4}|[ugoa]*(?:[-+=][rwxXstugo]*)+(?:,[ugoa]*(?:[-+=][rwxXstugo]*)+)*)$/;
+
+const synthetic = (text: string): WordToken => ({ kind: "word", text, subs: [], start: 0, end: 0, expands: false, pattern: false });
+
+/** The command word is computed at run time. */
+function dynamicProgram(token: WordToken | undefined): boolean {
+  if (token === undefined) return false;
+  if (token.subs.length > 0) return true;
+  if (token.expands && !ALLOWED_PROGRAM_EXPANSION.test(token.text)) return true;
+  return token.pattern && PATTERN_WORD.test(token.text);
+}
+
+const codeLanguage = (program: string): CodeLanguage =>
+  program.endsWith("awk") ? "awk" : program === "perl" ? "perl" : program === "ruby" ? "ruby" : "other";
+
+class Builder {
+  readonly commands: SimpleCommand[] = [];
+  constructor(readonly maxDepth: number) {}
+
+  script(text: string, depth: number, outerConsumers: readonly string[], cwdIn: WorkingDirectory): void {
+    if (depth > this.maxDepth || text.length === 0) return;
+    const toks = lex(text);
+    let cwd = cwdIn;
+    const saved: WorkingDirectory[] = [];
+    let pipeline: Stage[] = [];
+    let stage: Stage = { words: [], redirects: [] };
+    const endStage = () => {
+      if (stage.words.length > 0 || stage.redirects.length > 0) pipeline.push(stage);
+      stage = { words: [], redirects: [] };
+    };
+    const endPipeline = () => {
+      endStage();
+      if (pipeline.length === 0) return;
+      const prepared = pipeline.map((s) => this.#prepare(s));
+      for (let k = 0; k < prepared.length; k++) {
+        const consumers: string[] = [];
+        for (let j = k + 1; j < prepared.length; j++) if (prepared[j]!.program !== "") consumers.push(prepared[j]!.program);
+        for (const c of outerConsumers) consumers.push(c);
+        const previous = k > 0 ? { stage: pipeline[k - 1]!, prepared: prepared[k - 1]! } : undefined;
+        this.#stage(pipeline[k]!, prepared[k]!, depth, consumers, cwd, previous);
+      }
+      // `cd` changes the directory of the commands after it, unless it ran in a pipeline (a subshell).
+      if (prepared.length === 1) {
+        const p = prepared[0]!;
+        if (p.program === "cd" || p.program === "pushd") cwd = changeDirectory(cwd, p.argv.slice(1).find((w) => !w.startsWith("-") || w === "-"));
+        else if (p.program === "popd") cwd = null;
+      }
+      pipeline = [];
+    };
+    for (const tok of toks) {
+      if (tok.kind === "word") stage.words.push(tok);
+      else if (tok.kind === "redir") stage.redirects.push(entry(tok));
+      else if (tok.op === "|" || tok.op === "|&") endStage();
+      else {
+        endPipeline();
+        if (tok.op === "(") saved.push(cwd);
+        else if (tok.op === ")" && saved.length > 0) cwd = saved.pop();
+      }
+    }
+    endPipeline();
+  }
+
+  #prepare(stage: Stage): Prepared {
+    const texts = stage.words.map((w) => w.text);
+    const start = commandStart(texts);
+    if (start < 0 || start >= texts.length) return EMPTY;
+    const u = unwrap(start === 0 ? texts : texts.slice(start));
+    const first = start + u.offset;
+    const tokens: (WordToken | undefined)[] = stage.words.slice(first, first + u.argv.length);
+    // `python -mpip`: the module word is not a token of its own.
+    if (tokens.length > 0 && tokens[0]!.text !== u.argv[0]) tokens[0] = undefined;
+    const token = tokens[0];
+    const program = token !== undefined && token.subs.length > 0 ? "eval" : programName(u.argv[0]!);
+    return { program, argv: u.argv, tokens, wrappers: u.wrappers, ...(u.chdir === undefined ? {} : { chdir: u.chdir }) };
+  }
+
+  #stage(
+    stage: Stage,
+    prepared: Prepared,
+    depth: number,
+    consumers: string[],
+    cwdIn: WorkingDirectory,
+    previous: { stage: Stage; prepared: Prepared } | undefined,
+  ): void {
+    const { program, wrappers } = prepared;
+    let argv = prepared.argv;
+    const cwd = prepared.chdir === undefined ? cwdIn : changeDirectory(cwdIn, prepared.chdir);
+    const redirects = stage.redirects.map((r) => r.redirect);
+    const opaque: OpaqueReason[] = [];
+    if (dynamicProgram(prepared.tokens[0])) opaque.push("dynamic-command");
+
+    // `xargs CMD` appends what it reads; when that is literal text (or the roots of a find), it is known.
+    if (wrappers.includes("xargs") && argv.length > 0) {
+      const input = literalInput(stage, previous, true);
+      if (input !== undefined) argv = [...argv, ...input.split(/\s+/).filter((w) => w.length > 0)];
+    }
+    const { args, flags, options } = splitOptions(argv, program);
+    const paths = args.map((a) => resolveShellPath(cwd, a));
+    const writes: string[] = [];
+    const reads: string[] = [];
+    for (const r of redirects) {
+      if (OUTPUT_OPS.has(r.op)) writes.push(resolveShellPath(cwd, r.target));
+      else if (r.op === ">&" && !/^(\d+|-)$/.test(r.target)) writes.push(resolveShellPath(cwd, r.target));
+      if (r.op === "<" || r.op === "<>") reads.push(resolveShellPath(cwd, r.target));
+    }
+    changedFiles(program, argv, args, paths, options, flags, cwd, writes);
+
+    const allWords = stage.words.map((w) => w.text);
+    const command: SimpleCommand = {
+      program,
+      argv,
+      args,
+      flags,
+      options,
+      redirects,
+      words: redirects.length === 0 ? allWords : [...allWords, ...redirects.map((r) => r.target)],
+      consumers,
+      wrappers,
+      depth,
+      cwd,
+      paths,
+      writes,
+      reads,
+      opaque,
+    };
+    if (argv.length > 0 || redirects.length > 0) this.commands.push(command);
+
+    // Substitutions run first; their output becomes part of this command.
+    const subConsumers = program === "" ? consumers : [program, ...consumers];
+    for (const word of stage.words) for (const sub of word.subs) this.script(sub.text, depth + 1, subConsumers, cwd);
+    for (const r of stage.redirects) for (const sub of r.subs) this.script(sub.text, depth + 1, subConsumers, cwd);
+    if (argv.length === 0) return;
+
+    if (SHELLS.has(program)) this.#shell(stage, prepared, argv, depth, consumers, cwd, previous, opaque);
+    else if (program === "eval" && argv[0] === "eval") this.script(argv.slice(1).join(" "), depth + 1, consumers, cwd);
+    else if (program === "source" || program === ".") {
+      if (prepared.tokens[1]?.subs.length) pushOnce(opaque, "dynamic-script");
+    } else if (program === "su") {
+      const script = optionValue(argv, "c", "command");
+      if (script !== undefined) this.script(script, depth + 1, consumers, cwd);
+    } else if (program === "cmd") {
+      const k = argv.findIndex((a) => /^\/[cCkK]$/.test(a));
+      if (k > 0) this.script(argv.slice(k + 1).join(" "), depth + 1, consumers, cwd);
+    } else if (program === "powershell" || program === "pwsh") {
+      const k = argv.findIndex((a) => /^-(c|command)$/i.test(a));
+      if (argv.some((a) => /^-(e|ec|enc|encodedcommand)$/i.test(a))) pushOnce(opaque, "dynamic-script");
+      else if (k > 0) this.script(argv.slice(k + 1).join(" "), depth + 1, consumers, cwd);
+    } else if (program === "find") this.#findExec(argv, depth, consumers, cwd);
+    else {
+      const interpreter = interpreterOf(program);
+      if (interpreter !== undefined) this.#interpreter(interpreter, stage, prepared, argv, previous, opaque);
+    }
+    if (wrappers.includes("env") || program === "env") {
+      const split = optionValue(
+        stage.words.map((w) => w.text),
+        "S",
+        "split-string",
+      );
+      if (split !== undefined) this.script(split, depth + 1, consumers, cwd);
+    }
+  }
+
+  /** A shell: its `-c` text, here-document, here-string or piped literal input is a script. */
+  #shell(
+    stage: Stage,
+    prepared: Prepared,
+    argv: string[],
+    depth: number,
+    consumers: string[],
+    cwd: WorkingDirectory,
+    previous: { stage: Stage; prepared: Prepared } | undefined,
+    opaque: OpaqueReason[],
+  ): void {
+    const inline = shellScriptArg(argv);
+    if (inline !== undefined) {
+      this.script(inline.text, depth + 1, consumers, cwd);
+      return;
+    }
+    const script = firstPositional(argv, 1);
+    const fromStdin = script === undefined || argv[script] === "-" || argv.slice(1).some((w) => /^-[A-Za-z]*s[A-Za-z]*$/.test(w));
+    if (script !== undefined && prepared.tokens[script]?.subs.length) {
+      pushOnce(opaque, "dynamic-script"); // bash <(curl …)
+      return;
+    }
+    if (!fromStdin) return;
+    const input = literalInput(stage, previous, false);
+    if (input === undefined) {
+      if (previous !== undefined) pushOnce(opaque, "dynamic-script");
+      return;
+    }
+    this.script(input, depth + 1, consumers, cwd);
+  }
+
+  /** An interpreter: program text on its command line, or read from a literal input, is checked for dangerous primitives. */
+  #interpreter(
+    spec: InterpreterSpec,
+    stage: Stage,
+    prepared: Prepared,
+    argv: string[],
+    previous: { stage: Stage; prepared: Prepared } | undefined,
+    opaque: OpaqueReason[],
+  ): void {
+    const language = codeLanguage(prepared.program);
+    const { code, runs, positional } = interpreterCode(spec, argv);
+    if (code.length > 0) {
+      for (const k of code) {
+        if (prepared.tokens[k]?.expands) pushOnce(opaque, "dynamic-script");
+        else if (callsDangerousPrimitive(argv[k]!, language)) pushOnce(opaque, "inline-code");
+      }
+      return;
+    }
+    if (runs || spec.positionalCode) return;
+    if (positional !== undefined && argv[positional] !== "-") {
+      if (prepared.tokens[positional]?.subs.length) pushOnce(opaque, "dynamic-script");
+      return;
+    }
+    const input = literalInput(stage, previous, false);
+    if (input === undefined) {
+      if (previous !== undefined) pushOnce(opaque, "dynamic-script");
+      return;
+    }
+    if (callsDangerousPrimitive(input, language)) pushOnce(opaque, "inline-code");
+  }
+
+  #findExec(argv: string[], depth: number, consumers: string[], cwd: WorkingDirectory): void {
+    for (let k = 1; k < argv.length; k++) {
+      if (argv[k] === "-exec" || argv[k] === "-execdir" || argv[k] === "-ok" || argv[k] === "-okdir") {
+        let end = k + 1;
+        while (end < argv.length && argv[end] !== ";" && argv[end] !== "+") end++;
+        const inner = argv.slice(k + 1, end);
+        if (inner.length > 0 && depth + 1 <= this.maxDepth) {
+          const innerStage: Stage = { words: inner.map(synthetic), redirects: [] };
+          this.#stage(innerStage, this.#prepare(innerStage), depth + 1, [...consumers], cwd, undefined);
+        }
+        k = end;
+      }
+    }
+  }
+}
+
+const entry = (tok: RedirectToken): RedirectEntry => ({ redirect: tok.redirect, subs: tok.subs });
+
+function pushOnce(list: OpaqueReason[], reason: OpaqueReason): void {
+  if (!list.includes(reason)) list.push(reason);
+}
+
+/**
+ * Text a command reads on its standard input when the line shows it literally: its own
+ * here-document or here-string, else an `echo`/`printf` or a `cat` of a here-document in front
+ * of it in the pipeline (with `findRoots`, also the starting points of a `find`).
+ */
+function literalInput(stage: Stage, previous: { stage: Stage; prepared: Prepared } | undefined, findRoots: boolean): string | undefined {
+  for (const { redirect } of stage.redirects) {
+    if ((redirect.op === "<<" || redirect.op === "<<-") && redirect.body !== undefined) return redirect.body;
+    if (redirect.op === "<<<") return redirect.target;
+  }
+  if (stage.redirects.some((r) => r.redirect.op === "<")) return undefined;
+  if (previous === undefined) return undefined;
+  const { prepared, stage: prevStage } = previous;
+  if (PRINTERS.has(prepared.program)) {
+    const words = prepared.argv.slice(1);
+    // printf with a format directive does not print its words as they are.
+    if (prepared.program === "printf" && words.some((w) => w.includes("%"))) return undefined;
+    const body = prepared.program === "echo" ? words.filter((w) => !/^-[neE]+$/.test(w)) : words;
+    return body.join(" ").replace(/\\n/g, "\n");
+  }
+  if (prepared.program === "cat" && prepared.argv.length === 1) {
+    for (const { redirect } of prevStage.redirects) {
+      if ((redirect.op === "<<" || redirect.op === "<<-") && redirect.body !== undefined) return redirect.body;
+      if (redirect.op === "<<<") return redirect.target;
+    }
+  }
+  if (findRoots && prepared.program === "find") {
+    const roots: string[] = [];
+    for (const w of prepared.argv.slice(1)) {
+      if (w.startsWith("-") || w === "(" || w === "!") break;
+      roots.push(w);
+    }
+    // What find prints is below its starting points.
+    return (roots.length > 0 ? roots : ["."]).map((r) => `${r}/*`).join(" ");
+  }
+  return undefined;
+}
+
+/** Index of the first positional argument at or after `from` (options and their clusters skipped). */
+function firstPositional(argv: readonly string[], from: number): number | undefined {
+  for (let k = from; k < argv.length; k++) {
+    const w = argv[k]!;
+    if (w === "--") return k + 1 < argv.length ? k + 1 : undefined;
+    if (w === "-o" || w === "+o" || w === "-O" || w === "+O") {
+      k++;
+      continue;
+    }
+    if ((w.startsWith("-") || w.startsWith("+")) && w.length > 1) continue;
+    return k;
+  }
+  return undefined;
+}
+
+/** `-c script` of a shell (also clustered, as in `-ec` or `-lc`). */
+function shellScriptArg(argv: readonly string[]): { text: string } | undefined {
+  for (let k = 1; k < argv.length; k++) {
+    const w = argv[k]!;
+    if (w === "--") return undefined;
+    if (w.startsWith("--")) continue;
+    if ((w.startsWith("-") || w.startsWith("+")) && w.length > 1) {
+      if (w.startsWith("-") && w.slice(1).includes("c")) {
+        const text = argv[k + 1];
+        return text === undefined ? undefined : { text };
+      }
+      if (w === "-o" || w === "+o" || w === "-O" || w === "+O") k++;
+      continue;
+    }
+    return undefined;
+  }
+  return undefined;
+}
+
+/** Where an interpreter's program comes from: indexes of inline code words, a module/file option, or the first positional. */
+function interpreterCode(spec: InterpreterSpec, argv: readonly string[]): { code: number[]; runs: boolean; positional: number | undefined } {
+  const code: number[] = [];
+  let runs = false;
+  for (let k = 1; k < argv.length; k++) {
+    const w = argv[k]!;
+    if (w === "--" || w === "-" || !w.startsWith("-") || w.length === 1) {
+      const positional = w === "--" ? (k + 1 < argv.length ? k + 1 : undefined) : k;
+      if (spec.positionalCode && code.length === 0 && !runs && positional !== undefined) code.push(positional);
+      return { code, runs, positional };
+    }
+    if (w.startsWith("--")) {
+      const eq = w.indexOf("=");
+      const name = eq < 0 ? w.slice(2) : w.slice(2, eq);
+      if (spec.codeLong.includes(name)) {
+        if (eq >= 0) code.push(k);
+        else if (k + 1 < argv.length) code.push(++k);
+      }
+      continue;
+    }
+    for (let j = 1; j < w.length; j++) {
+      const letter = w[j]!;
+      const isCode = spec.codeShort.includes(letter);
+      const isRun = spec.runShort.includes(letter);
+      if (!isCode && !isRun && !spec.valueShort.includes(letter)) continue;
+      if (isRun) runs = true;
+      if (j < w.length - 1) {
+        // The value is attached (`-cprint(1)`, `-mpip`).
+        if (isCode) code.push(k);
+      } else if (k + 1 < argv.length) {
+        k++;
+        if (isCode) code.push(k);
+      }
+      break;
+    }
+  }
+  return { code, runs, positional: undefined };
+}
+
+function optionValue(argv: readonly string[], short: string, long: string): string | undefined {
+  for (let k = 1; k < argv.length; k++) {
+    const w = argv[k]!;
+    if (w === `-${short}` || w === `--${long}`) return argv[k + 1];
+    if (w.startsWith(`--${long}=`)) return w.slice(long.length + 3);
+    if (w.startsWith(`-${short}`) && !w.startsWith("--")) return w.slice(2);
+  }
+  return undefined;
+}
+
+/** Files a program changes through its arguments, resolved against `cwd`, appended to `out`. */
+function changedFiles(
+  program: string,
+  argv: readonly string[],
+  args: readonly string[],
+  paths: readonly string[],
+  options: ReadonlyMap<string, string[]>,
+  flags: ReadonlySet<string>,
+  cwd: WorkingDirectory,
+  out: string[],
+): void {
+  const skip = CHANGES_ALL.get(program);
+  if (skip !== undefined) {
+    let from = skip;
+    if (program === "chmod" && (options.has("reference") || !CHMOD_MODE.test(args[0] ?? ""))) from = 0;
+    if ((program === "chown" || program === "chgrp") && options.has("reference")) from = 0;
+    for (let k = from; k < paths.length; k++) {
+      if (program === "chattr" && /^[-+=]/.test(args[k]!)) continue;
+      out.push(paths[k]!);
+    }
+    return;
+  }
+  if (COPIERS.has(program)) {
+    const target = options.get("t") ?? options.get("target-directory");
+    if (target !== undefined && target.length > 0) for (const t of target) out.push(resolveShellPath(cwd, t));
+    else if (paths.length >= 2 || (program === "ln" && paths.length === 1)) out.push(paths[paths.length - 1]!);
+    if (program === "mv") for (let k = 0; k < paths.length - (target === undefined ? 1 : 0); k++) out.push(paths[k]!);
+    return;
+  }
+  if (program === "dd") {
+    for (const a of argv) if (a.startsWith("of=")) out.push(resolveShellPath(cwd, a.slice(3)));
+    return;
+  }
+  if ((program === "sed" && (flags.has("i") || flags.has("in-place"))) || (program === "perl" && flags.has("i"))) {
+    // The files after the script (sed: the first positional is the script unless -e/-f gave it).
+    const scripted = options.has("e") || options.has("f") || options.has("expression") || options.has("file");
+    for (let k = program === "sed" && !scripted ? 1 : 0; k < paths.length; k++) out.push(paths[k]!);
+    return;
+  }
+  if (program === "tar" && (flags.has("x") || flags.has("extract") || flags.has("get"))) {
+    const dir = options.get("C") ?? options.get("directory");
+    out.push(resolveShellPath(cwd, dir?.[dir.length - 1] ?? "."));
+  }
+}
+
+/** Splits a command line into simple commands (including those in substitutions and nested scripts). */
+export function parseShell(text: string, options: ParseShellOptions = {}): SimpleCommand[] {
+  const builder = new Builder(options.maxDepth ?? 4);
+  builder.script(text, 0, [], options.cwd);
+  return builder.commands;
+}

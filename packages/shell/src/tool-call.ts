@@ -1,0 +1,242 @@
+/**
+ * Tool calls as agent frameworks send them, in one internal view: the tool's name, its
+ * arguments as an object, whether it runs shell commands, the command text(s) and the working
+ * directory it names.
+ *
+ * Shapes understood (first match wins; containers are looked into):
+ * - AHP reference / A3S: `{tool | tool_name, arguments, working_directory}`;
+ * - Claude Code hooks: `{tool_name, tool_input, cwd}`; Copilot CLI: `{toolName, toolArgs: "<json>"}`;
+ * - OpenAI Chat Completions: `{function: {name, arguments: "<json>"}}`, `{tool_calls: [...]}`;
+ * - OpenAI Responses: `{type: "function_call", name, arguments: "<json>"}`, `local_shell_call`
+ *   (`action.command` argv, `action.working_directory`), `shell_call` (`action.commands`);
+ * - LangChain: `{name, args}`; MCP `tools/call`: `{method, params: {name, arguments}}` or `{name, arguments}`;
+ * - ACP tool calls: `{toolCall: {kind: "execute", rawInput, title}}`, `{kind, rawInput}`;
+ * - AARTS events bridged to AHP: `{tool_name: "shell", tool_name_native: "Bash", arguments}`.
+ */
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const own = (o: Record<string, unknown>, key: string): unknown => (Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined);
+
+/**
+ * Tool names that run shell commands, lower case: the shell tools of Claude Code, Codex, Cursor,
+ * Copilot, VS Code, Cline, Windsurf, Gemini CLI, OpenAI, LangChain, OpenClaw and OpenCode, the
+ * AARTS canonical names, and common MCP server tools (matched on the last `__`, `.` or `/` part).
+ */
+export const SHELL_TOOL_NAMES: ReadonlySet<string> = new Set([
+  "bash",
+  "sh",
+  "zsh",
+  "shell",
+  "terminal",
+  "powershell",
+  "pwsh",
+  "exec",
+  "execute",
+  "command",
+  "cmd",
+  "run",
+  "run_command",
+  "runcommand",
+  "run_commands",
+  "runcommands",
+  "run_shell_command",
+  "run_terminal_cmd",
+  "run_terminal_command",
+  "run_in_terminal",
+  "runinterminal",
+  "execute_command",
+  "executecommand",
+  "exec_command",
+  "shell_command",
+  "shell_exec",
+  "local_shell",
+  "local_shell_call",
+  "shell_call",
+  "container.exec",
+  "write_bash",
+  "bash_tool",
+  "terminal_tool",
+  "start_process",
+  "package_install",
+]);
+
+/** Whether a tool name (any case, MCP-prefixed or namespaced) names a shell tool. */
+export function isShellToolName(name: string): boolean {
+  const lower = name.toLowerCase();
+  if (SHELL_TOOL_NAMES.has(lower)) return true;
+  const cut = Math.max(lower.lastIndexOf("__"), lower.lastIndexOf("/"), lower.lastIndexOf("."));
+  if (cut < 0) return false;
+  return SHELL_TOOL_NAMES.has(lower.slice(cut + (lower.startsWith("__", cut) ? 2 : 1)));
+}
+
+/** Members that hold a shell command, in order of preference (AARTS spec §3.5 plus common variants). */
+export const COMMAND_KEYS: readonly string[] = Object.freeze(["command", "commands", "cmd", "command_line", "commandLine", "cmdline", "script"]);
+
+/** A shell command found in a tool input, with the member that holds it. */
+export interface ShellCommandField {
+  readonly command: string;
+  /** `tool_input.<member>` (`.<index>` for one element of `commands`). */
+  readonly sourceField: string;
+}
+
+/** POSIX single-quoting of one argv element when it needs it (AARTS spec §3.5). */
+export function quoteArg(arg: string): string {
+  if (arg !== "" && !/[\s'"\\$`!*?#&;|<>(){}[\]~]/.test(arg)) return arg;
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The shell command(s) of a tool input: `command` (a string, or an argv array joined with POSIX
+ * quoting), `commands` (one per element), `cmd`, `command_line`, `commandLine`, `cmdline`,
+ * `script` (the first member present).
+ */
+export function shellCommands(toolInput: Record<string, unknown>, prefix = "tool_input"): ShellCommandField[] {
+  const out: ShellCommandField[] = [];
+  for (const key of COMMAND_KEYS) {
+    const v = own(toolInput, key);
+    if (typeof v === "string") out.push({ command: v, sourceField: `${prefix}.${key}` });
+    else if (Array.isArray(v) && v.length > 0 && v.every((e) => typeof e === "string")) {
+      if (key === "commands") v.forEach((c, i) => out.push({ command: c as string, sourceField: `${prefix}.${key}.${i}` }));
+      else out.push({ command: (v as string[]).map(quoteArg).join(" "), sourceField: `${prefix}.${key}` });
+    }
+    if (out.length > 0) return out;
+  }
+  return out;
+}
+
+/** One tool call, normalized. */
+export interface ToolCall {
+  /** The tool's name as sent (first string of `tool_name`, `tool`, `name`, `toolName`, `function.name`, ...). */
+  readonly name: string | undefined;
+  /** Other names the payload gives the same tool (AARTS `tool_name_native`, ACP `kind`). */
+  readonly aliases: readonly string[];
+  /** The arguments as an object (parsed from JSON text when they arrive as a string). */
+  readonly arguments: Record<string, unknown> | undefined;
+  /** The tool runs shell commands (by name, by ACP kind `execute`, or by OpenAI item type). */
+  readonly shell: boolean;
+  /** Shell command texts found in the call (argv arrays joined with POSIX quoting). */
+  readonly commands: readonly string[];
+  /** The working directory the call names (`cwd`, `workdir`, `working_directory`). */
+  readonly cwd: string | undefined;
+}
+
+const NAME_KEYS = ["tool_name", "tool", "name", "toolName"] as const;
+const ARGUMENT_KEYS = ["tool_input", "arguments", "args", "input", "parameters", "params", "rawInput", "toolArgs", "action"] as const;
+const CWD_KEYS = ["cwd", "workdir", "working_directory", "workingDirectory"] as const;
+const MAX_DEPTH = 4;
+
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  const t = text.trimStart();
+  if (!t.startsWith("{")) return undefined;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return isRecord(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function firstString(o: Record<string, unknown>, keys: readonly string[]): string | undefined {
+  for (const key of keys) {
+    const v = own(o, key);
+    if (typeof v === "string") return v;
+  }
+  return undefined;
+}
+
+/** Containers a call may be wrapped in: Chat Completions `function`, MCP `params`, ACP `toolCall`, Responses `item`. */
+function inner(o: Record<string, unknown>): Record<string, unknown> | undefined {
+  for (const key of ["function", "toolCall", "tool_call", "item"]) {
+    const v = own(o, key);
+    if (isRecord(v)) return v;
+  }
+  const params = own(o, "params");
+  if (isRecord(params) && (typeof own(o, "method") === "string" || typeof own(params, "name") === "string") && firstString(o, NAME_KEYS) === undefined) {
+    return params;
+  }
+  return undefined;
+}
+
+function callOf(o: Record<string, unknown>, payload: Record<string, unknown>): ToolCall {
+  const type = own(o, "type");
+  const kind = own(o, "kind");
+  const acp = typeof kind === "string" && (own(o, "toolCallId") !== undefined || own(o, "rawInput") !== undefined);
+  let name = firstString(o, NAME_KEYS);
+  const aliases: string[] = [];
+  const native = own(o, "tool_name_native");
+  if (typeof native === "string") aliases.push(native);
+  if (acp) {
+    if (name === undefined) name = `acp:${kind as string}`;
+    else aliases.push(`acp:${kind as string}`);
+  }
+  if (name === undefined && (type === "local_shell_call" || type === "shell_call")) name = type;
+
+  let args: Record<string, unknown> | undefined;
+  let text: string | undefined;
+  for (const key of ARGUMENT_KEYS) {
+    const v = own(o, key);
+    if (key === "params" && v !== undefined && typeof own(o, "method") === "string") continue;
+    if (isRecord(v)) {
+      args = v;
+      break;
+    }
+    if (typeof v === "string") {
+      const parsed = parseJsonObject(v);
+      if (parsed !== undefined) {
+        args = parsed;
+        break;
+      }
+      text ??= v;
+    }
+  }
+  const shell =
+    (name !== undefined && isShellToolName(name)) ||
+    aliases.some(isShellToolName) ||
+    kind === "execute" ||
+    type === "local_shell_call" ||
+    type === "shell_call";
+
+  const commands: string[] = [];
+  if (args !== undefined) for (const c of shellCommands(args)) commands.push(c.command);
+  if (commands.length === 0) for (const c of shellCommands(o)) commands.push(c.command);
+  if (commands.length === 0 && o !== payload) for (const c of shellCommands(payload)) commands.push(c.command);
+  // A shell tool called with bare text: the text is the command.
+  if (commands.length === 0 && shell && text !== undefined) commands.push(text);
+  if (commands.length === 0 && isRecord(own(payload, "input"))) {
+    for (const c of shellCommands(own(payload, "input") as Record<string, unknown>)) commands.push(c.command);
+  }
+
+  const cwd =
+    (args === undefined ? undefined : firstString(args, CWD_KEYS)) ?? firstString(o, CWD_KEYS) ?? firstString(payload, CWD_KEYS);
+  return { name, aliases, arguments: args, shell, commands, cwd };
+}
+
+const NOTHING: ToolCall = Object.freeze({
+  name: undefined,
+  aliases: Object.freeze([]) as readonly string[],
+  arguments: undefined,
+  shell: false,
+  commands: Object.freeze([]) as readonly string[],
+  cwd: undefined,
+});
+
+/**
+ * The tool calls of an event payload, normalized. Always at least one entry: a payload that
+ * names no tool and carries no command gives one call without name and commands.
+ */
+export function toolCalls(payload: unknown): ToolCall[] {
+  if (!isRecord(payload)) return [NOTHING];
+  const list = own(payload, "tool_calls");
+  if (Array.isArray(list) && list.length > 0) {
+    const calls = list.filter(isRecord).map((c) => callOf(inner(c) ?? c, payload));
+    if (calls.length > 0) return calls;
+  }
+  let o = payload;
+  for (let depth = 0; depth < MAX_DEPTH; depth++) {
+    if (firstString(o, NAME_KEYS) !== undefined && !isRecord(own(o, "function"))) break;
+    const next = inner(o);
+    if (next === undefined) break;
+    o = next;
+  }
+  return [callOf(o, payload)];
+}
