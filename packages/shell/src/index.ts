@@ -1,4 +1,13 @@
-export { lex, shellWords, type Redirect, type Substitution, type Token, type WordToken, type OperatorToken, type RedirectToken } from "./lex.js";
+export {
+  lex,
+  shellWords,
+  type Redirect,
+  type Substitution,
+  type Token,
+  type WordToken,
+  type OperatorToken,
+  type RedirectToken,
+} from "./lex.js";
 export { parseShell, OPAQUE_REASONS, type OpaqueReason, type ParseShellOptions, type SimpleCommand } from "./parse.js";
 export { tokenizeShell, type ShellSegment, type ShellSubstitution, type TokenizedShell } from "./segments.js";
 export { normalizeShellPath, resolveShellPath, changeDirectory, type WorkingDirectory } from "./paths.js";

@@ -36,6 +36,6 @@ export type CodeLanguage = "awk" | "perl" | "ruby" | "other";
 export function callsDangerousPrimitive(code: string, language: CodeLanguage = "other"): boolean {
   if (PRIMITIVES.test(code)) return true;
   if (language === "awk") return AWK_EXEC.test(code);
-  if (language === "perl" || language === "ruby") return code.includes("`") || /%x[({[\/|!]/.test(code);
+  if (language === "perl" || language === "ruby") return code.includes("`") || /%x[({[/|!]/.test(code);
   return false;
 }

@@ -134,7 +134,11 @@ class Builder {
       // `cd` changes the directory of the commands after it, unless it ran in a pipeline (a subshell).
       if (prepared.length === 1) {
         const p = prepared[0]!;
-        if (p.program === "cd" || p.program === "pushd") cwd = changeDirectory(cwd, p.argv.slice(1).find((w) => !w.startsWith("-") || w === "-"));
+        if (p.program === "cd" || p.program === "pushd")
+          cwd = changeDirectory(
+            cwd,
+            p.argv.slice(1).find((w) => !w.startsWith("-") || w === "-"),
+          );
         else if (p.program === "popd") cwd = null;
       }
       pipeline = [];
@@ -409,7 +413,10 @@ function shellScriptArg(argv: readonly string[]): { text: string } | undefined {
 }
 
 /** Where an interpreter's program comes from: indexes of inline code words, a module/file option, or the first positional. */
-function interpreterCode(spec: InterpreterSpec, argv: readonly string[]): { code: number[]; runs: boolean; positional: number | undefined } {
+function interpreterCode(
+  spec: InterpreterSpec,
+  argv: readonly string[],
+): { code: number[]; runs: boolean; positional: number | undefined } {
   const code: number[] = [];
   let runs = false;
   for (let k = 1; k < argv.length; k++) {

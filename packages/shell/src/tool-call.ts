@@ -57,6 +57,8 @@ export const SHELL_TOOL_NAMES: ReadonlySet<string> = new Set([
   "bash_tool",
   "terminal_tool",
   "start_process",
+  "pre_run_command",
+  "post_run_command",
   "package_install",
 ]);
 
@@ -70,7 +72,15 @@ export function isShellToolName(name: string): boolean {
 }
 
 /** Members that hold a shell command, in order of preference (AARTS spec §3.5 plus common variants). */
-export const COMMAND_KEYS: readonly string[] = Object.freeze(["command", "commands", "cmd", "command_line", "commandLine", "cmdline", "script"]);
+export const COMMAND_KEYS: readonly string[] = Object.freeze([
+  "command",
+  "commands",
+  "cmd",
+  "command_line",
+  "commandLine",
+  "cmdline",
+  "script",
+]);
 
 /** A shell command found in a tool input, with the member that holds it. */
 export interface ShellCommandField {
@@ -96,8 +106,8 @@ export function shellCommands(toolInput: Record<string, unknown>, prefix = "tool
     const v = own(toolInput, key);
     if (typeof v === "string") out.push({ command: v, sourceField: `${prefix}.${key}` });
     else if (Array.isArray(v) && v.length > 0 && v.every((e) => typeof e === "string")) {
-      if (key === "commands") v.forEach((c, i) => out.push({ command: c as string, sourceField: `${prefix}.${key}.${i}` }));
-      else out.push({ command: (v as string[]).map(quoteArg).join(" "), sourceField: `${prefix}.${key}` });
+      if (key === "commands") v.forEach((c, i) => out.push({ command: c, sourceField: `${prefix}.${key}.${i}` }));
+      else out.push({ command: v.map(quoteArg).join(" "), sourceField: `${prefix}.${key}` });
     }
     if (out.length > 0) return out;
   }
@@ -151,7 +161,11 @@ function inner(o: Record<string, unknown>): Record<string, unknown> | undefined 
     if (isRecord(v)) return v;
   }
   const params = own(o, "params");
-  if (isRecord(params) && (typeof own(o, "method") === "string" || typeof own(params, "name") === "string") && firstString(o, NAME_KEYS) === undefined) {
+  if (
+    isRecord(params) &&
+    (typeof own(o, "method") === "string" || typeof own(params, "name") === "string") &&
+    firstString(o, NAME_KEYS) === undefined
+  ) {
     return params;
   }
   return undefined;
@@ -166,8 +180,8 @@ function callOf(o: Record<string, unknown>, payload: Record<string, unknown>): T
   const native = own(o, "tool_name_native");
   if (typeof native === "string") aliases.push(native);
   if (acp) {
-    if (name === undefined) name = `acp:${kind as string}`;
-    else aliases.push(`acp:${kind as string}`);
+    if (name === undefined) name = `acp:${kind}`;
+    else aliases.push(`acp:${kind}`);
   }
   if (name === undefined && (type === "local_shell_call" || type === "shell_call")) name = type;
 
@@ -206,17 +220,16 @@ function callOf(o: Record<string, unknown>, payload: Record<string, unknown>): T
     for (const c of shellCommands(own(payload, "input") as Record<string, unknown>)) commands.push(c.command);
   }
 
-  const cwd =
-    (args === undefined ? undefined : firstString(args, CWD_KEYS)) ?? firstString(o, CWD_KEYS) ?? firstString(payload, CWD_KEYS);
+  const cwd = (args === undefined ? undefined : firstString(args, CWD_KEYS)) ?? firstString(o, CWD_KEYS) ?? firstString(payload, CWD_KEYS);
   return { name, aliases, arguments: args, shell, commands, cwd };
 }
 
 const NOTHING: ToolCall = Object.freeze({
   name: undefined,
-  aliases: Object.freeze([]) as readonly string[],
+  aliases: Object.freeze([]),
   arguments: undefined,
   shell: false,
-  commands: Object.freeze([]) as readonly string[],
+  commands: Object.freeze([]),
   cwd: undefined,
 });
 

@@ -110,7 +110,12 @@ export function unwrap(words: readonly string[], options: { modules?: boolean } 
       if (flag !== undefined && flag.startsWith("-m") && flag.length > 2 && /^-m[A-Za-z_]/.test(flag)) {
         // `python -mpip install x`: the module is attached.
         wrappers.push(name);
-        return { argv: [flag.slice(2), ...words.slice(m + 1)], offset: m, wrappers, ...(chdir.value === undefined ? {} : { chdir: chdir.value }) };
+        return {
+          argv: [flag.slice(2), ...words.slice(m + 1)],
+          offset: m,
+          wrappers,
+          ...(chdir.value === undefined ? {} : { chdir: chdir.value }),
+        };
       }
     }
     break;

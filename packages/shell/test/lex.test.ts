@@ -10,7 +10,21 @@ describe("shell words", () => {
   });
 
   it("splits operators and redirections", () => {
-    expect(shellWords("a&&b||c;d|e 2>/dev/null >>log")).toEqual(["a", "&&", "b", "||", "c", ";", "d", "|", "e", ">", "/dev/null", ">>", "log"]);
+    expect(shellWords("a&&b||c;d|e 2>/dev/null >>log")).toEqual([
+      "a",
+      "&&",
+      "b",
+      "||",
+      "c",
+      ";",
+      "d",
+      "|",
+      "e",
+      ">",
+      "/dev/null",
+      ">>",
+      "log",
+    ]);
   });
 });
 

@@ -12,7 +12,53 @@ function rng(seed: number) {
   };
 }
 
-const ALPHABET = ["rm", " ", "-rf", "/", "~", "'", '"', "\\", "$(", ")", "`", "|", "&", ";", "\n", "<", ">", "<<", "EOF", "(", "{", "}", "sh -c ", "sudo ", "=", "*", "#", "$'", "${", "x", "curl", "\t", "2>&1", "<(", "eval ", "find ", "-exec", "\\;", "cd ", "xargs ", "python3 -c ", "$X", "<<<", "[", "?"];
+const ALPHABET = [
+  "rm",
+  " ",
+  "-rf",
+  "/",
+  "~",
+  "'",
+  '"',
+  "\\",
+  "$(",
+  ")",
+  "`",
+  "|",
+  "&",
+  ";",
+  "\n",
+  "<",
+  ">",
+  "<<",
+  "EOF",
+  "(",
+  "{",
+  "}",
+  "sh -c ",
+  "sudo ",
+  "=",
+  "*",
+  "#",
+  "$'",
+  "${",
+  "x",
+  "curl",
+  "\t",
+  "2>&1",
+  "<(",
+  "eval ",
+  "find ",
+  "-exec",
+  "\\;",
+  "cd ",
+  "xargs ",
+  "python3 -c ",
+  "$X",
+  "<<<",
+  "[",
+  "?",
+];
 
 describe("bad input never crashes", () => {
   it("the parser and the segment view survive random shell-like text, deterministically", () => {
@@ -37,7 +83,19 @@ describe("bad input never crashes", () => {
   });
 
   it("toolCalls accepts any JSON", () => {
-    for (const payload of [null, 0, "x", [], [1], {}, { tool_calls: [] }, { tool_calls: [1, null] }, { function: null }, { params: 5 }, { arguments: "{" }]) {
+    for (const payload of [
+      null,
+      0,
+      "x",
+      [],
+      [1],
+      {},
+      { tool_calls: [] },
+      { tool_calls: [1, null] },
+      { function: null },
+      { params: 5 },
+      { arguments: "{" },
+    ]) {
       expect(toolCalls(payload).length).toBeGreaterThan(0);
     }
   });
