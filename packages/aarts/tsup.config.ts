@@ -8,7 +8,8 @@ import { defineConfig, type Options } from "tsup";
  * - `bin` (CommonJS, one file): the `ahp-aarts-hook` executable. CommonJS because Node's ESM loader
  *   costs about 8 ms of CPU per start-up that a hook spawned for every tool call would pay.
  * `hook` and `bin` bundle the few `@ahp/core` modules they use from source, so that starting the
- * hook never loads zod or the wire schemas (cold start; measured by `pnpm bench`).
+ * hook never loads zod or the wire schemas (cold start; measured by `pnpm bench`), and bundle
+ * `@ahp/shell` (dependency-free) so that the hook loads one file.
  */
 const coreSource = fileURLToPath(new URL("../core/src/index.ts", import.meta.url));
 const bundleCore: Options["esbuildOptions"] = (options) => {
@@ -29,7 +30,7 @@ export default defineConfig([
     dts: { banner: '/// <reference types="node" />' },
     sourcemap: true,
     target: "node20",
-    noExternal: ["@ahp/core"],
+    noExternal: ["@ahp/core", "@ahp/shell"],
     esbuildOptions: bundleCore,
   },
   {
@@ -37,7 +38,7 @@ export default defineConfig([
     format: ["cjs"],
     sourcemap: false,
     target: "node20",
-    noExternal: ["@ahp/core"],
+    noExternal: ["@ahp/core", "@ahp/shell"],
     esbuildOptions: bundleCore,
     banner: { js: "#!/usr/bin/env node" },
   },

@@ -2,7 +2,7 @@ export * from "./catalog.js";
 export * from "./types.js";
 export * from "./errors.js";
 export * from "./validate/index.js";
-export * from "./shell/tokenize.js";
+export { tokenizeShell, stripWrappers, type ShellSegment, type ShellSubstitution, type TokenizedShell } from "@ahp/shell";
 export * from "./shell/installs.js";
 export * from "./taxonomy/tables.js";
 export * from "./taxonomy/canonicalize.js";

@@ -1,94 +1,19 @@
-/** The shell tokenizer and `package_install` derivation (spec §3.4), case by case. */
+/** `package_install` derivation (spec §3.4), case by case, on top of `@ahp/shell`. */
 import { describe, expect, it } from "vitest";
-import { binaryName, findInstalls, MAX_SHELL_NESTING, parseInstalls, stripWrappers, tokenizeShell } from "@ahp/aarts";
+import { binaryName, findInstalls, MAX_SHELL_NESTING, parseInstalls, segmentBinary } from "@ahp/aarts";
 
 type A = [type: string, value: string, context: string];
 const arts = (command: string): A[] => parseInstalls(command).artifacts.map((a) => [a.type, a.value, a.context ?? ""]);
-const words = (command: string) => tokenizeShell(command).segments.map((s) => s.words);
 
-describe("tokenizer", () => {
-  it.each([
-    ["quotes and escapes", `echo 'a b' "c \\"d\\" \\$e" f\\ g`, [["echo", "a b", 'c "d" $e', "f g"]]],
-    ["operators end segments", "a && b || c; d | e & f\ng", [["a"], ["b"], ["c"], ["d"], ["e"], ["f"], ["g"]]],
-    ["operators inside quotes do not", `echo "a && b; c | d"`, [["echo", "a && b; c | d"]]],
-    [
-      "redirections and their targets are removed",
-      "cmd a > out.txt 2>&1 b >>log c <in d &>/dev/null e 2> err",
-      [["cmd", "a", "b", "c", "d", "e"]],
-    ],
-    ["attached redirection", "cmd>out x", [["cmd", "x"]]],
-    ["a quoted > is an argument", `echo '>' x`, [["echo", ">", "x"]]],
-    ["clobber >| is a redirection, not a pipe", "echo hi >| f", [["echo", "hi"]]],
-    ["here-string", "cat <<< 'npm i x'", [["cat"]]],
-    ["heredoc bodies are skipped", "cat <<EOF\nnpm install evil\nEOF\nls", [["cat"], ["ls"]]],
-    ["heredoc with quoted delimiter and tab stripping", "cat <<-'END' >f\n\tpip install x\n\tEND\nls", [["cat"], ["ls"]]],
-    ["comments", "ls # npm install x\npwd", [["ls"], ["pwd"]]],
-    ["a # inside a word is not a comment", "echo a#b", [["echo", "a#b"]]],
-    ["line continuation", "npm \\\n install x", [["npm", "install", "x"]]],
-    [
-      "subshell parentheses",
-      "(cd web && npm ci)",
-      [
-        ["cd", "web"],
-        ["npm", "ci"],
-      ],
-    ],
-    ["${...} stays one word", "echo ${A:-x y}", [["echo", "${A:-x y}"]]],
-    ["unterminated quote is taken literally", "echo 'abc", [["echo", "abc"]]],
-  ])("%s", (_name, command, expected) => {
-    expect(words(command)).toEqual(expected);
-  });
-
-  it("collects $( ), backquotes and process substitution for recursive parsing", () => {
-    const t = tokenizeShell('echo $(npm i a) `yarn add b` "$(pip install c)" <(curl x) $((1+2))');
-    expect(t.substitutions.map((s) => s.text)).toEqual(["npm i a", "yarn add b", "pip install c", "curl x"]);
-  });
-
-  it("records segment offsets and the operator that ended each", () => {
-    const t = tokenizeShell("curl u | sh");
-    expect(t.segments.map((s) => [s.start, s.end, s.operator])).toEqual([
-      [0, 7, "|"],
-      [8, 11, undefined],
-    ]);
-  });
-});
-
+// The tokenizer and the wrapper table are @ahp/shell's, tested there (packages/shell/test).
 describe("segment normalisation", () => {
-  it.each([
-    [
-      ["sudo", "-u", "root", "-E", "apt", "install", "x"],
-      ["apt", "install", "x"],
-    ],
-    [
-      ["env", "-i", "-u", "HOME", "A=1", "pip", "install", "y"],
-      ["pip", "install", "y"],
-    ],
-    [
-      ["FOO=1", "BAR=2", "nohup", "nice", "-n", "5", "npm", "i"],
-      ["npm", "i"],
-    ],
-    [
-      ["timeout", "-s", "KILL", "30s", "time", "command", "exec", "yarn", "add", "z"],
-      ["yarn", "add", "z"],
-    ],
-    [
-      ["doas", "-u", "x", "stdbuf", "-o", "L", "brew", "install", "q"],
-      ["brew", "install", "q"],
-    ],
-    [
-      ["sudo", "--", "npm", "i"],
-      ["npm", "i"],
-    ],
-  ])("%j", (input, expected) => {
-    expect(stripWrappers(input)).toEqual(expected);
-  });
-
   it("binary names: last path component, Windows suffixes stripped case-insensitively", () => {
     expect(binaryName("/usr/local/bin/npm")).toBe("npm");
     expect(binaryName("C:\\tools\\pip.EXE")).toBe("pip");
     expect(binaryName("yarn.cmd")).toBe("yarn");
     expect(binaryName("Install.ps1")).toBe("Install");
     expect(binaryName("NPM")).toBe("NPM");
+    expect(segmentBinary(["sudo", "-u", "x", "/usr/bin/python3", "-m", "json.tool"])).toBe("python3");
   });
 });
 

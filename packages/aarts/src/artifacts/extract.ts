@@ -4,9 +4,8 @@
  * `source_field` is always set (dotted path relative to the event).
  */
 import type { CanonicalToolName } from "../catalog.js";
+import { shellCommands, tokenizeShell } from "@ahp/shell";
 import { parseInstalls, segmentBinary } from "../shell/installs.js";
-import { tokenizeShell } from "../shell/tokenize.js";
-import { shellCommands } from "../taxonomy/canonicalize.js";
 import { HOST_TOOL_TABLES, type ToolTableId } from "../taxonomy/tables.js";
 import type { Artifact } from "../types.js";
 

@@ -7,8 +7,8 @@
 import { createConnection } from "node:net";
 import { isAbsolute, resolve } from "node:path";
 import { NdjsonStreamTransport, type Transport } from "@ahp/core";
+import { tokenizeShell } from "@ahp/shell";
 import { EngineFailure } from "../errors.js";
-import { tokenizeShell } from "../shell/tokenize.js";
 
 export type ConnectKind = "unix" | "stdio" | "http" | "ws";
 
@@ -114,7 +114,7 @@ function openUnix(path: string, timeoutMs: number): Promise<Transport> {
   });
 }
 
-/** Splits a command line into argv with the package's POSIX tokenizer (no shell is run). */
+/** Splits a command line into argv with `@ahp/shell`'s POSIX tokenizer (no shell is run). */
 export function commandArgv(command: string): string[] {
   const segment = tokenizeShell(command).segments[0];
   return segment === undefined ? [] : [...segment.words];

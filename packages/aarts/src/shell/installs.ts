@@ -3,8 +3,8 @@
  * the url / file_path / package artifacts of their targets. Pure and deterministic; the install
  * forms are data (`INSTALL_FORMS`), not `if` chains.
  */
+import { parseShell, stripWrappers } from "@ahp/shell";
 import type { Artifact } from "../types.js";
-import { tokenizeShell, type ShellSegment } from "./tokenize.js";
 
 /** Maximum nesting of `$( … )`, backquotes and `sh -c` re-entry that is parsed (spec §3.4). */
 export const MAX_SHELL_NESTING = 2;
@@ -212,96 +212,16 @@ export function installFormOf(binary: string): InstallForm | undefined {
 
 // ------------------------------------------------------------------ segment normalisation
 
-const RESERVED = new Set(["!", "{", "}", "if", "then", "else", "elif", "do", "while", "until"]);
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/s;
-
-interface Wrapper {
-  /** Options that take a value (the next word). */
-  readonly valueOptions: ReadonlySet<string>;
-  /** Words to drop after the options (timeout's duration). */
-  readonly positional?: number;
-  /** `env`: NAME=value words are options too. */
-  readonly assignments?: boolean;
-}
-const WRAPPERS: Readonly<Record<string, Wrapper>> = {
-  sudo: { valueOptions: flags("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T") },
-  doas: { valueOptions: flags("-u", "-C") },
-  env: { valueOptions: flags("-u", "-C", "--unset", "--chdir"), assignments: true },
-  nohup: { valueOptions: NONE },
-  time: { valueOptions: flags("-f", "-o") },
-  command: { valueOptions: NONE },
-  exec: { valueOptions: flags("-a") },
-  nice: { valueOptions: flags("-n", "--adjustment") },
-  timeout: { valueOptions: flags("-s", "--signal", "-k", "--kill-after"), positional: 1 },
-  stdbuf: { valueOptions: flags("-i", "-o", "-e") },
-};
-
 /** Last path component with a Windows executable suffix removed (spec §3.4 per-segment rule 4). */
 export function binaryName(word: string): string {
   const base = word.split(/[\\/]/).pop() ?? word;
   return base.replace(/\.(exe|cmd|bat|ps1)$/i, "");
 }
 
-/** Drops reserved words, leading assignments and wrappers (rules 1–2); returns the remaining words. */
-export function stripWrappers(input: readonly string[]): string[] {
-  const words = [...input];
-  for (;;) {
-    const first = words[0];
-    if (first === undefined) return words;
-    if (RESERVED.has(first) || ASSIGNMENT.test(first)) {
-      words.shift();
-      continue;
-    }
-    const wrapper = WRAPPERS[binaryName(first)];
-    if (wrapper === undefined) return words;
-    words.shift();
-    while (words.length > 0) {
-      const word = words[0]!;
-      if (word === "--") {
-        words.shift();
-        break;
-      }
-      if (wrapper.assignments && ASSIGNMENT.test(word)) {
-        words.shift();
-        continue;
-      }
-      if (!word.startsWith("-") || word === "-") break;
-      words.shift();
-      if (wrapper.valueOptions.has(word)) words.shift();
-    }
-    // `nice -10 cmd` and `timeout 5s cmd`: numeric / duration positionals.
-    for (let p = 0; p < (wrapper.positional ?? 0) && words.length > 0; p++) words.shift();
-  }
-}
-
-/** The binary a segment runs after normalisation, for pipe-target checks. */
+/** The binary a segment runs after normalisation (rules 1–2, `@ahp/shell`'s wrapper table), for pipe-target checks. */
 export function segmentBinary(words: readonly string[]): string | undefined {
   const rest = stripWrappers(words);
   return rest[0] === undefined ? undefined : binaryName(rest[0]);
-}
-
-const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh"]);
-
-/** Shell re-entry (rule 3): the command text run by `sh -c`, `cmd /c`, `powershell -Command`. */
-function reentry(binary: string, args: readonly string[]): string | undefined {
-  if (SHELLS.has(binary)) {
-    for (let i = 0; i < args.length; i++) {
-      const a = args[i]!;
-      if (/^-[A-Za-z]*c[A-Za-z]*$/.test(a)) return args[i + 1];
-      if (!a.startsWith("-") && !a.startsWith("+")) return undefined;
-    }
-    return undefined;
-  }
-  if (binary.toLowerCase() === "cmd") {
-    const i = args.findIndex((a) => /^\/[cCkK]$/.test(a));
-    return i === -1 ? undefined : args.slice(i + 1).join(" ");
-  }
-  const lower = binary.toLowerCase();
-  if (lower === "powershell" || lower === "pwsh") {
-    const i = args.findIndex((a) => /^-(c|command)$/i.test(a));
-    return i === -1 ? undefined : args.slice(i + 1).join(" ");
-  }
-  return undefined;
 }
 
 // ------------------------------------------------------------------ install analysis
@@ -413,28 +333,20 @@ function firstIfExec(targets: InstallTarget[], exec: boolean): InstallTarget[] {
   return first === undefined ? [] : [first];
 }
 
-/** Every install segment of a command, including nested commands up to {@link MAX_SHELL_NESTING}. */
+/**
+ * Every install segment of a command, including nested commands up to {@link MAX_SHELL_NESTING}
+ * (substitutions, `sh -c`, `cmd /c`, `powershell -Command`, scripts piped into a shell). The
+ * command is parsed by `@ahp/shell`, which also unwraps `sudo`/`env`/`nohup`/… and `python -m`.
+ */
 export function findInstalls(command: string, depth = 0): InstallSegment[] {
   const out: InstallSegment[] = [];
-  const parsed = tokenizeShell(command);
-  for (const segment of parsed.segments) visitSegment(segment, depth, out);
-  if (depth < MAX_SHELL_NESTING) {
-    for (const sub of parsed.substitutions) out.push(...findInstalls(sub.text, depth + 1));
+  if (depth > MAX_SHELL_NESTING) return out;
+  for (const cmd of parseShell(command, { maxDepth: MAX_SHELL_NESTING - depth })) {
+    if (cmd.argv.length === 0) continue;
+    const install = installOf(cmd.argv);
+    if (install !== undefined) out.push(install);
   }
   return out;
-}
-
-function visitSegment(segment: ShellSegment, depth: number, out: InstallSegment[]): void {
-  const words = stripWrappers(segment.words);
-  if (words.length === 0) return;
-  const binary = binaryName(words[0]!);
-  const inner = reentry(binary, words.slice(1));
-  if (inner !== undefined) {
-    if (depth < MAX_SHELL_NESTING) out.push(...findInstalls(inner, depth + 1));
-    return;
-  }
-  const install = installOf(words);
-  if (install !== undefined) out.push(install);
 }
 
 // ------------------------------------------------------------------ artifacts

@@ -2,6 +2,7 @@
  * The canonicalisation algorithm (adapter spec §3.2): native tool name → canonical name.
  * Pure, deterministic, no I/O.
  */
+import { shellCommands } from "@ahp/shell";
 import { isCanonicalToolName, type CanonicalToolName } from "../catalog.js";
 import { parseInstalls } from "../shell/installs.js";
 import { HOST_TOOL_TABLES, type HostToolTable, type ToolTableId } from "./tables.js";
@@ -93,35 +94,7 @@ export function classifyPatch(toolInput: unknown): CanonicalToolName {
   return "file_edit";
 }
 
-/** A shell command found in a tool input, with the event path that holds it. */
-export interface ShellCommandField {
-  readonly command: string;
-  readonly sourceField: string;
-}
-
-/** POSIX single-quoting of one argv element when it needs it (spec §3.5). */
-export function quoteArg(arg: string): string {
-  if (arg !== "" && !/[\s'"\\$`!*?#&;|<>(){}[\]~]/.test(arg)) return arg;
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-/**
- * The shell command(s) of a shell tool's input: `command` (string, or an argv array joined with
- * POSIX quoting), `commands` (one per element), `cmd`, `command_line`, `script`.
- */
-export function shellCommands(toolInput: Record<string, unknown>): ShellCommandField[] {
-  const out: ShellCommandField[] = [];
-  for (const key of ["command", "commands", "cmd", "command_line", "script"]) {
-    const v = toolInput[key];
-    if (typeof v === "string") out.push({ command: v, sourceField: `tool_input.${key}` });
-    else if (Array.isArray(v) && v.every((e) => typeof e === "string")) {
-      if (key === "commands") v.forEach((c, i) => out.push({ command: c, sourceField: `tool_input.${key}.${i}` }));
-      else out.push({ command: v.map(quoteArg).join(" "), sourceField: `tool_input.${key}` });
-    }
-    if (out.length > 0) return out;
-  }
-  return out;
-}
+export { quoteArg, shellCommands, type ShellCommandField } from "@ahp/shell";
 
 /**
  * `canonicalize(hostId, nativeName, toolInput, options)` (spec §3.2). `hostId` names a table of
