@@ -42,6 +42,8 @@ export function zodIssues(issues: readonly z.core.$ZodIssue[], root: unknown): L
         ),
       ];
       message = `invalid value ${JSON.stringify(value) ?? "undefined"}${expected.length > 0 ? `, expected ${expected.join(" or ")}` : ""}`;
+    } else if (issue.code === "invalid_value" && (path[path.length - 1] === "events" || path[path.length - 2] === "events")) {
+      message = `unknown event type ${JSON.stringify(value)}, expected one of ${issue.values.map((v) => String(v)).join(", ")}`;
     } else if (issue.code === "invalid_format" && path[path.length - 1] === "id") {
       message = `invalid rule id ${JSON.stringify(value)}: use letters, digits and _ . : - (starting with a letter or digit)`;
     } else {
@@ -63,6 +65,14 @@ function deepestBranch(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   if (issue.code !== "invalid_union" || issue.errors.length === 0) return issue;
   const best = [...issue.errors].sort((a, b) => depthOf(b) - depthOf(a))[0];
   const first = best?.[0];
-  if (best === undefined || first === undefined || depthOf(best) <= 1) return issue;
+  if (best === undefined || first === undefined) return issue;
+  if (depthOf(best) <= 1) {
+    // `events: pre_acton`: the string branch rejected the value itself while every other branch
+    // only wanted another type, so the string branch names the problem (as the list form does).
+    const valued = issue.errors.filter((b) => b[0] !== undefined && !(b[0].code === "invalid_type" && b[0].path.length === 0));
+    const only = valued.length === 1 ? valued[0]?.[0] : undefined;
+    if (only === undefined || only.code !== "invalid_value") return issue;
+    return { ...only, path: [...issue.path, ...only.path] };
+  }
   return deepestBranch({ ...first, path: [...issue.path, ...first.path] });
 }

@@ -62,6 +62,18 @@ describe("YAML errors name file, line, column and rule", () => {
     expect(e.message).toContain("pre_acton");
   });
 
+  it("a single unknown event type is named with the valid ones, as in the list form", () => {
+    const single = errorOf(yaml("version: 1\nrules:\n  - id: r1\n    events: pre_acton\n    action: {decision: allow}\n"));
+    const list = errorOf(yaml("version: 1\nrules:\n  - id: r1\n    events: [pre_acton]\n    action: {decision: allow}\n"));
+    expect(single.message).toContain('unknown event type "pre_acton"');
+    expect(single.message).toContain("pre_action");
+    expect(single.message).not.toContain("expected a string or a list");
+    expect({ line: single.line, column: single.column, ruleId: single.ruleId }).toEqual({ line: 4, column: 13, ruleId: "r1" });
+    expect(single.message.replace(/ \(at .*\)$/, "").replace(/^[^ ]+ rule "r1": /, "")).toBe(
+      list.message.replace(/ \(at .*\)$/, "").replace(/^[^ ]+ rule "r1": /, ""),
+    );
+  });
+
   it("missing field points at the enclosing mapping", () => {
     const e = errorOf(yaml("version: 1\nrules:\n  - id: r1\n    action: {decision: allow}\n"));
     expect(e.message).toContain("missing field `events`");
