@@ -24,9 +24,10 @@ import type {
   SecretsMatch,
   SessionMatch,
   ShellMatch,
+  ToolCallMatch,
 } from "./schema.js";
 import { redactSecretsIn, valueContainsSecret } from "@ahp/core";
-import { normalizeShellPath, parseShell, type SimpleCommand } from "./shell.js";
+import { normalizeShellPath, parseShell, toolCalls, type OpaqueReason, type SimpleCommand, type ToolCall } from "./shell.js";
 import type { SessionState } from "./state.js";
 
 type DocPath = (string | number)[];
@@ -75,9 +76,24 @@ export interface SessionCounters {
   background_ms: number;
 }
 
+/** Longest command line the shell matchers analyse, whatever `max_match_length` says. */
+export const MAX_SHELL_ANALYSIS_LENGTH = 65_536;
+
+/** Parses a command line within the limits; `undefined` when it is too long or too deeply nested to analyse. */
+function analyse(text: string, maxLen: number, cwd: string | undefined): SimpleCommand[] | undefined {
+  if (text.length > Math.min(maxLen, MAX_SHELL_ANALYSIS_LENGTH)) return undefined;
+  try {
+    return parseShell(text, cwd === undefined ? {} : { cwd });
+  } catch (err) {
+    // Nesting deep enough to exhaust the stack (`"$("$("…`): not analysable, never a crash.
+    if (err instanceof RangeError) return undefined;
+    throw err;
+  }
+}
+
 /** Per-evaluation facts, computed lazily and cached for the rules that need them. */
 export class EvalContext {
-  #shell: Map<string, SimpleCommand[]> | undefined;
+  #shell: Map<string, SimpleCommand[] | undefined> | undefined;
   #tool: string | null | undefined;
   #counters: SessionCounters | undefined;
   constructor(
@@ -107,6 +123,10 @@ export class EvalContext {
   }
   #toolLower: string | null | undefined;
 
+  /**
+   * The tool name: `payload.tool_name`, `payload.tool`, `payload.name`, else the name found by
+   * tool-call normalization (OpenAI `function.name`, MCP `params.name`, ACP `kind` …).
+   */
   get toolName(): string | undefined {
     if (this.#tool === undefined) {
       const payload = this.event.payload as Record<string, unknown> | null;
@@ -120,15 +140,39 @@ export class EvalContext {
           }
         }
       }
+      if (this.#tool === null) this.#tool = this.calls.find((c) => c.name !== undefined)?.name ?? null;
     }
     return this.#tool ?? undefined;
   }
 
-  shell(text: string): SimpleCommand[] {
+  /** The payload's tool calls in one view, whatever shape the agent framework sent (see `toolCalls` of `@ahp/shell`). */
+  get calls(): readonly ToolCall[] {
+    this.#calls ??= toolCalls(this.event.payload);
+    return this.#calls;
+  }
+  #calls: readonly ToolCall[] | undefined;
+
+  /** Shell command texts of the payload: the strings at the default shell fields plus the commands tool-call normalization finds. */
+  get shellTexts(): readonly string[] {
+    if (this.#shellTexts === undefined) {
+      const texts = new Set(this.strings(DEFAULT_SHELL_FIELD_LIST));
+      for (const call of this.calls) for (const c of call.commands) texts.add(c);
+      this.#shellTexts = [...texts];
+    }
+    return this.#shellTexts;
+  }
+  #shellTexts: readonly string[] | undefined;
+
+  /**
+   * The simple commands of a command line, or `undefined` when it is not analysed: longer than
+   * `settings.maxMatchLength`, or too deeply nested for the parser. Rules see such a line through
+   * the `too-long` opaque reason.
+   */
+  shell(text: string): SimpleCommand[] | undefined {
     this.#shell ??= new Map();
     let commands = this.#shell.get(text);
-    if (commands === undefined) {
-      commands = parseShell(text);
+    if (commands === undefined && !this.#shell.has(text)) {
+      commands = analyse(text, this.settings.maxMatchLength, this.calls[0]?.cwd);
       this.#shell.set(text, commands);
     }
     return commands;
@@ -408,12 +452,25 @@ function compileFieldList(list: readonly string[], at: DocPath, issues: Issues):
   return { id, paths: compilePaths(list, at, issues) };
 }
 
+/** The default shell fields, read by every shell matcher that gives no `fields`. */
+const DEFAULT_SHELL_FIELD_LIST: FieldList = {
+  id: (() => {
+    const key = DEFAULT_SHELL_FIELDS.join("\u0000");
+    if (!FIELD_LIST_IDS.has(key)) FIELD_LIST_IDS.set(key, FIELD_LIST_IDS.size);
+    return FIELD_LIST_IDS.get(key)!;
+  })(),
+  paths: DEFAULT_SHELL_FIELDS.map((text) => compilePath(text)),
+};
+
 // ---------------------------------------------------------------- shell
+
+/** Opaque reasons a shell condition may name: the parser's, and `too-long` for a line that was not analysed. */
+export type ShellOpaqueReason = OpaqueReason | "too-long";
 
 const OUTPUT_REDIRECTS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 
 function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen: number): Predicate {
-  const fields = compileFieldList(m.fields ?? DEFAULT_SHELL_FIELDS, [...at, "fields"], issues);
+  const fields = m.fields === undefined ? undefined : compileFieldList(m.fields, [...at, "fields"], issues);
   const line = m.line === undefined ? undefined : compileFieldCondition(m.line, [...at, "line"], issues, maxLen);
   const per: ((cmd: SimpleCommand) => boolean)[] = [];
   if (m.program !== undefined) {
@@ -470,6 +527,23 @@ function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen: number
           },
     );
   }
+  if (m.paths !== undefined) {
+    const tests = m.paths.map((c, k) => compileFieldCondition(c, [...at, "paths", k], issues, maxLen));
+    per.push((cmd) => {
+      for (const t of tests) if (!cmd.paths.some(t)) return false;
+      return true;
+    });
+  }
+  if (m.writes !== undefined) {
+    const t = compileFieldCondition(m.writes, [...at, "writes"], issues, maxLen);
+    per.push((cmd) => cmd.writes.some(t));
+  }
+  const reasons: ReadonlySet<ShellOpaqueReason> | undefined =
+    m.opaque === undefined || m.opaque === false
+      ? undefined
+      : new Set(m.opaque === true ? (["dynamic-command", "dynamic-script", "inline-code", "too-long"] as const) : m.opaque);
+  if (m.opaque === false) per.push((cmd) => cmd.opaque.length === 0);
+  else if (reasons !== undefined) per.push((cmd) => cmd.opaque.some((r) => reasons.has(r)));
   if (m.word !== undefined) {
     const t = compileFieldCondition(m.word, [...at, "word"], issues, maxLen);
     per.push((cmd) => {
@@ -478,7 +552,10 @@ function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen: number
     });
   }
   if (line === undefined && per.length === 0)
-    issues.add(at, "empty shell condition: give line, program, flags_any, flags_all, option, args, argv, redirect, piped_to or word");
+    issues.add(
+      at,
+      "empty shell condition: give line, program, flags_any, flags_all, option, args, paths, argv, redirect, writes, piped_to, opaque or word",
+    );
   const command =
     per.length === 0
       ? undefined
@@ -486,11 +563,18 @@ function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen: number
           for (const t of per) if (!t(cmd)) return false;
           return true;
         };
+  // A line that was not analysed matches only a condition that asks for `too-long` (alone or with `line`).
+  const tooLong = reasons?.has("too-long") === true && per.length === 1;
   return (ctx) => {
-    for (const text of stringsAt(fields, ctx)) {
+    for (const text of fields === undefined ? ctx.shellTexts : stringsAt(fields, ctx)) {
       if (line !== undefined && !line(text)) continue;
       if (command === undefined) return true;
-      for (const cmd of ctx.shell(text)) if (command(cmd)) return true;
+      const commands = ctx.shell(text);
+      if (commands === undefined) {
+        if (tooLong) return true;
+        continue;
+      }
+      for (const cmd of commands) if (command(cmd)) return true;
     }
     return false;
   };
@@ -603,6 +687,26 @@ function compileSession(m: SessionMatch, at: DocPath, issues: Issues): Predicate
   return andP(tests);
 }
 
+// ---------------------------------------------------------------- tool calls
+
+/** `tool_call`: facts of the normalized tool calls; each member given must hold. */
+function compileToolCall(m: ToolCallMatch): Predicate {
+  const tests: Predicate[] = [];
+  if (m.named !== undefined) {
+    const want = m.named;
+    tests.push((ctx) => (ctx.toolName !== undefined) === want);
+  }
+  if (m.shell !== undefined) {
+    const want = m.shell;
+    tests.push((ctx) => ctx.calls.some((c) => c.shell) === want);
+  }
+  if (m.command !== undefined) {
+    const want = m.command;
+    tests.push((ctx) => ctx.shellTexts.length > 0 === want);
+  }
+  return andP(tests);
+}
+
 // ---------------------------------------------------------------- match
 
 export function compileMatch(m: PolicyMatchInput, at: DocPath, issues: Issues, maxLen: number): Predicate {
@@ -620,6 +724,7 @@ export function compileMatch(m: PolicyMatchInput, at: DocPath, issues: Issues, m
           },
     );
   }
+  if (m.tool_call !== undefined) cheap.push(compileToolCall(m.tool_call));
   if (m.depth !== undefined) {
     const t = compileNumberCondition(m.depth, [...at, "depth"], issues);
     cheap.push((ctx) => t(ctx.event.depth));

@@ -25,9 +25,10 @@ export const DEFAULT_POLICY: PolicyFileInput = {
             "R",
             "recursive"
           ],
-          "args": [
+          "paths": [
             {
               "glob": [
+                "/",
                 "/*",
                 "~",
                 "~/\\*",
@@ -137,6 +138,50 @@ export const DEFAULT_POLICY: PolicyFileInput = {
       "action": {
         "decision": "block",
         "reason": "Raw write to a disk device"
+      }
+    },
+    {
+      "id": "block-recursive-permission-change-system",
+      "description": "Recursive mode, owner or group change of /, a system directory or the home directory (chmod -R 000 /, chown -R nobody /etc, cd / && chmod -R 777 *).",
+      "events": "pre_action",
+      "match": {
+        "shell": {
+          "program": [
+            "chmod",
+            "chown",
+            "chgrp",
+            "setfacl"
+          ],
+          "flags_any": [
+            "R",
+            "recursive"
+          ],
+          "paths": [
+            {
+              "regex": "^(?:/|/\\*|~|~/\\*|/(?:bin|boot|dev|etc|lib|lib32|lib64|proc|root|sbin|sys|usr|var|System|Library)(?:/.*)?|/(?:home|Users|opt|srv|Applications)(?:/[^/]*)?)$"
+            }
+          ]
+        }
+      },
+      "action": {
+        "decision": "block",
+        "reason": "Recursive permission change of the root, home or a system directory"
+      }
+    },
+    {
+      "id": "block-system-file-write",
+      "description": "Writing, truncating, deleting or changing the mode of a system file (truncate -s 0 /etc/passwd, > /etc/hosts, tee /etc/sudoers, sed -i ... /etc/ssh/sshd_config, cp x /usr/bin/ls).",
+      "events": "pre_action",
+      "match": {
+        "shell": {
+          "writes": {
+            "regex": "^/(?:etc|boot|bin|sbin|lib|lib32|lib64|usr/(?:bin|sbin|lib|lib32|lib64|libexec)|System)(?:/|$)"
+          }
+        }
+      },
+      "action": {
+        "decision": "block",
+        "reason": "Write to a system file"
       }
     },
     {
@@ -269,7 +314,11 @@ export const DEFAULT_POLICY: PolicyFileInput = {
                 "tftp",
                 "http",
                 "https",
-                "xh"
+                "xh",
+                "scp",
+                "sftp",
+                "rsync",
+                "rclone"
               ],
               "word": {
                 "regex": "(?:\\.ssh/id_[A-Za-z0-9_-]+|\\.aws/credentials|\\.netrc|\\.git-credentials|\\.docker/config\\.json|\\.kube/config|\\.pgpass|\\.npmrc|\\.pypirc)$|(?:^|[/=@])\\.env(?:\\.(?!(?:example|sample|template|dist)$)[A-Za-z0-9_-]+)?$"
@@ -349,8 +398,10 @@ export const DEFAULT_POLICY: PolicyFileInput = {
             },
             "secrets": {
               "fields": [
-                "payload.arguments.command",
-                "payload.arguments.cmd",
+                "payload.arguments",
+                "payload.tool_input",
+                "payload.input",
+                "payload.params",
                 "payload.command"
               ]
             }
@@ -360,6 +411,61 @@ export const DEFAULT_POLICY: PolicyFileInput = {
       "action": {
         "decision": "block",
         "reason": "Secret in an outgoing request"
+      }
+    },
+    {
+      "id": "escalate-unanalysable-shell",
+      "description": "A command the policy cannot analyse statically - a computed command word ($(echo rm) -rf /, $CMD), eval, generated text run by a shell or an interpreter (... | base64 -d | sh, curl ... | python3), interpreter one-liners calling delete/exec/network primitives (python3 -c \"import shutil; ...\", perl -e 'system(...)'), or a line longer than the analysis limit.",
+      "events": "pre_action",
+      "match": {
+        "any": [
+          {
+            "shell": {
+              "opaque": true
+            }
+          },
+          {
+            "shell": {
+              "program": "eval"
+            }
+          }
+        ]
+      },
+      "action": {
+        "decision": "escalate",
+        "reason": "Command cannot be analysed statically; needs approval",
+        "escalation_target": "security"
+      }
+    },
+    {
+      "id": "escalate-shell-without-command",
+      "description": "A shell tool (by name, ACP kind execute, OpenAI shell call) whose command text cannot be found in the payload.",
+      "events": "pre_action",
+      "match": {
+        "tool_call": {
+          "shell": true,
+          "command": false
+        }
+      },
+      "action": {
+        "decision": "escalate",
+        "reason": "Shell tool call without a command the policy can read",
+        "escalation_target": "security"
+      }
+    },
+    {
+      "id": "escalate-unnamed-action",
+      "description": "A pre_action whose payload names no tool in any known shape ({}, [1], a bare string).",
+      "events": "pre_action",
+      "match": {
+        "tool_call": {
+          "named": false
+        }
+      },
+      "action": {
+        "decision": "escalate",
+        "reason": "Action names no tool; needs approval",
+        "escalation_target": "security"
       }
     },
     {

@@ -146,6 +146,17 @@ export const ShellMatchSchema = z
       .optional(),
     /** Each condition is satisfied by at least one positional argument (paths normalized). */
     args: z.array(FieldConditionSchema).min(1).optional(),
+    /** Each condition is satisfied by at least one positional argument resolved against the working directory (`cd / && rm -rf *` gives `/*`). */
+    paths: z.array(FieldConditionSchema).min(1).optional(),
+    /** Condition on any file the command writes, truncates, deletes, moves or changes the mode or owner of (output redirections included), resolved. */
+    writes: FieldConditionSchema.optional(),
+    /**
+     * The command cannot be analysed: `true` for any reason, `false` for none, or a list of
+     * `dynamic-command` (computed command word), `dynamic-script` (a shell or interpreter runs
+     * generated text), `inline-code` (interpreter code calling delete/exec/network primitives),
+     * `too-long` (the line is longer than the analysis limit or too deeply nested).
+     */
+    opaque: z.union([z.boolean(), z.array(z.enum(["dynamic-command", "dynamic-script", "inline-code", "too-long"])).min(1)]).optional(),
     /** Condition on the argument vector joined with single spaces. */
     argv: FieldConditionSchema.optional(),
     /** Condition on any output redirection target (`>`, `>>`, `&>`, `2>` ...). */
@@ -179,8 +190,20 @@ export const SecretsMatchSchema = z
   })
   .describe("Matches when a secret or credential is found in any string below the given fields.");
 
+export const ToolCallMatchSchema = z
+  .strictObject({
+    /** The payload names a tool (in any shape tool-call normalization knows). */
+    named: z.boolean().optional(),
+    /** Some tool call runs shell commands (by its name, ACP kind `execute` or OpenAI item type). */
+    shell: z.boolean().optional(),
+    /** A shell command text was found (at the default shell fields or by tool-call normalization). */
+    command: z.boolean().optional(),
+  })
+  .describe("Facts of the payload's tool calls after normalization of the shapes agent frameworks send.");
+
 export interface PolicyMatchInput {
   tool?: string | string[];
+  tool_call?: z.input<typeof ToolCallMatchSchema>;
   fields?: Record<string, FieldConditionInput>;
   depth?: NumberCondition;
   session?: z.input<typeof SessionMatchSchema>;
@@ -196,6 +219,7 @@ export const PolicyMatchSchema: z.ZodType<PolicyMatchInput, PolicyMatchInput> = 
   .strictObject({
     /** Tool name globs, read from payload.tool_name, then payload.tool, then payload.name. */
     tool: stringOrList().optional(),
+    tool_call: ToolCallMatchSchema.optional(),
     /** Conditions on fields by path; all must hold. */
     fields: z.record(fieldPath(), FieldConditionSchema).optional(),
     /** Condition on the event's depth (0 = top-level agent). */
@@ -308,6 +332,7 @@ export type PolicyFileInput = z.input<typeof PolicyFileSchema>;
 export type PolicyMatch = PolicyMatchInput;
 export type FieldCondition = FieldConditionInput;
 export type ShellMatch = z.infer<typeof ShellMatchSchema>;
+export type ToolCallMatch = z.infer<typeof ToolCallMatchSchema>;
 export type PathMatch = z.infer<typeof PathMatchSchema>;
 export type SecretsMatch = z.infer<typeof SecretsMatchSchema>;
 export type SessionMatch = z.infer<typeof SessionMatchSchema>;

@@ -14,6 +14,31 @@ const ruleFor = (event: AhpEvent) => engine.evaluate(event).ruleId;
 
 /** For every default rule: real command lines (or events) that must trip it, and near misses that must not. */
 const SHELL_CASES: Record<string, { trip: string[]; miss: string[] }> = {
+  "block-recursive-permission-change-system": {
+    trip: ["chmod -R 000 /", "sudo chown -R nobody /etc", "chgrp -R users /usr/lib", "cd / && chmod -R 777 *", "chmod --recursive 700 ~"],
+    miss: ["chmod -R u+w ./build", "chmod +x /tmp/run.sh", "chown -R 1000 /home/dev/project/node_modules", "chmod 644 ./README.md"],
+  },
+  "block-system-file-write": {
+    trip: [
+      "truncate -s 0 /etc/passwd",
+      "> /etc/hosts",
+      "echo x | sudo tee /etc/sudoers",
+      "sed -i 's/a/b/' /etc/ssh/sshd_config",
+      "cp evil /usr/bin/ls",
+    ],
+    miss: ["truncate -s 0 ./app.log", "cat /etc/passwd", "echo hi > /tmp/x", "cp a /usr/local/share/b", "ls /etc > list.txt"],
+  },
+  "escalate-unanalysable-shell": {
+    trip: [
+      "$(echo rm) -rf /",
+      "echo cm0gLXJmIC8K | base64 -d | sh",
+      `python3 -c "import shutil; shutil.rmtree('/')"`,
+      `perl -e 'system("rm -rf /")'`,
+      'eval "$PAYLOAD"',
+      "$CMD --version",
+    ],
+    miss: ["python3 -c 'print(1)'", "echo $(date)", "node -e 'console.log(1)'", "echo rm -rf / > notes.txt"],
+  },
   "block-recursive-delete-root": {
     trip: [
       "rm -rf /",
@@ -180,10 +205,26 @@ describe("the default policy", () => {
     const tested = new Set([
       ...Object.keys(SHELL_CASES),
       "block-write-outside-workspace",
+      "escalate-shell-without-command",
+      "escalate-unnamed-action",
       "redact-secrets-in-prompts",
       "redact-secrets-in-tool-results",
     ]);
     expect(new Set(engine.policy.ruleIds)).toEqual(tested);
+  });
+
+  it("escalates a shell tool whose command cannot be found, and an action naming no tool, by their own rules", () => {
+    expect(ruleFor(ev("pre_action", { tool_name: "bash", arguments: { description: "clean up" } }))).toBe("escalate-shell-without-command");
+    expect(ruleFor(ev("pre_action", { toolCall: { toolCallId: "t1", kind: "execute", rawInput: {} } }))).toBe(
+      "escalate-shell-without-command",
+    );
+    expect(ruleFor(ev("pre_action", { tool_name: "bash", arguments: { command: "ls" } }))).toBeUndefined();
+    for (const payload of [{}, [1], "rm", null]) {
+      const result = engine.evaluate(ev("pre_action", payload));
+      expect(result.ruleId).toBe("escalate-unnamed-action");
+      expect(result.decision).toMatchObject({ decision: "escalate" });
+    }
+    expect(ruleFor(ev("pre_action", { tool_name: "read_file", arguments: { path: "a.ts" } }))).toBeUndefined();
   });
 
   for (const [rule, { trip, miss }] of Object.entries(SHELL_CASES)) {

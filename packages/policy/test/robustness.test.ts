@@ -94,7 +94,9 @@ describe("bad input never crashes", () => {
     const engine = new PolicyEngine(DEFAULT_POLICY);
     const big = `${"echo a && ".repeat(20_000)}rm -rf /`;
     const start = performance.now();
-    expect(engine.evaluate(bash(big)).ruleId).toBe("block-recursive-delete-root");
+    // Longer than the 64 KiB analysis limit: escalated without being parsed.
+    expect(engine.evaluate(bash(big)).ruleId).toBe("escalate-unanalysable-shell");
+    expect(engine.evaluate(bash(`${"echo a && ".repeat(6_000)}rm -rf /`)).ruleId).toBe("block-recursive-delete-root");
     const prompt = `${"lorem ipsum dolor sit amet: key=value; ".repeat(20_000)}`;
     expect(engine.evaluate(ev("pre_prompt", { prompt })).decision).toEqual({ decision: "allow" });
     expect(performance.now() - start).toBeLessThan(5000);
