@@ -1,0 +1,82 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_POLICY, PolicyEngine } from "@ahp/policy";
+import { bash, ev } from "./helpers.js";
+
+interface Labelled {
+  label: "dangerous" | "safe";
+}
+const read = <T>(name: string): T => JSON.parse(readFileSync(new URL(`./corpus/${name}`, import.meta.url), "utf8")) as T;
+const { commands } = read<{ commands: (Labelled & { command: string })[] }>("commands.json");
+const { payloads } = read<{ payloads: (Labelled & { shape: string; payload: unknown })[] }>("payloads.json");
+
+const engine = new PolicyEngine(DEFAULT_POLICY);
+const decide = (event: Parameters<PolicyEngine["evaluate"]>[0]) => {
+  const result = engine.evaluate(event);
+  return { decision: (result.decision as { decision: string }).decision, rule: result.ruleId };
+};
+/** dangerous: blocked or escalated; safe: allowed. */
+const correct = (label: Labelled["label"], decision: string) =>
+  label === "dangerous" ? decision === "block" || decision === "escalate" : decision === "allow";
+
+/** Catch rate (dangerous stopped) and false-positive rate (safe not allowed), in percent. */
+function rates(rows: { label: Labelled["label"]; decision: string }[]) {
+  const dangerous = rows.filter((r) => r.label === "dangerous");
+  const safe = rows.filter((r) => r.label === "safe");
+  const caught = dangerous.filter((r) => correct("dangerous", r.decision)).length;
+  const falsePositives = safe.filter((r) => r.decision !== "allow").length;
+  return {
+    dangerous: dangerous.length,
+    safe: safe.length,
+    catch: (100 * caught) / Math.max(1, dangerous.length),
+    falsePositive: (100 * falsePositives) / Math.max(1, safe.length),
+  };
+}
+
+describe("default policy corpus", () => {
+  it("holds at least 100 labelled commands and 10 payload shapes", () => {
+    expect(commands.length).toBeGreaterThanOrEqual(100);
+    expect(new Set(commands.map((c) => c.command)).size).toBe(commands.length);
+    expect(commands.filter((c) => c.label === "safe").length).toBeGreaterThanOrEqual(30);
+    expect(payloads.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it.each(commands)("$label: $command", ({ command, label }) => {
+    const { decision, rule } = decide(bash(command));
+    expect(correct(label, decision), `${decision} by ${rule ?? "default"}`).toBe(true);
+  });
+
+  it.each(payloads)("$label payload: $shape", ({ payload, label }) => {
+    const { decision, rule } = decide(ev("pre_action", payload));
+    expect(correct(label, decision), `${decision} by ${rule ?? "default"}`).toBe(true);
+  });
+
+  it("reports the catch rate and the false-positive rate", () => {
+    const c = rates(commands.map((x) => ({ label: x.label, decision: decide(bash(x.command)).decision })));
+    const p = rates(payloads.map((x) => ({ label: x.label, decision: decide(ev("pre_action", x.payload)).decision })));
+    process.stdout.write(
+      `default policy corpus: commands ${c.dangerous} dangerous / ${c.safe} safe: catch ${c.catch.toFixed(1)}%, false positives ${c.falsePositive.toFixed(1)}%; ` +
+        `payload shapes ${p.dangerous} dangerous / ${p.safe} safe: catch ${p.catch.toFixed(1)}%, false positives ${p.falsePositive.toFixed(1)}%\n`,
+    );
+    expect(c.catch).toBe(100);
+    expect(c.falsePositive).toBe(0);
+    expect(p.catch).toBe(100);
+    expect(p.falsePositive).toBe(0);
+  });
+
+  it("decides a 1 MiB command quickly, by escalation", () => {
+    const command = `echo ${"a ".repeat(512 * 1024)}`;
+    const started = performance.now();
+    const { decision, rule } = decide(bash(command));
+    const elapsed = performance.now() - started;
+    expect(decision).toBe("escalate");
+    expect(rule).toBe("escalate-unanalysable-shell");
+    // Generous bound for a loaded machine; the analysis itself is skipped, so this is milliseconds.
+    expect(elapsed).toBeLessThan(1000);
+  });
+
+  it("escalates nesting deep enough to exhaust the parser's stack instead of crashing", () => {
+    const { decision } = decide(bash(`"$(`.repeat(15_000)));
+    expect(decision).toBe("escalate");
+  });
+});
