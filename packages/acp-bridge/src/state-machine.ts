@@ -1,0 +1,152 @@
+/**
+ * The session state machine of §5 as data: the states of §5.1, the numbered transitions
+ * T1–T24 of §5.2 (26 rows with T14b and T14c), the unnumbered internal moves the numbered rows
+ * imply (a turn starting and ending, the drain, the commits), and one transition function.
+ * The bridge moves a session only through {@link transition}; a move the table does not allow
+ * is an internal error, never a silent state change.
+ */
+import type { ConflictReason, NotFoundReason } from "./errors.js";
+
+export const STATES = [
+  "active.idle",
+  "active.running",
+  "suspending.requested",
+  "suspending.quiescing",
+  "suspended",
+  "resuming",
+  "failed",
+  "closed",
+  "deleted",
+] as const;
+export type BridgeState = (typeof STATES)[number];
+
+export const ACTIVE: readonly BridgeState[] = ["active.idle", "active.running"];
+export const SUSPENDING: readonly BridgeState[] = ["suspending.requested", "suspending.quiescing"];
+
+export type BridgeEvent =
+  // numbered rows
+  | "suspend"
+  | "self_park"
+  | "prompt"
+  | "cancel"
+  | "resume"
+  | "resume_consumed_handle"
+  | "resume_unknown_handle"
+  | "resume_enrichment_without_handle"
+  | "plain_resume"
+  | "gate_revert"
+  | "condition_fired"
+  | "timeout_fail"
+  | "close"
+  | "delete"
+  | "transport_drop"
+  | "load"
+  // internal moves
+  | "turn_end"
+  | "quiesce"
+  | "commit"
+  | "resume_commit";
+
+export type RowError = { code: -31001; reason: ConflictReason } | { code: -32002; reason: NotFoundReason };
+
+export interface TransitionRow {
+  id: string;
+  event: BridgeEvent;
+  from: readonly BridgeState[];
+  /** Target state; `"same"` leaves the state as it is. Absent when the row is an error. */
+  to?: BridgeState | "same";
+  error?: RowError;
+  /** Effects and wire output, in order (documentation; the bridge performs them). */
+  effects: string;
+}
+
+const ALL = STATES;
+
+/** T1–T24 of §5.2, in the specification's order. */
+export const NUMBERED_TRANSITIONS: readonly TransitionRow[] = [
+  { id: "T1", event: "suspend", from: ["active.idle"], to: "suspended", effects: "validate; gate; commit; arm conditions; lifecycle suspended; suspend response" },
+  {
+    id: "T2",
+    event: "suspend",
+    from: ["active.running"],
+    to: "suspending.requested",
+    effects: "validate; gate; lifecycle suspend_requested; drain per mode; turn updates; prompt response; commit; lifecycle suspended; suspend response",
+  },
+  { id: "T3", event: "suspend", from: SUSPENDING, to: "same", effects: "coalesce: same result; a stronger mode upgrades; first reason wins" },
+  { id: "T4", event: "suspend", from: ["suspended"], to: "same", effects: "idempotent: same handle and suspendedAt; no lifecycle; no gate" },
+  { id: "T5", event: "suspend", from: ["resuming"], error: { code: -31001, reason: "resume_in_progress" }, effects: "error" },
+  { id: "T6", event: "suspend", from: ["failed", "closed", "deleted"], error: { code: -31001, reason: "session_failed" }, effects: "-31001 session_failed (failed) / -32002 (closed, deleted, unknown)" },
+  { id: "T7", event: "self_park", from: ["active.running"], to: "suspending.requested", effects: "as T2 with initiator agent; await_resumption first when supported" },
+  { id: "T8", event: "prompt", from: SUSPENDING, error: { code: -31001, reason: "suspend_in_progress" }, effects: "error" },
+  { id: "T9", event: "prompt", from: ["suspended"], to: "resuming", effects: "policy P1: reject prompt_while_suspended, or implicit resume (input = the prompt) then run the turn" },
+  { id: "T10", event: "cancel", from: SUSPENDING, to: "same", effects: "escalate to interrupt_immediate; the suspension still commits" },
+  { id: "T11", event: "cancel", from: ["suspended", "active.idle"], to: "same", effects: "no-op" },
+  { id: "T12", event: "resume", from: ["suspended"], to: "resuming", effects: "CAS win; gate; restore; disarm; lifecycle resumed; resume response; continuation per P2" },
+  { id: "T13", event: "resume", from: ["resuming"], error: { code: -31001, reason: "resume_conflict" }, effects: "error" },
+  { id: "T14", event: "resume_consumed_handle", from: ACTIVE, error: { code: -31001, reason: "handle_consumed" }, effects: "error" },
+  { id: "T14b", event: "resume_unknown_handle", from: ALL, error: { code: -32002, reason: "unknown_handle" }, effects: "state unchanged" },
+  { id: "T14c", event: "resume_enrichment_without_handle", from: ACTIVE, error: { code: -31001, reason: "not_suspended" }, effects: "error" },
+  { id: "T15", event: "plain_resume", from: ACTIVE, to: "same", effects: "standard ACP re-attach, no lifecycle output" },
+  { id: "T16", event: "gate_revert", from: ["resuming"], to: "suspended", effects: "handle stays valid; conditions stay armed; -31002 to the resumer" },
+  { id: "T17", event: "condition_fired", from: ["suspended"], to: "resuming", effects: "as T12 with the matching cause; gate applies" },
+  { id: "T18", event: "condition_fired", from: ["resuming"], to: "same", effects: "held as pending; replayed if the resume reverts, dropped if it commits" },
+  { id: "T19", event: "timeout_fail", from: ["suspended"], to: "failed", effects: "lifecycle failed; AHP run_lifecycle failed + error" },
+  { id: "T20", event: "close", from: [...SUSPENDING, "suspended"], to: "closed", effects: "cancel drain; disarm; lifecycle discarded; {}" },
+  { id: "T21", event: "delete", from: ALL, to: "deleted", effects: "as T20, session removed" },
+  { id: "T22", event: "transport_drop", from: ["suspended"], to: "same", effects: "nothing lost; resume allowed on a new connection" },
+  { id: "T23", event: "transport_drop", from: SUSPENDING, to: "same", effects: "drain completes, suspension commits (to suspended), responses undeliverable" },
+  { id: "T24", event: "load", from: ["suspended"], to: "same", effects: "replay ends with a lifecycle suspended update" },
+];
+
+/** Moves the numbered rows imply but do not name. */
+export const INTERNAL_TRANSITIONS: readonly TransitionRow[] = [
+  { id: "I1", event: "prompt", from: ["active.idle"], to: "active.running", effects: "turn starts (AHP run_lifecycle executing)" },
+  { id: "I2", event: "prompt", from: ["active.running"], to: "same", effects: "forwarded; the agent answers a second concurrent prompt" },
+  { id: "I3", event: "prompt", from: ["resuming"], error: { code: -31001, reason: "resume_in_progress" }, effects: "error" },
+  { id: "I4", event: "prompt", from: ["failed"], error: { code: -31001, reason: "session_failed" }, effects: "error" },
+  { id: "I5", event: "turn_end", from: ["active.running"], to: "active.idle", effects: "prompt response" },
+  { id: "I6", event: "turn_end", from: [...SUSPENDING, "active.idle"], to: "same", effects: "drain finished; commit follows" },
+  { id: "I7", event: "quiesce", from: ["suspending.requested"], to: "suspending.quiescing", effects: "drain per mode" },
+  { id: "I8", event: "commit", from: ["active.idle", ...SUSPENDING], to: "suspended", effects: "persist; arm conditions; lifecycle suspended" },
+  { id: "I9", event: "resume_commit", from: ["resuming"], to: "active.idle", effects: "disarm; lifecycle resumed" },
+  { id: "I10", event: "cancel", from: ["active.running"], to: "same", effects: "forwarded to the agent" },
+  { id: "I11", event: "cancel", from: ["resuming", "failed", "closed"], to: "same", effects: "no-op" },
+  { id: "I12", event: "close", from: ACTIVE, to: "closed", effects: "plain ACP close" },
+  { id: "I13", event: "close", from: ["closed", "failed"], to: "closed", effects: "idempotent close" },
+  { id: "I14", event: "resume", from: ["failed"], error: { code: -31001, reason: "session_failed" }, effects: "error" },
+  { id: "I15", event: "resume", from: ["closed", "deleted"], error: { code: -32002, reason: "suspension_discarded" }, effects: "error" },
+  { id: "I16", event: "condition_fired", from: ["active.idle", "active.running", ...SUSPENDING, "failed", "closed", "deleted"], to: "same", effects: "stale wake-up ignored" },
+  { id: "I17", event: "transport_drop", from: [...ACTIVE, "resuming", "failed", "closed", "deleted"], to: "same", effects: "session detached from the connection" },
+  { id: "I18", event: "load", from: ["active.idle", "active.running", "failed", "closed"], to: "same", effects: "forwarded (a closed session becomes active again)" },
+  { id: "I19", event: "plain_resume", from: ["failed"], error: { code: -31001, reason: "session_failed" }, effects: "error" },
+  { id: "I20", event: "resume_consumed_handle", from: ["suspended", "resuming", "failed"], error: { code: -31001, reason: "handle_consumed" }, effects: "error" },
+  { id: "I21", event: "resume_consumed_handle", from: ["closed", "deleted"], error: { code: -32002, reason: "suspension_discarded" }, effects: "error" },
+  { id: "I22", event: "gate_revert", from: ["active.idle"], to: "same", effects: "a suspend gate refused before any state change" },
+];
+
+export const TRANSITIONS: readonly TransitionRow[] = [...NUMBERED_TRANSITIONS, ...INTERNAL_TRANSITIONS];
+
+export type TransitionResult =
+  | { ok: true; row: TransitionRow; to: BridgeState }
+  | { ok: false; row: TransitionRow; error: RowError }
+  | { ok: false; row: undefined; illegal: true; state: BridgeState; event: BridgeEvent };
+
+const INDEX = new Map<string, TransitionRow>();
+for (const row of TRANSITIONS) {
+  for (const from of row.from) {
+    const key = `${from}|${row.event}`;
+    if (INDEX.has(key)) throw new Error(`transition table: two rows for ${key}`);
+    INDEX.set(key, row);
+  }
+}
+
+/** The one transition function: the row that applies to `event` in `state`, and where it leads. */
+export function transition(state: BridgeState, event: BridgeEvent): TransitionResult {
+  const row = INDEX.get(`${state}|${event}`);
+  if (row === undefined) return { ok: false, row: undefined, illegal: true, state, event };
+  if (row.error !== undefined) return { ok: false, row, error: row.error };
+  return { ok: true, row, to: row.to === "same" || row.to === undefined ? state : row.to };
+}
+
+export const isSuspending = (s: BridgeState): boolean => s === "suspending.requested" || s === "suspending.quiescing";
+export const isActive = (s: BridgeState): boolean => s === "active.idle" || s === "active.running";

@@ -1,0 +1,3 @@
+import { libraryConfig } from "../../tsup.shared.js";
+
+export default libraryConfig();
