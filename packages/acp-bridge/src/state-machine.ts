@@ -45,6 +45,7 @@ export type BridgeEvent =
   | "turn_end"
   | "quiesce"
   | "commit"
+  | "commit_failed"
   | "resume_commit";
 
 export type RowError = { code: -31001; reason: ConflictReason } | { code: -32002; reason: NotFoundReason };
@@ -121,7 +122,15 @@ export const INTERNAL_TRANSITIONS: readonly TransitionRow[] = [
   { id: "I19", event: "plain_resume", from: ["failed"], error: { code: -31001, reason: "session_failed" }, effects: "error" },
   { id: "I20", event: "resume_consumed_handle", from: ["suspended", "resuming", "failed"], error: { code: -31001, reason: "handle_consumed" }, effects: "error" },
   { id: "I21", event: "resume_consumed_handle", from: ["closed", "deleted"], error: { code: -32002, reason: "suspension_discarded" }, effects: "error" },
-  { id: "I22", event: "gate_revert", from: ["active.idle"], to: "same", effects: "a suspend gate refused before any state change" },
+  { id: "I22", event: "commit_failed", from: SUSPENDING, to: "active.idle", effects: "the record could not be stored: the suspend is refused, never reported" },
+  { id: "I23", event: "plain_resume", from: ["suspended"], to: "same", effects: "P3 off: re-attach only, result state suspended" },
+  { id: "I24", event: "plain_resume", from: ["resuming"], to: "same", effects: "waits for the resume in progress, then re-attaches (§5.5)" },
+  { id: "I25", event: "plain_resume", from: ["closed"], to: "active.idle", effects: "a plain ACP resume reopens a closed session" },
+  { id: "I26", event: "resume_enrichment_without_handle", from: ["failed"], error: { code: -31001, reason: "session_failed" }, effects: "error" },
+  { id: "I27", event: "resume_enrichment_without_handle", from: ["closed"], error: { code: -31001, reason: "not_suspended" }, effects: "error" },
+  { id: "I28", event: "self_park", from: ["active.idle"], to: "suspended", effects: "as T1 with initiator agent" },
+  { id: "I29", event: "self_park", from: [...SUSPENDING, "suspended"], to: "same", effects: "already parking: coalesced / idempotent" },
+  { id: "I30", event: "self_park", from: ["resuming", "failed", "closed"], error: { code: -31001, reason: "resume_in_progress" }, effects: "error" },
 ];
 
 export const TRANSITIONS: readonly TransitionRow[] = [...NUMBERED_TRANSITIONS, ...INTERNAL_TRANSITIONS];

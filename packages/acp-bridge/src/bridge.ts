@@ -1,0 +1,658 @@
+/**
+ * The ACP bridge: the upstream face's request handling (`initialize`, sessions, prompts,
+ * suspend, resume, close, delete, load), the drain over the downstream agent (first-class,
+ * tunnel or emulated, §6.5), and what the agent sends back (updates, permission requests gated
+ * by the harness, await_resumption, its exit).
+ */
+import {
+  PROTOCOL_VERSION,
+  RequestError,
+  type AgentContext,
+  type InitializeRequest,
+  type InitializeResponse,
+  type PromptRequest,
+  type PromptResponse,
+} from "@agentclientprotocol/sdk";
+import { newId } from "@ahp/core";
+import { isoAt } from "./clock.js";
+import { DESCRIPTOR_VERSION, META, METHODS } from "./constants.js";
+import { SuspendCore, type CoreOptions, type SuspendInit } from "./core.js";
+import { DownstreamAgent, type DownstreamConnector } from "./downstream.js";
+import { invalidParams, isMethodNotFound, stateConflict, unknownSession } from "./errors.js";
+import type { ParkSpec } from "./harness.js";
+import { NO_CLIENT_CAPS, newSession, type ClientCaps, type ClientLink, type Session, type SuspendResult } from "./session.js";
+import { isSuspending, transition, type BridgeEvent } from "./state-machine.js";
+import { validateAwaitResumptionRequest, validateResumeConditions, validateResumeEnrichment, type ResumeConditions } from "./validation.js";
+
+/** The `sessionUpdate` tags of ACP v1 stable: anything else never reaches a client (§2.5 item 4). */
+export const STANDARD_UPDATES = new Set([
+  "user_message_chunk",
+  "agent_message_chunk",
+  "agent_thought_chunk",
+  "tool_call",
+  "tool_call_update",
+  "plan",
+  "available_commands_update",
+  "current_mode_update",
+  "config_option_update",
+  "session_info_update",
+  "usage_update",
+  "notice",
+  "compaction_update",
+  "compaction_summary_chunk",
+]);
+
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Reads what a client advertised (§6.1). */
+export function readClientCaps(params: InitializeRequest): ClientCaps {
+  const caps = obj(params.clientCapabilities) ?? {};
+  const d = obj(obj(caps._meta)?.[META.suspend]);
+  const notices = obj(caps.session)?.notices;
+  const lifecycle = Array.isArray(d?.lifecycle) ? (d.lifecycle as unknown[]) : [];
+  return {
+    aware: d !== undefined,
+    notices: notices !== undefined && notices !== null,
+    firstClassLifecycle: lifecycle.includes("first_class"),
+    awaitResumption: d?.awaitResumption === true,
+    agentInitiatedTurns: d?.agentInitiatedTurns === true,
+  };
+}
+
+export interface BridgeCoreOptions extends CoreOptions {
+  /** Opens the connection to the agent (called again to restart it after it died). */
+  agent: DownstreamConnector;
+  /** Try the suspend methods on agents that did not advertise them. Default false. */
+  probeUnadvertised?: boolean;
+  /** Called when the agent's connection ends; suspended sessions are kept. */
+  onAgentExit?: (info: { error: unknown; suspended: string[] }) => void;
+}
+
+export class AcpBridgeEngine extends SuspendCore {
+  protected readonly bo: BridgeCoreOptions;
+  #freshTranscript = false;
+  #linkSeq = 0;
+
+  constructor(options: BridgeCoreOptions) {
+    super(options);
+    this.bo = options;
+    this.downstream = new DownstreamAgent(
+      options.agent,
+      {
+        onUpdate: (params) => this.onAgentUpdate(params),
+        onRequest: (method, params, signal) => this.onAgentRequest(method, params, signal),
+        onNotification: (method, params) => this.onAgentNotification(method, params),
+        onClose: (error) => this.onAgentClose(error),
+      },
+      { ...(options.probeUnadvertised ? { probeUnadvertised: true } : {}) },
+    );
+  }
+
+  /** The connection to the agent (for tests and advanced hosts). */
+  get agent(): DownstreamAgent {
+    return this.downstream;
+  }
+
+  /** Loads the stored suspensions; a corrupt record stops the start (SuspensionStoreError). */
+  async start(): Promise<void> {
+    this.restore(await this.store.loadAll());
+  }
+
+  newLink(ctx: AgentContext): ClientLink {
+    return { id: ++this.#linkSeq, ctx, caps: { ...NO_CLIENT_CAPS }, closed: false };
+  }
+
+  /** The client connection ended: its sessions keep their state (T22, T23). */
+  detach(link: ClientLink): void {
+    link.closed = true;
+    for (const s of this.sessions.values()) {
+      if (s.link !== link) continue;
+      s.link = undefined;
+      this.apply(s, "transport_drop");
+    }
+  }
+
+  protected session(sessionId: unknown): Session {
+    const s = typeof sessionId === "string" ? this.sessions.get(sessionId) : undefined;
+    if (s === undefined || s.state === "deleted") throw unknownSession(String(sessionId));
+    return s;
+  }
+
+  protected byAgentId(downstreamId: unknown): Session | undefined {
+    for (const s of this.sessions.values()) if (s.downstreamId === downstreamId && s.state !== "deleted") return s;
+    return undefined;
+  }
+
+  // ------------------------------------------------------------------ upstream requests
+
+  async initialize(params: InitializeRequest, link: ClientLink): Promise<InitializeResponse> {
+    link.caps = readClientCaps(params);
+    const clientCaps = obj(params.clientCapabilities) ?? {};
+    const downInit = await this.downstream.start({
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: {
+        ...clientCaps,
+        _meta: {
+          ...(obj(clientCaps._meta) ?? {}),
+          [META.suspend]: { version: DESCRIPTOR_VERSION, awaitResumption: true, lifecycle: ["meta"], agentInitiatedTurns: false, firstClass: false },
+        },
+      },
+      ...(params.clientInfo ? { clientInfo: params.clientInfo } : {}),
+    } as InitializeRequest);
+    const caps = obj(downInit.agentCapabilities) ?? {};
+    const agentDescriptor = this.downstream.caps.suspend;
+    this.#freshTranscript = this.o.emulateFreshTranscript === true || agentDescriptor?.freshTranscript === true;
+    const agentCapabilities: Record<string, unknown> = {
+      ...caps,
+      loadSession: caps.loadSession === true,
+      sessionCapabilities: { ...(obj(caps.sessionCapabilities) ?? {}), resume: {}, close: {} },
+      _meta: { ...(obj(caps._meta) ?? {}), [META.suspend]: this.descriptor(this.#freshTranscript) },
+    };
+    if (this.o.rootCapabilityFlags) {
+      agentCapabilities.supportsSuspend = true;
+      agentCapabilities.supportsAwaitResumption = true;
+      agentCapabilities.resumeCauses = [...this.resumeCauses];
+    }
+    const out: Record<string, unknown> = { protocolVersion: PROTOCOL_VERSION, agentCapabilities };
+    if (downInit.authMethods !== undefined) out.authMethods = downInit.authMethods;
+    if (downInit.agentInfo !== undefined) out.agentInfo = downInit.agentInfo;
+    return out as InitializeResponse;
+  }
+
+  async newSession(params: Record<string, unknown>, link: ClientLink): Promise<Record<string, unknown>> {
+    const response = await this.downstream.request<Record<string, unknown>>("session/new", params);
+    const id = String(response.sessionId);
+    const s = newSession(id, String(params.cwd), (params.mcpServers as unknown[] | undefined) ?? [], params.additionalDirectories as string[] | undefined);
+    s.link = link;
+    this.sessions.set(id, s);
+    this.harness?.notify("session_start", id, { session_id: id, cwd: s.cwd });
+    return response;
+  }
+
+  async loadSession(params: Record<string, unknown>, link: ClientLink): Promise<Record<string, unknown>> {
+    const id = String(params.sessionId);
+    let s = this.sessions.get(id);
+    if (s === undefined || s.state === "deleted") {
+      s = newSession(id, String(params.cwd), (params.mcpServers as unknown[] | undefined) ?? []);
+      this.sessions.set(id, s);
+    }
+    this.apply(s, "load");
+    s.link = link;
+    s.cwd = String(params.cwd);
+    if (!this.downstream.alive) await this.downstream.restart();
+    s.replaying = "forward";
+    let response: Record<string, unknown>;
+    try {
+      response = (await this.downstream.request<Record<string, unknown> | null>("session/load", { ...params, sessionId: s.downstreamId })) ?? {};
+      s.downstreamLost = false;
+    } finally {
+      await nextMacrotask();
+      s.replaying = undefined;
+    }
+    // T24: the replay ends with the suspension it is in.
+    if (s.state === "suspended" && s.suspension !== undefined) this.lifecycle(s, this.suspendedEvent(s, s.suspension));
+    return response;
+  }
+
+  suspend(params: unknown, link: ClientLink): Promise<SuspendResult> {
+    return this.suspendRequest(params, link);
+  }
+
+  status(params: unknown): Record<string, unknown> {
+    const s = this.session(obj(params)?.sessionId);
+    const out: Record<string, unknown> = { state: s.state };
+    const sus = s.suspension;
+    if (sus !== undefined && (s.state === "suspended" || s.state === "resuming" || isSuspending(s.state) || s.state === "failed")) {
+      out.handle = sus.handle;
+      if (sus.suspendedAtMs !== undefined) out.suspendedAt = isoAt(sus.suspendedAtMs);
+      if (sus.reason !== undefined) out.reason = sus.reason;
+      if (sus.resumeWhen !== undefined) out.resumeWhen = sus.resumeWhen;
+    }
+    return out;
+  }
+
+  async resumeSession(params: Record<string, unknown>, link: ClientLink): Promise<Record<string, unknown>> {
+    const e = validateResumeEnrichment(params._meta, { freshTranscript: this.#freshTranscript });
+    if (!e.ok) throw invalidParams(e.error.reason, e.error.field, e.error.detail);
+    const enr = e.value;
+    const id = String(params.sessionId);
+    const known = this.sessions.get(id);
+    if (known === undefined || known.state === "deleted") {
+      if (enr?.handle !== undefined || known?.state === "deleted") throw unknownSession(id);
+      // A session the bridge never saw: plain ACP resume through to the agent, then keep it.
+      if (!this.downstream.alive) await this.downstream.restart();
+      const response = (await this.downstream.request<Record<string, unknown> | null>("session/resume", params)) ?? {};
+      const s = newSession(id, String(params.cwd), (params.mcpServers as unknown[] | undefined) ?? []);
+      s.link = link;
+      this.sessions.set(id, s);
+      return response;
+    }
+    const s = known;
+    s.cwd = String(params.cwd);
+    s.link = link;
+    const handle = enr?.handle;
+    let event: BridgeEvent;
+    if (handle !== undefined) {
+      if (!s.issued.has(handle)) event = "resume_unknown_handle";
+      else if (s.consumed.has(handle) || s.suspension?.handle !== handle) event = "resume_consumed_handle";
+      else event = "resume";
+    } else if (enr !== undefined && (enr.hasInput || enr.continueTranscript !== undefined)) {
+      event = s.state === "suspended" || s.state === "resuming" ? "resume" : "resume_enrichment_without_handle";
+    } else {
+      const suspendedLike = s.state === "suspended" || s.state === "resuming";
+      event = suspendedLike && (this.o.plainResumeWakes ?? true) && s.state === "suspended" ? "resume" : "plain_resume";
+    }
+    const t = transition(s.state, event);
+    if (!t.ok) throw this.rowError(s, t, handle);
+    if (event !== "resume") {
+      // T15 (and I23–I25): a plain re-attach.
+      if (s.state === "resuming") {
+        while (s.state === "resuming") await nextMacrotask();
+      }
+      if (s.state === "closed") this.apply(s, "plain_resume");
+      if (s.downstreamLost || !this.downstream.alive) await this.reattach(s);
+      if (s.state === "suspended") return { _meta: { [META.resume]: { state: "suspended", handle: s.suspension?.handle } } };
+      this.trace.push({ sessionId: s.id, row: "T15", from: s.state, to: s.state });
+      return {};
+    }
+    const outcome = await this.wake(s, {
+      explicit: true,
+      cause: "explicit_resume",
+      hasInput: enr?.hasInput ?? false,
+      ...(enr?.hasInput ? { input: enr.input } : {}),
+      continueTranscript: enr?.continueTranscript ?? true,
+    });
+    return { _meta: { [META.resume]: outcome } };
+  }
+
+  async prompt(params: PromptRequest, link: ClientLink, signal: AbortSignal): Promise<PromptResponse> {
+    const s = this.session(params.sessionId);
+    s.link = link;
+    const t = transition(s.state, "prompt");
+    if (!t.ok) throw this.rowError(s, t);
+    if (t.row.id === "T9") {
+      // P1: an aware client is told; a stock client's prompt is the wake-up (implicit resume).
+      if (link.caps.aware && (this.o.promptWhileSuspended ?? "reject") === "reject") throw stateConflict("prompt_while_suspended", s.state, s.suspension?.handle);
+      await this.wake(s, { explicit: true, cause: "explicit_resume", hasInput: true, input: params.prompt, continueTranscript: true });
+      s.queuedInput = undefined; // the prompt is the input: it runs as the turn
+    }
+    if (s.downstreamLost || !this.downstream.alive) await this.reattach(s);
+    this.apply(s, "prompt");
+    s.turn = { toolCalls: new Map(), cancelSent: false };
+    const h = this.harness;
+    if (s.runId === undefined) {
+      s.runId = `run_${newId()}`;
+      s.runStartedAt = isoAt(this.clock.now());
+    }
+    const text = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join(" ").slice(0, 2000);
+    h?.runLifecycle(s.id, s.runId, "executing", { prompt: text, startedAt: s.runStartedAt ?? isoAt(this.clock.now()), updatedAt: isoAt(this.clock.now()) });
+    const down: Record<string, unknown> = { ...params, sessionId: s.downstreamId };
+    const queued = s.queuedInput;
+    if (queued !== undefined) {
+      // P2 on_next_prompt: the resume input leads the next prompt (text block + _meta copy).
+      s.queuedInput = undefined;
+      const lead: string[] = [];
+      if (queued.digest !== undefined) lead.push(queued.digest);
+      if (queued.hasInput) lead.push(`Resume input: ${typeof queued.input === "string" ? queued.input : JSON.stringify(queued.input)}`);
+      down.prompt = [...(lead.length > 0 ? [{ type: "text", text: lead.join("\n") }] : []), ...params.prompt];
+      down._meta = { ...(obj(params._meta) ?? {}), [META.resume]: { ...(queued.hasInput ? { input: queued.input } : {}), ...(queued.digest ? { digest: queued.digest } : {}) } };
+    }
+    let response: PromptResponse | undefined;
+    let failure: unknown;
+    try {
+      response = await this.downstream.request<PromptResponse>("session/prompt", down, signal);
+    } catch (error) {
+      failure = error;
+    }
+    // Updates read before the response must be forwarded before it (their handlers run as microtasks).
+    await nextMacrotask();
+    const turn = s.turn;
+    s.turn = undefined;
+    if (isSuspending(s.state) && s.suspension !== undefined) {
+      const sus = s.suspension;
+      if (sus.mode === "interrupt_immediate" && turn !== undefined) {
+        for (const [toolCallId, status] of turn.toolCalls) {
+          if (status === "pending") this.emit(s, { sessionUpdate: "tool_call_update", toolCallId, status: "failed", _meta: { [META.suspend]: { skipped: true, handle: sus.handle } } });
+        }
+      }
+      const stopReason = sus.mode === "interrupt_immediate" ? "cancelled" : sus.mode === "finish_step" ? "end_turn" : (response?.stopReason ?? "end_turn");
+      sus.stopReason = stopReason;
+      const stored = await this.turnEndedWhileSuspending(s);
+      this.apply(s, "turn_end");
+      if (stored) setImmediate(() => this.commitPending(s));
+      if (failure !== undefined) throw failure;
+      const meta = { ...(obj(response?._meta) ?? {}), ...(stored ? { [META.suspend]: { handle: sus.handle, state: "suspended" } } : {}) };
+      return { ...response, stopReason, _meta: meta } as PromptResponse;
+    }
+    if (s.state === "active.running") this.apply(s, "turn_end");
+    const status = failure !== undefined ? "failed" : response?.stopReason === "cancelled" ? "cancelled" : "completed";
+    h?.runLifecycle(s.id, s.runId, status, { updatedAt: isoAt(this.clock.now()), ...(s.runStartedAt ? { startedAt: s.runStartedAt } : {}) });
+    s.runId = undefined;
+    s.runStartedAt = undefined;
+    if (failure !== undefined) throw failure;
+    return response!;
+  }
+
+  cancel(params: Record<string, unknown>): void {
+    const s = this.sessions.get(String(params.sessionId));
+    if (s === undefined) {
+      this.downstream.notify("session/cancel", params).catch((e: unknown) => this.report(e));
+      return;
+    }
+    const t = this.apply(s, "cancel");
+    if (t.ok && t.row.id === "T10") this.escalateDrain(s, false);
+    else if (s.state === "active.running") this.sendCancel(s);
+  }
+
+  async closeSession(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const s = this.sessions.get(String(params.sessionId));
+    if (s === undefined || s.state === "deleted") {
+      if (this.downstream.alive && this.downstream.caps.close) await this.downstream.request("session/close", params).catch(() => undefined);
+      return {};
+    }
+    const wasSuspension = s.state === "suspended" || isSuspending(s.state);
+    this.apply(s, "close");
+    this.discard(s, wasSuspension, "closed");
+    if (wasSuspension) await this.persist(s, "closed").catch((e: unknown) => this.report(e));
+    if (this.downstream.alive && this.downstream.caps.close) await this.downstream.request("session/close", { ...params, sessionId: s.downstreamId }).catch(() => undefined);
+    return {};
+  }
+
+  async deleteSession(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const s = this.sessions.get(String(params.sessionId));
+    if (s !== undefined && s.state !== "deleted") {
+      const wasSuspension = s.state === "suspended" || isSuspending(s.state);
+      this.apply(s, "delete");
+      this.discard(s, wasSuspension, "deleted");
+      await this.store.remove(s.id).catch((e: unknown) => this.report(e));
+    }
+    if (this.downstream.alive && this.downstream.caps.delete) {
+      await this.downstream.request("session/delete", { ...params, sessionId: s?.downstreamId ?? params.sessionId }).catch(() => undefined);
+    }
+    return {};
+  }
+
+  /** T20/T21: cancel the drain, disarm, lifecycle `discarded`, AHP `cancelled` + `session_end`. */
+  protected discard(s: Session, wasSuspension: boolean, why: "closed" | "deleted"): void {
+    this.disarm(s);
+    if (s.turn !== undefined) this.sendCancel(s);
+    const pending = s.pending;
+    if (pending !== undefined) setImmediate(() => this.commitPending(s));
+    const at = isoAt(this.clock.now());
+    if (wasSuspension && s.suspension !== undefined) this.lifecycle(s, { event: "discarded", handle: s.suspension.handle, at, reason: why, state: s.state });
+    if (this.harness !== undefined) {
+      if (s.runId !== undefined || wasSuspension) this.harness.runLifecycle(s.id, s.runId ?? `run_${s.id}`, "cancelled", { updatedAt: at });
+      this.harness.notify("session_end", s.id, { session_id: s.id, reason: why });
+    }
+    s.runId = undefined;
+  }
+
+  /** Any other request: through to the agent with the agent's session id. */
+  async forward(method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
+    const p = obj(params);
+    const s = p !== undefined ? this.sessions.get(String(p.sessionId)) : undefined;
+    const out = s !== undefined ? { ...p, sessionId: s.downstreamId } : params;
+    if (!this.downstream.alive) await this.downstream.restart();
+    return this.downstream.request(method, out, signal);
+  }
+
+  forwardNotification(method: string, params: unknown): void {
+    if (this.downstream.alive) this.downstream.notify(method, params).catch((e: unknown) => this.report(e));
+  }
+
+  // ------------------------------------------------------------------ self-park (T7)
+
+  /**
+   * Parks a running session on the agent's behalf (the harness decided, or the agent asked with
+   * await_resumption). With an aware client, `_ahpHarness/session/await_resumption` goes out first
+   * and its handle is used (O2). Resolves once the suspension has committed.
+   */
+  async selfPark(
+    sessionId: string,
+    options: { reason: string; conditions?: unknown; summary?: string; initiatorDetail?: "self" | "harness" | "trigger"; park?: ParkSpec; agentEndsTurn?: boolean; proposedHandle?: string },
+  ): Promise<SuspendResult> {
+    const s = this.session(sessionId);
+    const c = validateResumeConditions(options.conditions, "conditions", { resumeCauses: this.resumeCauses });
+    if (!c.ok) throw invalidParams(c.error.reason, c.error.field, c.error.detail);
+    const { conditions: _raw, ...rest } = options;
+    const init = await this.selfParkInit(s, { ...rest, ...(c.value === undefined ? {} : { conditions: c.value }) });
+    return this.startSuspend(s, init);
+  }
+
+  protected async selfParkInit(
+    s: Session,
+    o: { reason: string; conditions?: ResumeConditions; summary?: string; initiatorDetail?: "self" | "harness" | "trigger"; park?: ParkSpec; proposedHandle?: string },
+  ): Promise<SuspendInit> {
+    const init: SuspendInit = { mode: "finish_step", initiator: "agent", initiatorDetail: o.initiatorDetail ?? "self", self: true, skipGate: o.park !== undefined, reason: o.reason };
+    if (o.conditions !== undefined) init.resumeWhen = o.conditions;
+    if (o.summary !== undefined) init.summary = o.summary;
+    if (o.park !== undefined) init.park = o.park;
+    if (o.proposedHandle !== undefined) init.proposedHandle = o.proposedHandle;
+    const link = s.link;
+    if (link?.caps.awaitResumption && !link.closed && s.state === "active.running") {
+      const proposed = o.proposedHandle ?? `sus_${newId()}`;
+      const request: Record<string, unknown> = { sessionId: s.id, reason: o.reason, _meta: { [META.suspend]: { proposedHandle: proposed } } };
+      if (o.conditions !== undefined) request.conditions = o.conditions;
+      if (o.summary !== undefined) request.summary = o.summary;
+      try {
+        const r = await link.ctx.request<Record<string, unknown>>(METHODS.tunnelAwaitResumption, request);
+        init.proposedHandle = typeof r.handle === "string" && r.handle !== "" ? r.handle : proposed;
+        if (obj(obj(r._meta)?.[META.suspend])?.conditionsAccepted === true) init.clientOwnsConditions = true;
+      } catch (error) {
+        if (!isMethodNotFound(error)) this.report(error);
+      }
+    }
+    return init;
+  }
+
+  // ------------------------------------------------------------------ the drain over the agent
+
+  protected sendCancel(s: Session): void {
+    const turn = s.turn;
+    if (turn === undefined || turn.cancelSent) return;
+    turn.cancelSent = true;
+    if (this.downstream.alive) this.downstream.notify("session/cancel", { sessionId: s.downstreamId }).catch((e: unknown) => this.report(e));
+  }
+
+  protected override async drain(s: Session): Promise<void> {
+    const sus = s.suspension;
+    if (sus === undefined || s.turn === undefined) return;
+    if (sus.emulated === undefined) {
+      if (sus.initiator === "agent") sus.emulated = sus.initiatorDetail === "self" ? false : true;
+      else {
+        sus.emulated = true;
+        const params: Record<string, unknown> = { sessionId: s.downstreamId, mode: sus.mode };
+        if (sus.reason !== undefined) params.reason = sus.reason;
+        const carriage = this.downstream.suspendCarriage(params);
+        // An aware agent answers after its turn ended: the drain goes on meanwhile.
+        const first = await Promise.race([carriage.then((c) => c.kind), nextMacrotask().then(() => "pending" as const)]);
+        if (first === "first_class" || first === "tunnel") {
+          sus.emulated = false;
+          void carriage.then((c) => {
+            if (c.kind === "first_class" || c.kind === "tunnel") sus.downstreamHandle = String(c.result.handle);
+          });
+          return;
+        }
+        if (first === "pending") {
+          const c = await carriage.catch(() => ({ kind: "emulate" as const }));
+          if (c.kind === "first_class" || c.kind === "tunnel") {
+            sus.emulated = false;
+            sus.downstreamHandle = String(c.result.handle);
+            return;
+          }
+          if (c.kind === "cancel") sus.emulated = "cancel";
+        } else if (first === "cancel") sus.emulated = "cancel";
+      }
+    }
+    if (sus.emulated === false || s.turn === undefined) return;
+    if (sus.mode === "interrupt_immediate" || sus.emulated === "cancel") return this.sendCancel(s);
+    if (sus.mode === "finish_step") {
+      const running = [...s.turn.toolCalls.values()].some((st) => st === "in_progress");
+      if (!running) {
+        sus.emulatedBoundary = true;
+        this.sendCancel(s);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ what the agent sends
+
+  protected onAgentUpdate(raw: unknown): void {
+    const p = obj(raw);
+    const s = this.byAgentId(p?.sessionId);
+    const u = obj(p?.update);
+    if (s === undefined || u === undefined) return;
+    if (s.replaying === "discard") return;
+    const tag = String(u.sessionUpdate);
+    if (!STANDARD_UPDATES.has(tag)) {
+      this.report(new Error(`dropped a non-standard session/update (${tag}) from the agent`));
+      return;
+    }
+    if (s.state === "suspended" && s.replaying !== "forward") return; // O4
+    const turn = s.turn;
+    if (turn !== undefined && typeof u.toolCallId === "string") {
+      if (tag === "tool_call") turn.toolCalls.set(u.toolCallId, typeof u.status === "string" ? u.status : "pending");
+      else if (tag === "tool_call_update" && typeof u.status === "string") turn.toolCalls.set(u.toolCallId, u.status);
+    }
+    if (tag === "agent_message_chunk") {
+      const text = obj(u.content)?.text;
+      if (typeof text === "string") s.digest = (s.digest + text).slice(-2000);
+    }
+    this.emit(s, u);
+    const sus = s.suspension;
+    if (
+      turn !== undefined &&
+      sus !== undefined &&
+      isSuspending(s.state) &&
+      sus.emulated === true &&
+      sus.mode === "finish_step" &&
+      tag === "tool_call_update" &&
+      (u.status === "completed" || u.status === "failed")
+    ) {
+      sus.emulatedBoundary = true;
+      this.sendCancel(s);
+    }
+  }
+
+  protected onAgentNotification(method: string, params: unknown): void {
+    const s = this.byAgentId(obj(params)?.sessionId);
+    const link = s?.link;
+    if (link !== undefined && !link.closed) link.ctx.notify(method, { ...obj(params), sessionId: s!.id }).catch((e: unknown) => this.report(e));
+  }
+
+  protected async onAgentRequest(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+    if (method === METHODS.tunnelAwaitResumption || method === METHODS.awaitResumption) return this.onAgentAwaitResumption(params);
+    const p = obj(params) ?? {};
+    const s = this.byAgentId(p.sessionId);
+    if (method === "session/request_permission") {
+      if (s === undefined) return { outcome: { outcome: "cancelled" } };
+      const gated = await this.gatePermission(s, p);
+      if (gated !== undefined) return gated;
+    }
+    const link = s?.link;
+    if (s === undefined || link === undefined || link.closed) throw RequestError.internalError({ detail: "no client is attached to this session" });
+    return link.ctx.request(method, { ...p, sessionId: s.id }, { cancellationSignal: signal });
+  }
+
+  /** §7.3: a tool call the agent wants to run goes to the harness first; some answers park the session. */
+  protected async gatePermission(s: Session, p: Record<string, unknown>): Promise<unknown> {
+    const cancelled = { outcome: { outcome: "cancelled" } };
+    if (isSuspending(s.state)) {
+      if (s.suspension?.mode !== "wait_for_completion") {
+        this.sendCancel(s);
+        return cancelled;
+      }
+      return undefined;
+    }
+    const h = this.harness;
+    if (h === undefined) return undefined;
+    const tc = obj(p.toolCall) ?? {};
+    const payload = { action_type: "tool_call", tool_name: String(tc.title ?? tc.kind ?? "tool"), arguments: obj(tc.rawInput) ?? {}, tool_call_id: String(tc.toolCallId ?? "") };
+    const key = JSON.stringify(payload);
+    if (s.approvals.delete(key)) return undefined;
+    const outcome = await h.gateAction(s.id, "pre_action", payload);
+    if (outcome.kind === "allow") return undefined;
+    if (outcome.kind === "refuse" || outcome.kind === "skip") {
+      const options = Array.isArray(p.options) ? (p.options as Array<{ optionId: string; kind: string }>) : [];
+      const reject = options.find((o) => o.kind === "reject_once") ?? options.find((o) => o.kind === "reject_always");
+      return reject === undefined ? cancelled : { outcome: { outcome: "selected", optionId: reject.optionId } };
+    }
+    const park = outcome.park;
+    this.selfPark(s.id, { reason: park.reason, conditions: park.resumeWhen, initiatorDetail: "harness", park }).catch((e: unknown) => this.report(e));
+    return cancelled;
+  }
+
+  /** An aware agent parks itself (T7); the bridge, as its client, owns the conditions (§5.7). */
+  protected async onAgentAwaitResumption(params: unknown): Promise<unknown> {
+    const v = validateAwaitResumptionRequest(params, { resumeCauses: this.resumeCauses });
+    if (!v.ok) throw invalidParams(v.error.reason, v.error.field, v.error.detail);
+    const s = this.byAgentId(v.value.sessionId);
+    if (s === undefined) throw unknownSession(v.value.sessionId);
+    const proposed = obj(v.value._meta?.[META.suspend])?.proposedHandle;
+    const init = await this.selfParkInit(s, {
+      reason: v.value.reason,
+      initiatorDetail: "self",
+      ...(v.value.conditions === undefined ? {} : { conditions: v.value.conditions }),
+      ...(v.value.summary === undefined ? {} : { summary: v.value.summary }),
+      ...(typeof proposed === "string" && proposed !== "" ? { proposedHandle: proposed } : {}),
+    });
+    init.skipGate = false;
+    const committed = this.startSuspend(s, init);
+    committed.catch((e: unknown) => this.report(e));
+    await Promise.resolve();
+    const handle = s.suspension?.handle ?? init.proposedHandle ?? "";
+    return { handle, suspendedAt: isoAt(this.clock.now()), _meta: { [META.suspend]: { conditionsAccepted: true } } };
+  }
+
+  protected onAgentClose(error: unknown): void {
+    const suspended: string[] = [];
+    for (const s of this.sessions.values()) {
+      s.downstreamLost = true;
+      if (s.state === "suspended") {
+        suspended.push(s.id);
+        this.harness?.notify("error", s.id, { reason: "agent_exited", handle: s.suspension?.handle ?? null, message: "the agent exited while the session was suspended; the suspension is kept" });
+      }
+    }
+    if (!this.isClosed) this.bo.onAgentExit?.({ error, suspended });
+  }
+
+  /** Makes the agent hold the session again (after a restart of the agent or of the bridge). */
+  protected async reattach(s: Session): Promise<void> {
+    if (!this.downstream.alive) await this.downstream.restart();
+    s.replaying = "discard";
+    try {
+      await this.downstream.reattach(s.downstreamId, s.cwd, s.mcpServers, s.additionalDirectories);
+      await nextMacrotask();
+      s.downstreamLost = false;
+    } finally {
+      s.replaying = undefined;
+    }
+  }
+
+  protected override async restoreDownstream(s: Session, r: { continueTranscript: boolean; hasInput: boolean; input: unknown; handle: string }): Promise<void> {
+    const sus = s.suspension;
+    if (s.downstreamLost || !this.downstream.alive) await this.reattach(s);
+    if (!r.continueTranscript && this.o.emulateFreshTranscript && sus?.emulated !== false) {
+      const fresh = await this.downstream.request<{ sessionId: string }>("session/new", {
+        cwd: s.cwd,
+        mcpServers: s.mcpServers,
+        ...(s.additionalDirectories ? { additionalDirectories: s.additionalDirectories } : {}),
+      });
+      s.downstreamId = fresh.sessionId;
+      return;
+    }
+    if (sus?.emulated === false && sus.downstreamHandle !== undefined && this.downstream.caps.resume) {
+      const meta = { [META.resume]: { handle: sus.downstreamHandle, continueTranscript: r.continueTranscript, ...(r.hasInput ? { input: r.input } : {}) } };
+      await this.downstream.request("session/resume", { sessionId: s.downstreamId, cwd: s.cwd, mcpServers: s.mcpServers, _meta: meta });
+    }
+  }
+
+  /** Stops timers and the agent connection. Stored suspensions stay on disk. */
+  async close(): Promise<void> {
+    this.markClosed();
+    this.downstream.close();
+    await this.store.close?.();
+  }
+}

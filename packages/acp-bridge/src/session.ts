@@ -1,0 +1,128 @@
+/** One bridged session as the bridge keeps it, and the client connection it is bound to. */
+import type { AgentContext } from "@agentclientprotocol/sdk";
+import type { DeadlineTimer } from "./clock.js";
+import type { Initiator, InitiatorDetail, ResumeCause, SuspendMode } from "./constants.js";
+import type { ParkSpec } from "./harness.js";
+import type { BridgeState } from "./state-machine.js";
+import type { ResumeConditions } from "./validation.js";
+
+/** What a client advertised in `clientCapabilities._meta["ahpHarness/suspend"]` and `session.notices`. */
+export interface ClientCaps {
+  /** Advertised the descriptor at all. */
+  aware: boolean;
+  notices: boolean;
+  firstClassLifecycle: boolean;
+  awaitResumption: boolean;
+  agentInitiatedTurns: boolean;
+}
+
+/** An upstream ACP connection (the bridge is the agent on it). */
+export interface ClientLink {
+  readonly id: number;
+  readonly ctx: AgentContext;
+  caps: ClientCaps;
+  closed: boolean;
+}
+
+export interface SuspendResult {
+  handle: string;
+  reason?: string;
+  suspendedAt: string;
+  resumeWhen?: ResumeConditions;
+  summary?: string;
+  _meta: Record<string, unknown>;
+}
+
+/** The suspension a session holds (reserved while suspending, valid while suspended). */
+export interface Suspension {
+  handle: string;
+  reason?: string;
+  initiator: Initiator;
+  initiatorDetail: InitiatorDetail;
+  mode: SuspendMode;
+  resumeWhen?: ResumeConditions;
+  timeoutInput?: unknown;
+  summary?: string;
+  suspendedAtMs?: number;
+  stopReason?: string;
+  escalated?: boolean;
+  emulated?: boolean | "cancel";
+  emulatedBoundary?: boolean;
+  downstreamHandle?: string;
+  park?: ParkSpec;
+  /** The client accepted the conditions of an await_resumption (it arms them, §5.7). */
+  clientOwnsConditions?: boolean;
+}
+
+/** A suspend being drained (T2/T7), shared by coalesced requests (T3). */
+export interface PendingSuspend {
+  waiters: Array<{ resolve: (r: SuspendResult) => void; reject: (e: unknown) => void }>;
+  deadline?: DeadlineTimer;
+}
+
+export interface Turn {
+  /** Tool calls seen in this turn and their last status. */
+  toolCalls: Map<string, string>;
+  cancelSent: boolean;
+}
+
+export interface HeldWake {
+  cause: ResumeCause;
+  input?: unknown;
+  hasInput: boolean;
+  continueTranscript: boolean;
+}
+
+export interface Session {
+  readonly id: string;
+  /** The agent's id of the session (differs after a fresh-transcript resume). */
+  downstreamId: string;
+  cwd: string;
+  additionalDirectories?: string[];
+  mcpServers: unknown[];
+  state: BridgeState;
+  /** Compare-and-set counter of the `suspended → resuming` move (§5.5). */
+  version: number;
+  link?: ClientLink;
+  issued: Set<string>;
+  consumed: Set<string>;
+  suspension?: Suspension;
+  pending?: PendingSuspend;
+  timers: DeadlineTimer[];
+  pollTimer?: DeadlineTimer;
+  held?: HeldWake;
+  turn?: Turn;
+  runId?: string;
+  runStartedAt?: string;
+  /** Input queued for the next prompt (P2 `on_next_prompt`). */
+  queuedInput?: { input?: unknown; hasInput: boolean; digest?: string };
+  /** The agent no longer holds the session (its process or connection was replaced). */
+  downstreamLost: boolean;
+  /** Recent agent text, for a digest when a resume starts a fresh transcript. */
+  digest: string;
+  /** Single-use harness approvals of re-asked actions (key: tool + arguments). */
+  approvals: Set<string>;
+  /** `session/load` is replaying (forward), or a re-attach replay is being discarded. */
+  replaying?: "forward" | "discard";
+}
+
+export function newSession(id: string, cwd: string, mcpServers: unknown[] = [], additionalDirectories?: string[]): Session {
+  return {
+    id,
+    downstreamId: id,
+    cwd,
+    ...(additionalDirectories === undefined ? {} : { additionalDirectories }),
+    mcpServers,
+    state: "active.idle",
+    version: 0,
+    issued: new Set(),
+    consumed: new Set(),
+    timers: [],
+    downstreamLost: false,
+    digest: "",
+    approvals: new Set(),
+  };
+}
+
+export const NO_CLIENT_CAPS: ClientCaps = { aware: false, notices: false, firstClassLifecycle: false, awaitResumption: false, agentInitiatedTurns: false };
+export type { ResumeCause };

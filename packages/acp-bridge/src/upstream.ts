@@ -1,0 +1,51 @@
+/**
+ * The upstream face: an SDK agent app per client connection, whose handlers call the bridge.
+ * Built-in methods are parsed by the SDK; the suspend methods take their params raw, so the
+ * bridge's own validation produces every `-32602` (§4).
+ */
+import { agent, type AgentApp, type AgentConnection, type ClientApp, type Stream } from "@agentclientprotocol/sdk";
+import type { AcpBridgeEngine } from "./bridge.js";
+import { METHODS } from "./constants.js";
+import type { ClientLink } from "./session.js";
+
+const raw = (params: unknown): unknown => params;
+type P = Record<string, unknown>;
+
+/** An agent app bound to `bridge` (one per client connection). */
+export function createUpstreamApp(bridge: AcpBridgeEngine, onLink?: (link: ClientLink) => void): AgentApp {
+  let link: ClientLink | undefined;
+  const current = (): ClientLink => {
+    if (link === undefined) throw new Error("connection not open");
+    return link;
+  };
+  return agent({ name: "ahp-acp-bridge" })
+    .onConnect((connection) => {
+      const l = bridge.newLink(connection.client);
+      link = l;
+      onLink?.(l);
+      void connection.closed.then(() => bridge.detach(l));
+    })
+    .onRequest("initialize", ({ params }) => bridge.initialize(params, current()))
+    .onRequest("session/new", async ({ params }) => (await bridge.newSession(params as unknown as P, current())) as never)
+    .onRequest("session/load", async ({ params }) => (await bridge.loadSession(params as unknown as P, current())) as never)
+    .onRequest("session/resume", async ({ params }) => (await bridge.resumeSession(params as unknown as P, current())) as never)
+    .onRequest("session/prompt", ({ params, signal }) => bridge.prompt(params, current(), signal))
+    .onNotification("session/cancel", ({ params }) => bridge.cancel(params as unknown as P))
+    .onRequest("session/close", async ({ params }) => (await bridge.closeSession(params as unknown as P)) as never)
+    .onRequest("session/delete", async ({ params }) => (await bridge.deleteSession(params as unknown as P)) as never)
+    .onRequest("session/list", async ({ params, signal }) => (await bridge.forward("session/list", params, signal)) as never)
+    .onRequest("session/set_mode", async ({ params, signal }) => (await bridge.forward("session/set_mode", params, signal)) as never)
+    .onRequest("session/set_config_option", async ({ params, signal }) => (await bridge.forward("session/set_config_option", params, signal)) as never)
+    .onRequest("authenticate", async ({ params, signal }) => (await bridge.forward("authenticate", params, signal)) as never)
+    .onRequest("logout", async ({ params, signal }) => (await bridge.forward("logout", params, signal)) as never)
+    .onRequest(METHODS.suspend, raw, ({ params }) => bridge.suspend(params, current()))
+    .onRequest(METHODS.tunnelSuspend, raw, ({ params }) => bridge.suspend(params, current()))
+    .onRequest(METHODS.tunnelSuspension, raw, ({ params }) => bridge.status(params))
+    .onRequest("*", ({ method, params, signal }) => bridge.forward(method, params, signal))
+    .onNotification("*", ({ method, params }) => bridge.forwardNotification(method, params));
+}
+
+/** Serves one client connection (a stream, or a client app in memory). */
+export function connectUpstream(bridge: AcpBridgeEngine, target: Stream | ClientApp): AgentConnection {
+  return createUpstreamApp(bridge).connect(target as Stream);
+}
