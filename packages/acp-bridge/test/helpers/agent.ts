@@ -17,6 +17,8 @@ export interface TurnContext {
   update(u: Record<string, unknown>): Promise<void>;
   /** Announces a tool call (pending), dispatches it (in_progress), waits for `until`, completes it. */
   tool(id: string, until?: Promise<unknown>): Promise<void>;
+  /** The next model call: lets queued messages (a cancel) arrive first, as a real model round trip would. */
+  think(): Promise<void>;
 }
 
 export type TurnScript = (t: TurnContext) => Promise<StopReason>;
@@ -125,6 +127,9 @@ export function agentDouble(options: AgentDoubleOptions = {}): AgentDouble {
         whenCancelled,
         text: (t) => send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } }),
         update: send,
+        think: async () => {
+          for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+        },
         tool: async (id, until) => {
           await send({ sessionUpdate: "tool_call", toolCallId: id, title: `tool ${id}`, kind: "execute", status: "pending" });
           await send({ sessionUpdate: "tool_call_update", toolCallId: id, status: "in_progress" });
