@@ -68,7 +68,15 @@ export interface BridgeCoreOptions extends CoreOptions {
   probeUnadvertised?: boolean;
   /** Called when the agent's connection ends; suspended sessions are kept. */
   onAgentExit?: (info: { error: unknown; suspended: string[] }) => void;
+  /** Which AHP event a `session/request_permission` of the agent becomes (§7.3). Default `pre_action`. */
+  permissionEvent?: "pre_action" | "confirmation";
 }
+
+/** What {@link AcpBridgeEngine.guard} decided about an action. */
+export type GuardOutcome =
+  | { outcome: "proceed"; modifiedPayload?: unknown }
+  | { outcome: "refuse" | "skip"; reason: string }
+  | { outcome: "park"; reason: string; waitingOn: string };
 
 export class AcpBridgeEngine extends SuspendCore {
   protected readonly bo: BridgeCoreOptions;
@@ -416,8 +424,9 @@ export class AcpBridgeEngine extends SuspendCore {
     const s = this.session(sessionId);
     const c = validateResumeConditions(options.conditions, "conditions", { resumeCauses: this.resumeCauses });
     if (!c.ok) throw invalidParams(c.error.reason, c.error.field, c.error.detail);
-    const { conditions: _raw, ...rest } = options;
+    const { conditions: _raw, agentEndsTurn, ...rest } = options;
     const init = await this.selfParkInit(s, { ...rest, ...(c.value === undefined ? {} : { conditions: c.value }) });
+    if (agentEndsTurn) init.agentEndsTurn = true;
     return this.startSuspend(s, init);
   }
 
@@ -460,7 +469,7 @@ export class AcpBridgeEngine extends SuspendCore {
     const sus = s.suspension;
     if (sus === undefined || s.turn === undefined) return;
     if (sus.emulated === undefined) {
-      if (sus.initiator === "agent") sus.emulated = sus.initiatorDetail === "self" ? false : true;
+      if (sus.initiator === "agent") sus.emulated = true;
       else {
         sus.emulated = true;
         const params: Record<string, unknown> = { sessionId: s.downstreamId, mode: sus.mode };
@@ -556,6 +565,25 @@ export class AcpBridgeEngine extends SuspendCore {
     return link.ctx.request(method, { ...p, sessionId: s.id }, { cancellationSignal: signal });
   }
 
+  /**
+   * §7.3 for hosts that embed the bridge: asks the harness about an action of a running turn
+   * (`pre_action`, `pre_prompt`, `confirmation`, `rate_limit`) and parks the session when the
+   * answer says so (long defer, escalate, queue, ...). Short deferrals wait inline.
+   */
+  async guard(sessionId: string, type: "pre_action" | "pre_prompt" | "confirmation" | "rate_limit", payload: unknown): Promise<GuardOutcome> {
+    const s = this.session(sessionId);
+    const h = this.harness;
+    if (h === undefined) return { outcome: "proceed" };
+    const key = JSON.stringify(payload);
+    if (s.approvals.delete(key)) return { outcome: "proceed" };
+    const o = await h.gateAction(s.id, type, payload);
+    if (o.kind === "allow") return o.modifiedPayload === undefined ? { outcome: "proceed" } : { outcome: "proceed", modifiedPayload: o.modifiedPayload };
+    if (o.kind === "refuse" || o.kind === "skip") return { outcome: o.kind, reason: o.reason };
+    const park = o.park;
+    this.selfPark(s.id, { reason: park.reason, conditions: park.resumeWhen, initiatorDetail: "harness", park }).catch((e: unknown) => this.report(e));
+    return { outcome: "park", reason: park.reason, waitingOn: park.waitingOn };
+  }
+
   /** §7.3: a tool call the agent wants to run goes to the harness first; some answers park the session. */
   protected async gatePermission(s: Session, p: Record<string, unknown>): Promise<unknown> {
     const cancelled = { outcome: { outcome: "cancelled" } };
@@ -566,21 +594,19 @@ export class AcpBridgeEngine extends SuspendCore {
       }
       return undefined;
     }
-    const h = this.harness;
-    if (h === undefined) return undefined;
+    if (this.harness === undefined) return undefined;
     const tc = obj(p.toolCall) ?? {};
-    const payload = { action_type: "tool_call", tool_name: String(tc.title ?? tc.kind ?? "tool"), arguments: obj(tc.rawInput) ?? {}, tool_call_id: String(tc.toolCallId ?? "") };
-    const key = JSON.stringify(payload);
-    if (s.approvals.delete(key)) return undefined;
-    const outcome = await h.gateAction(s.id, "pre_action", payload);
-    if (outcome.kind === "allow") return undefined;
-    if (outcome.kind === "refuse" || outcome.kind === "skip") {
-      const options = Array.isArray(p.options) ? (p.options as Array<{ optionId: string; kind: string }>) : [];
+    const options = Array.isArray(p.options) ? (p.options as Array<{ optionId: string; kind: string; name?: string }>) : [];
+    const title = String(tc.title ?? tc.kind ?? "tool");
+    const verdict =
+      this.bo.permissionEvent === "confirmation"
+        ? await this.guard(s.id, "confirmation", { session_id: s.id, confirmation_type: "user_confirm", message: title, options: options.map((o) => o.name ?? o.optionId) })
+        : await this.guard(s.id, "pre_action", { action_type: "tool_call", tool_name: title, arguments: obj(tc.rawInput) ?? {}, tool_call_id: String(tc.toolCallId ?? "") });
+    if (verdict.outcome === "proceed") return undefined;
+    if (verdict.outcome === "refuse" || verdict.outcome === "skip") {
       const reject = options.find((o) => o.kind === "reject_once") ?? options.find((o) => o.kind === "reject_always");
       return reject === undefined ? cancelled : { outcome: { outcome: "selected", optionId: reject.optionId } };
     }
-    const park = outcome.park;
-    this.selfPark(s.id, { reason: park.reason, conditions: park.resumeWhen, initiatorDetail: "harness", park }).catch((e: unknown) => this.report(e));
     return cancelled;
   }
 
@@ -599,6 +625,7 @@ export class AcpBridgeEngine extends SuspendCore {
       ...(typeof proposed === "string" && proposed !== "" ? { proposedHandle: proposed } : {}),
     });
     init.skipGate = false;
+    init.agentEndsTurn = true;
     const committed = this.startSuspend(s, init);
     committed.catch((e: unknown) => this.report(e));
     await Promise.resolve();

@@ -159,7 +159,7 @@ export class SuspendCore {
   }
 
   protected result(s: Session, sus: Suspension): SuspendResult {
-    const own: Record<string, unknown> = { state: "suspended", initiatorDetail: sus.initiatorDetail };
+    const own: Record<string, unknown> = { state: "suspended", initiatorDetail: sus.initiatorDetail, mode: sus.mode };
     if (sus.stopReason !== undefined) own.stopReason = sus.stopReason;
     if (sus.emulated !== undefined) own.emulated = sus.emulated;
     if (sus.emulatedBoundary) own.emulatedBoundary = true;
@@ -310,6 +310,7 @@ export class SuspendCore {
     if (req.summary !== undefined) sus.summary = req.summary;
     if (req.park !== undefined) sus.park = req.park;
     if (req.clientOwnsConditions) sus.clientOwnsConditions = true;
+    if (req.agentEndsTurn) sus.emulated = false;
     if (s.state === "active.idle") {
       // T1 (or a self-park with no turn): commit at once. The record is on disk before anything says "suspended".
       sus.suspendedAtMs = this.clock.now();
@@ -710,6 +711,8 @@ export interface SuspendInit {
   proposedHandle?: string;
   park?: ParkSpec;
   clientOwnsConditions?: boolean;
+  /** The agent ends its turn by itself (it asked with await_resumption): no cancel is sent. */
+  agentEndsTurn?: boolean;
 }
 
 export const approvalKey = (park: ParkSpec): string => JSON.stringify(park.event.payload ?? null);
