@@ -250,6 +250,11 @@ export class HarnessLink {
         await sleep(this.#o.clock, outcome);
         continue;
       }
+      if ("proceedAfterMs" in outcome) {
+        // rate_limit `retry`: wait, then the action itself is the retry.
+        await sleep(this.#o.clock, outcome.proceedAfterMs);
+        return { kind: "allow" };
+      }
       return outcome;
     }
   }
@@ -265,10 +270,11 @@ export class HarnessLink {
     }
     const outcome = this.#classify(park.eventType as "pre_action", park.event, park.eventId, park.event.payload, decision);
     if (outcome === "retry" || typeof outcome === "number") return { kind: "park", park };
+    if ("proceedAfterMs" in outcome) return { kind: "allow" };
     return outcome;
   }
 
-  #classify(type: string, event: AhpEventInput, eventId: string, payload: unknown, d: Record<string, unknown>): ActionOutcome | number | "retry" {
+  #classify(type: string, event: AhpEventInput, eventId: string, payload: unknown, d: Record<string, unknown>): ActionOutcome | number | "retry" | { proceedAfterMs: number } {
     const park = (reason: string, resumeWhen: ResumeConditions, waitingOn: string): ActionOutcome => ({
       kind: "park",
       park: { reason, resumeWhen, eventType: type as EventType, eventId, waitingOn, event },
@@ -294,7 +300,7 @@ export class HarnessLink {
       }
       case "retry": {
         const ms = Number(d.retry_after_ms ?? 0);
-        if (ms < threshold) return ms;
+        if (ms < threshold) return { proceedAfterMs: ms };
         return park("rate_limit_retry", { timeout: { durationMinutes: ceilMinutes(ms), onTimeout: "resume_with_input" } }, "rate_limit");
       }
       case "queue": {

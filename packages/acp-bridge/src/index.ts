@@ -13,3 +13,4 @@ export * from "./downstream.js";
 export * from "./bridge.js";
 export * from "./upstream.js";
 export * from "./wiring.js";
+export * from "./v2.js";
