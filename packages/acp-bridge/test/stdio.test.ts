@@ -1,0 +1,149 @@
+/**
+ * Real peers over stdio (§9): the stock SDK agent and the legacy 0.4.5 agent as child processes
+ * behind the bridge; the agent dying while a session is suspended.
+ */
+import { fileURLToPath } from "node:url";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as legacy from "@zed-industries/agent-client-protocol";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createAcpBridge, ManualClock, MemorySuspensionStore, META, spawnAgent, type AcpBridge, type SpawnedAgent } from "../src/index.js";
+import { clientDouble, resumeWith, settle, suspend, until } from "./helpers/setup.js";
+import { assertStockSafe, indexOf, labels, lifecycleEvents, tappedPair } from "./helpers/wire.js";
+
+const STOCK = fileURLToPath(new URL("./fixtures/stock-agent.mjs", import.meta.url));
+const LEGACY = fileURLToPath(new URL("./fixtures/legacy-agent.mjs", import.meta.url));
+
+const cleanup: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const f of cleanup.splice(0).reverse()) await f();
+});
+
+async function stdioRig(script: string, env: NodeJS.ProcessEnv = {}) {
+  const agent = spawnAgent(process.execPath, [script], { env: { ...process.env, ...env }, stderr: "inherit" });
+  const exits: Array<{ suspended: string[] }> = [];
+  const bridge = await createAcpBridge({ agent: agent.connector, clock: new ManualClock(), store: new MemorySuspensionStore(), onAgentExit: (i) => exits.push(i) });
+  const pair = tappedPair();
+  const cd = clientDouble();
+  bridge.connect(pair.agentSide);
+  const conn = cd.app.connect(pair.clientSide);
+  cleanup.push(async () => {
+    conn.close();
+    await bridge.close();
+    agent.kill("SIGKILL");
+  });
+  await conn.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const { sessionId } = await conn.agent.request("session/new", { cwd: "/work/project", mcpServers: [] });
+  return { agent, bridge, conn, ctx: conn.agent, log: pair.log, cd, sessionId, exits };
+}
+
+const prompt = (ctx: { request: (m: "session/prompt", p: never) => Promise<{ stopReason: string }> }, sessionId: string, text: string) =>
+  ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] } as never);
+
+describe("over stdio with the stock SDK agent as a child process", () => {
+  it("suspends mid-turn (emulated interrupt), keeps wire order O1, resumes and continues the transcript", async () => {
+    const r = await stdioRig(STOCK);
+    expect((await prompt(r.ctx, r.sessionId, "hello")).stopReason).toBe("end_turn");
+    const p = prompt(r.ctx, r.sessionId, "please wait");
+    await until(() => labels(r.log).includes("update:tool_call_update(long:in_progress)"), "long task running");
+    const sus = await suspend(r.ctx, { sessionId: r.sessionId, mode: "interrupt_immediate", reason: "review" });
+    expect((await p).stopReason).toBe("cancelled");
+    await settle();
+    const ls = labels(r.log);
+    expect(indexOf(ls, "resp:session/prompt")).toBeLessThan(indexOf(ls, "lifecycle:suspended"));
+    expect(indexOf(ls, "lifecycle:suspended")).toBeLessThan(indexOf(ls, "resp:_ahpHarness/session/suspend"));
+    await resumeWith(r.ctx, r.sessionId, { handle: sus.handle, input: "looks good" });
+    const after = await prompt(r.ctx, r.sessionId, "go on");
+    expect(after.stopReason).toBe("end_turn");
+    await settle();
+    const last = r.cd.received.at(-1)!.update;
+    expect(last.content.text).toMatch(/^turn 3, history 2: Resume input: looks good/);
+    expect(assertStockSafe(r.log)).toEqual([]);
+  });
+
+  it("the agent process dies while suspended: the suspension is kept and reported; a later resume restarts and re-attaches the agent", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "acp-agent-"));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const r = await stdioRig(STOCK, { AGENT_STORE: dir });
+    await prompt(r.ctx, r.sessionId, "first");
+    const sus = await suspend(r.ctx, { sessionId: r.sessionId });
+    const firstChild = r.agent.child!;
+    firstChild.kill("SIGKILL");
+    await until(() => r.exits.length === 1, "agent exit reported", 1_000_000);
+    expect(r.exits[0]!.suspended).toEqual([r.sessionId]);
+    expect(r.bridge.stateOf(r.sessionId)).toBe("suspended");
+    const res = await resumeWith(r.ctx, r.sessionId, { handle: sus.handle });
+    expect(res._meta[META.resume].handle).toBe(sus.handle);
+    expect(r.agent.child!.pid).not.toBe(firstChild.pid);
+    const next = await prompt(r.ctx, r.sessionId, "second");
+    expect(next.stopReason).toBe("end_turn");
+    await settle();
+    expect(r.cd.received.at(-1)!.update.content.text).toMatch(/^turn 2, history 1: second/);
+  });
+});
+
+describe("with the legacy @zed-industries/agent-client-protocol 0.4.5 (no session/resume)", () => {
+  it("emulated suspend over a legacy agent: cancel at the turn boundary, re-attach with session/load after the agent died, replay discarded", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "acp-legacy-"));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const r = await stdioRig(LEGACY, { AGENT_STORE: dir });
+    expect(r.bridge.agent.caps).toMatchObject({ resume: false, loadSession: true });
+    await prompt(r.ctx, r.sessionId, "one");
+    const p = prompt(r.ctx, r.sessionId, "please wait");
+    await settle(50);
+    const sus = await suspend(r.ctx, { sessionId: r.sessionId, mode: "finish_step" });
+    expect((await p).stopReason).toBe("end_turn");
+    expect(sus._meta[META.suspend]).toMatchObject({ emulated: true, emulatedBoundary: true });
+    // The agent dies while suspended; the resume starts a new one and re-attaches with session/load.
+    const first = r.agent.child!;
+    first.kill("SIGKILL");
+    await until(() => r.exits.length === 1, "agent exit", 1_000_000);
+    const mark = r.log.length;
+    await resumeWith(r.ctx, r.sessionId, { handle: sus.handle });
+    expect(r.agent.child!.pid).not.toBe(first.pid);
+    await settle();
+    // The load replay (the earlier transcript) is discarded: only the lifecycle carrier reaches the client.
+    expect(labels(r.log.slice(mark)).filter((l) => l.startsWith("update:") || l.startsWith("lifecycle:"))).toEqual(["lifecycle:resumed"]);
+    expect((await prompt(r.ctx, r.sessionId, "two")).stopReason).toBe("end_turn");
+    await settle();
+    expect(r.log.slice(mark).some((e) => JSON.stringify(e.msg).includes("legacy reply to two"))).toBe(true);
+  });
+
+  it("a legacy 0.4.5 client (no suspend, no session/resume) keeps working; its next prompt is the implicit resume", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    cleanup.push(() => logged.mockRestore());
+    const agent = spawnAgent(process.execPath, [STOCK], { stderr: "inherit" });
+    const bridge: AcpBridge = await createAcpBridge({ agent: agent.connector, clock: new ManualClock(), store: new MemorySuspensionStore() });
+    const pair = tappedPair();
+    bridge.connect(pair.agentSide);
+    const received: unknown[] = [];
+    const conn = new legacy.ClientSideConnection(
+      () => ({
+        requestPermission: async () => ({ outcome: { outcome: "cancelled" } }),
+        sessionUpdate: async (p: unknown) => void received.push(p),
+        writeTextFile: async () => ({}),
+        readTextFile: async () => ({ content: "" }),
+      }),
+      pair.clientSide as never,
+    );
+    cleanup.push(async () => {
+      await bridge.close();
+      agent.kill("SIGKILL");
+    });
+    await conn.initialize({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } } });
+    const { sessionId } = await conn.newSession({ cwd: "/work/project", mcpServers: [] });
+    await conn.prompt({ sessionId, prompt: [{ type: "text", text: "hi" }] });
+    // The bridge host parks the session (a harness or operator decision); the legacy client knows nothing of it.
+    await (bridge as unknown as { suspendRequest(p: unknown): Promise<unknown> }).suspendRequest({ sessionId, reason: "operator pause" });
+    const res = await conn.prompt({ sessionId, prompt: [{ type: "text", text: "are you there?" }] });
+    expect(res.stopReason).toBe("end_turn");
+    await settle();
+    expect(lifecycleEvents(pair.log).map((e) => e.event)).toEqual(["suspended", "resumed"]);
+    expect(assertStockSafe(pair.log)).toEqual([]);
+    // The 0.4.5 schema predates session_info_update: its client drops the carriers (closed union)
+    // and keeps the connection; the agent's own updates still arrive.
+    const kinds = received.map((p) => (p as { update: { sessionUpdate: string } }).update.sessionUpdate);
+    expect(kinds).toEqual(["agent_message_chunk", "agent_message_chunk"]);
+  });
+});
