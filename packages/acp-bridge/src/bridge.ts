@@ -278,6 +278,7 @@ export class AcpBridgeEngine extends SuspendCore {
   async prompt(params: PromptRequest, link: ClientLink, signal: AbortSignal): Promise<PromptResponse> {
     const s = this.session(params.sessionId);
     s.link = link;
+    while (s.committing !== undefined) await s.committing.catch(() => undefined);
     const t = transition(s.state, "prompt");
     if (!t.ok) throw this.rowError(s, t);
     if (t.row.id === "T9") {

@@ -107,7 +107,10 @@ export class SuspendCore {
 
   /** The wire error of a refusing row. */
   protected rowError(s: Session, t: TransitionResult, handle?: string): RequestError {
-    if (t.ok || t.row === undefined) return new RequestError(-32603, "Internal error");
+    if (t.ok || t.row === undefined) {
+      this.report(new IllegalTransitionError(`no transition in ${s.state} (session ${s.id})`));
+      return new RequestError(-32603, "Internal error");
+    }
     const e = t.error;
     if (t.row.id === "T6" && (s.state === "closed" || s.state === "deleted")) return unknownSession(s.id);
     if (e.code === -32002) {
@@ -312,15 +315,23 @@ export class SuspendCore {
     if (req.clientOwnsConditions) sus.clientOwnsConditions = true;
     if (req.agentEndsTurn) sus.emulated = false;
     if (s.state === "active.idle") {
-      // T1 (or a self-park with no turn): commit at once. The record is on disk before anything says "suspended".
+      // T1 (or a self-park with no turn): commit at once. Nothing says "suspended" before the record is on disk.
       sus.suspendedAtMs = this.clock.now();
       s.issued.add(handle);
-      await this.persist(s, "suspended", sus).catch((error: unknown) => {
-        s.issued.delete(handle);
-        throw error;
-      });
       s.suspension = sus;
       this.apply(s, "commit");
+      const writing = this.persist(s, "suspended", sus);
+      s.committing = writing;
+      try {
+        await writing;
+      } catch (error) {
+        s.issued.delete(handle);
+        s.suspension = undefined;
+        if ((s.state as string) === "suspended") this.apply(s, "commit_failed");
+        throw error;
+      } finally {
+        s.committing = undefined;
+      }
       this.committed(s, sus);
       return this.result(s, sus);
     }
@@ -574,6 +585,7 @@ export class SuspendCore {
    * commit. Resolves with the resume outcome, or undefined when a condition lost the race (T18).
    */
   protected async wake(s: Session, w: WakeRequest): Promise<Record<string, unknown> | undefined> {
+    while (s.committing !== undefined) await s.committing.catch(() => undefined);
     const t = transition(s.state, w.explicit ? "resume" : "condition_fired");
     if (!t.ok) throw this.rowError(s, t);
     if (t.row.id === "T18") {
@@ -612,12 +624,18 @@ export class SuspendCore {
           if (again.kind === "allow") s.approvals.add(approvalKey(sus.park));
         }
       }
+      const stillResuming = () => {
+        if (s.state !== "resuming") throw suspensionDiscarded(s.id, sus.handle);
+      };
+      stillResuming();
       await this.restoreDownstream(s, { continueTranscript, hasInput, input, handle: sus.handle });
+      stillResuming();
       const committedSus = { ...sus };
       s.consumed.add(sus.handle);
       if (hasInput || !continueTranscript) s.queuedInput = { hasInput, ...(hasInput ? { input } : {}), ...(continueTranscript ? {} : { digest: this.digestOf(s, sus) }) };
       try {
         await this.persist(s, "active", undefined);
+        stillResuming();
       } catch (error) {
         s.consumed.delete(sus.handle);
         s.queuedInput = undefined;

@@ -102,6 +102,8 @@ export interface Session {
   digest: string;
   /** Single-use harness approvals of re-asked actions (key: tool + arguments). */
   approvals: Set<string>;
+  /** An idle suspend is being written to the store: wake-ups wait for it. */
+  committing?: Promise<unknown>;
   /** `session/load` is replaying (forward), or a re-attach replay is being discarded. */
   replaying?: "forward" | "discard";
 }
