@@ -14,6 +14,7 @@ import {
 import { POLICY_SCHEMA_TYPES } from "../../packages/policy/src/schema.js";
 import { AARTS_SCHEMA_TYPES } from "../../packages/aarts/src/schema/index.js";
 import { AARTS_EVENT_VERSION, HOOK_CATALOG, HOOK_POINTS } from "../../packages/aarts/src/catalog.js";
+import { ACP_BRIDGE_SCHEMA_TYPES, ACP_BRIDGE_META } from "../../packages/acp-bridge/src/schema.js";
 
 export const SCHEMA_BASE = "urn:ahp:schemas:2.4";
 
@@ -57,6 +58,17 @@ export const bundles: Bundle[] = [
         title: "AARTS 0.1 data model (@ahp/aarts)",
         description:
           "Generated from the zod schemas of @ahp/aarts: the AARTS hook event envelope, the five standard extensions, the 20 hook events (AartsEvent), Artifact, Verdict, directives and the version check. MUST fields are required, SHOULD/MAY fields optional; unknown members are allowed.",
+      }),
+  },
+  {
+    file: "acp-bridge.schema.json",
+    id: `${SCHEMA_BASE}:acp-bridge`,
+    build: () =>
+      toJsonSchemaBundle(ACP_BRIDGE_SCHEMA_TYPES, {
+        id: `${SCHEMA_BASE}:acp-bridge`,
+        title: "ACP suspend/resume bridge wire types (@ahp/acp-bridge)",
+        description:
+          "Generated from the zod schemas of @ahp/acp-bridge: session/suspend and session/await_resumption (first-class and _ahpHarness/ tunnel forms), ResumeConditions, resume enrichment and outcome, lifecycle events, capability descriptors, error data and the stored suspension record. ResumeConditions and the suspend requests reject unknown keys (V3, V6); the trigger size limit (V5) and the agent's resume causes (V10) are run-time checks.",
       }),
   },
 ];
@@ -118,6 +130,7 @@ export function buildMeta(): JsonSchemaObject {
         }),
       ),
     },
+    acp_bridge: ACP_BRIDGE_META,
     error_codes: {
       "-32700": "Parse error",
       "-32600": "Invalid JSON-RPC message",

@@ -6,7 +6,7 @@
  * `resumeCauses` (V10).
  */
 import { z } from "zod";
-import { INITIATOR_DETAILS, INITIATORS, LIMITS, META, ON_TIMEOUT_ACTIONS, RESUME_CAUSES, SUSPEND_MODES } from "./constants.js";
+import { INITIATOR_DETAILS, INITIATORS, LIMITS, META, METHODS, ON_TIMEOUT_ACTIONS, RESUME_CAUSES, SUSPEND_MODES } from "./constants.js";
 
 const Meta = z.record(z.string(), z.unknown()).nullable().optional();
 const opt = <T extends z.ZodType>(s: T) => s.nullable().optional();
@@ -240,5 +240,26 @@ export const ACP_BRIDGE_SCHEMA_TYPES: Readonly<Record<string, z.ZodType>> = Obje
   StoredSuspension: StoredSuspensionSchema,
 });
 
-/** The `_meta` keys, for the meta document. */
-export const ACP_BRIDGE_META_KEYS = META;
+/** Facts of the bridge's wire for `schemas/meta.json` (methods, `_meta` keys, error codes). */
+export const ACP_BRIDGE_META = {
+  bundle: "acp-bridge.schema.json",
+  methods: {
+    [METHODS.suspend]: { direction: "client_to_agent", params: "acp-bridge.schema.json#/$defs/SessionSuspendRequest", result: "acp-bridge.schema.json#/$defs/SessionSuspendResponse" },
+    [METHODS.tunnelSuspend]: { direction: "client_to_agent", params: "acp-bridge.schema.json#/$defs/SessionSuspendRequest", result: "acp-bridge.schema.json#/$defs/SessionSuspendResponse" },
+    [METHODS.awaitResumption]: { direction: "agent_to_client", params: "acp-bridge.schema.json#/$defs/SessionAwaitResumptionRequest", result: "acp-bridge.schema.json#/$defs/SessionAwaitResumptionResponse" },
+    [METHODS.tunnelAwaitResumption]: { direction: "agent_to_client", params: "acp-bridge.schema.json#/$defs/SessionAwaitResumptionRequest", result: "acp-bridge.schema.json#/$defs/SessionAwaitResumptionResponse" },
+    [METHODS.tunnelSuspension]: { direction: "client_to_agent", params: "acp-bridge.schema.json#/$defs/SuspensionStatusRequest", result: "acp-bridge.schema.json#/$defs/SuspensionStatusResponse" },
+  },
+  meta_keys: {
+    [META.suspend]: "capabilities (AgentSuspendCapabilities, ClientSuspendCapabilities), suspend request/response extras, interrupted-turn marker",
+    [META.resume]: "session/resume params (ResumeEnrichment) and result (ResumeOutcome)",
+    [META.lifecycle]: "session_info_update carrier of a LifecycleEvent",
+  },
+  error_codes: {
+    "-32602": "invalid_resume_conditions | unsupported_resume_condition | invalid_suspend_params | invalid_resume_input | fresh_transcript_unsupported",
+    "-32002": "unknown_session | unknown_handle | suspension_discarded",
+    "-31001": "not_suspended | suspend_in_progress | resume_in_progress | resume_conflict | handle_consumed | prompt_while_suspended | session_failed",
+    "-31002": "blocked | deferred | escalated (the AHP gate refused)",
+    "-31003": "harness_unavailable (fail-closed gate failure)",
+  },
+} as const;
