@@ -11,6 +11,7 @@ Commands:
   schema    print or write the JSON Schema set
   audit     verify, tail or summarise a tamper-evident audit log
   hook      answer an agent host's hook (Claude Code, Cursor, Copilot, ...) through a harness (AARTS)
+  acp-proxy run any ACP agent behind the suspend/resume bridge (stdio proxy, AHP-gated)
 
 Run 'ahp <command> --help' for the options of a command; 'ahp --version' prints the version.
 `;
@@ -28,6 +29,7 @@ const commands: Record<string, () => Promise<Command>> = {
   schema: () => import("./commands/schema.js"),
   audit: () => import("./commands/audit.js"),
   hook: () => import("./commands/hook.js"),
+  "acp-proxy": () => import("./commands/acp-proxy.js"),
 };
 
 export async function main(argv: string[], io: CliIo): Promise<number> {

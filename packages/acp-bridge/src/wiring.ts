@@ -102,9 +102,14 @@ export function spawnAgent(command: string, args: readonly string[] = [], option
   };
 }
 
+/** An ACP stream over Node streams (a process's stdin/stdout, a socket). */
+export function nodeStream(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Stream {
+  return ndJsonStream(Writable.toWeb(output as Writable) as WritableStream<Uint8Array>, Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>);
+}
+
 /** The stream of this process's stdin/stdout (stdout carries only ACP). */
 export function processStdioStream(): Stream {
-  return ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  return nodeStream(process.stdin, process.stdout);
 }
 
 /** Serves the bridge on this process's stdin/stdout until stdin ends. */

@@ -1,0 +1,138 @@
+/**
+ * `ahp acp-proxy [--connect SPEC] [--store DIR] [--fail-closed] -- <agent command...>`: the ACP
+ * suspend/resume bridge as a stdio proxy in front of any ACP agent. The editor speaks ACP to this
+ * process's stdin/stdout; the agent runs as a child; suspensions are kept in the store across
+ * restarts; the harness (`--connect`, or the embedded default-policy harness) gates suspends and
+ * resumes and hears the lifecycle. stdout carries only ACP; logs are JSON lines on stderr.
+ */
+import { AhpClient, createLinkedPair, type Transport } from "@ahp/core";
+import { createAcpBridge, defaultStoreDir, FileSuspensionStore, nodeStream, spawnAgent, SuspensionStoreError } from "@ahp/acp-bridge";
+import { createLogger, type LogLevel } from "@ahp/observability";
+import { parse, toInt } from "../args.js";
+import { authFrom, CONNECT_HELP, createClientTransport } from "../connect.js";
+import { createHarness, type Harness } from "../harness.js";
+import { EXIT_FAILURE, EXIT_OK, UsageError, type CliIo } from "../io.js";
+
+export const usage = `Usage: ahp acp-proxy [--connect SPEC] [--store DIR] [--fail-closed] [options] -- <agent command...>
+
+Runs the ACP suspend/resume bridge in front of any ACP agent: the editor talks ACP to this
+process (stdin/stdout), the agent runs as a child process. Sessions can be suspended
+(session/suspend, _ahpHarness/session/suspend) and resumed later, also after a restart; an AHP
+harness gates every suspend and resume and hears the lifecycle. Without --connect the built-in
+default-policy harness runs in this process. stdout carries only ACP; logs are JSON lines on
+stderr.
+
+${CONNECT_HELP}
+  --api-key KEY         harness credential (X-API-Key / ?api_key=); or env AHP_API_KEY
+  --bearer TOKEN        harness bearer token; or env AHP_BEARER_TOKEN
+  --store DIR           where suspensions are kept (default ${"$"}XDG_STATE_HOME/ahp/acp-bridge or
+                        ~/.local/state/ahp/acp-bridge)
+  --fail-closed         refuse a suspend when the harness cannot be reached (default: proceed;
+                        resumes always fail closed)
+  --fresh-transcript    allow continueTranscript:false by starting a new agent session with a digest
+  --max-quiesce-ms N    drain deadline before a suspend interrupts the turn (default 120000)
+  --log-level LEVEL     debug | info | warn | error | silent (default info)
+  -h, --help            this text
+
+Zed (settings.json), the agent behind the bridge:
+
+  {
+    "agent_servers": {
+      "My agent (suspendable)": {
+        "command": "ahp",
+        "args": ["acp-proxy", "--store", "/home/me/.local/state/ahp/acp-bridge", "--", "my-agent", "--acp"],
+        "env": {}
+      }
+    }
+  }
+`;
+
+const options = {
+  connect: { type: "string" },
+  "api-key": { type: "string" },
+  bearer: { type: "string" },
+  store: { type: "string" },
+  "fail-closed": { type: "boolean" },
+  "fresh-transcript": { type: "boolean" },
+  "max-quiesce-ms": { type: "string" },
+  "log-level": { type: "string" },
+} as const;
+
+const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const dash = argv.indexOf("--");
+  const own = dash === -1 ? argv : argv.slice(0, dash);
+  const agentCommand = dash === -1 ? [] : argv.slice(dash + 1);
+  const { values } = parse(own, options);
+  if (values.help) {
+    io.stdout.write(usage);
+    return EXIT_OK;
+  }
+  const [command, ...args] = agentCommand;
+  if (command === undefined) throw new UsageError("give the agent command after --, e.g. ahp acp-proxy -- my-agent --acp");
+  const level = values["log-level"] ?? "info";
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
+  const maxQuiesceMs = toInt("max-quiesce-ms", values["max-quiesce-ms"], { min: 1 });
+  const log = createLogger({ stream: io.stderr, level: level as LogLevel | "silent", bindings: { component: "ahp-acp-proxy" } });
+
+  // The harness: remote (--connect) or the embedded default-policy harness.
+  const spec = values.connect ?? io.env.AHP_CONNECT;
+  let embedded: Harness | undefined;
+  let transport: Transport;
+  if (spec !== undefined) {
+    const auth = authFrom(values, io.env);
+    transport = createClientTransport(spec, { ...(auth === undefined ? {} : { auth }), stderr: "inherit" });
+  } else {
+    embedded = await createHarness({ log: log.child({ component: "ahp-harness" }), name: "ahp-acp-proxy-harness" });
+    const [agentSide, harnessSide] = createLinkedPair();
+    await embedded.server.connect(harnessSide);
+    transport = agentSide;
+  }
+  const ahp = new AhpClient({ agentInfo: { framework: "ahp-acp-proxy", version: "0.1.0" } });
+  try {
+    await ahp.connect(transport, { capabilities: ["pre_action", "run_lifecycle", "heartbeat", "session_start", "session_end", "error"] });
+  } catch (error) {
+    log.error("harness unreachable", { error: (error as Error).message, connect: spec ?? "embedded" });
+    await embedded?.close();
+    return EXIT_FAILURE;
+  }
+  log.info("harness connected", { connect: spec ?? "embedded" });
+
+  const agent = spawnAgent(command, args, { stderr: "inherit" });
+  const storeDir = values.store ?? defaultStoreDir(io.env);
+  let bridge;
+  try {
+    bridge = await createAcpBridge({
+      agent: agent.connector,
+      harness: ahp,
+      store: new FileSuspensionStore(storeDir),
+      ...(values["fail-closed"] ? { suspendGateFailure: "reject" as const } : {}),
+      ...(values["fresh-transcript"] ? { emulateFreshTranscript: true } : {}),
+      ...(maxQuiesceMs === undefined ? {} : { maxQuiesceMs }),
+      onHarnessFailure: (f) => log.warn("harness failure", { phase: f.phase, session_id: f.sessionId, outcome: f.outcome, error: f.error.message }),
+      onAgentExit: (i) => log.warn("agent exited", { suspended_sessions: i.suspended, error: i.error instanceof Error ? i.error.message : undefined }),
+      onerror: (e) => log.debug("bridge", { error: e.message }),
+    });
+  } catch (error) {
+    const message = error instanceof SuspensionStoreError ? error.message : `cannot start: ${(error as Error).message}`;
+    log.error("suspension store", { error: message, store: storeDir });
+    io.stderr.write(`ahp acp-proxy: ${message}\n`);
+    await ahp.close().catch(() => undefined);
+    await embedded?.close();
+    return EXIT_FAILURE;
+  }
+  log.info("serving", { agent: command, store: storeDir });
+  const connection = bridge.connect(nodeStream(io.stdin, io.stdout));
+  await connection.closed;
+  log.info("client disconnected");
+  await bridge.close();
+  agent.kill();
+  await ahp.close().catch(() => undefined);
+  if (embedded !== undefined) {
+    await embedded.server.whenIdle(2000);
+    await embedded.close();
+  }
+  log.info("stopped");
+  return EXIT_OK;
+}
