@@ -9,13 +9,14 @@ import { runDemo } from "./demo.js";
 import { TRANSPORTS, type TransportKind } from "./harness.js";
 import { runInspectorDemo } from "./inspector.js";
 
-const usage = `Usage: ahp-demo [--transport ${TRANSPORTS.join("|")}] [--color|--no-color] [--keep] [--audit FILE]
+const usage = `Usage: ahp-demo [--transport ${TRANSPORTS.join("|")}] [--scenario acp] [--color|--no-color] [--keep] [--audit FILE] [--inspector]
 
 Plays a coding-agent session against the built-in default policy and prints the timeline,
 a summary, and the verification of the audit log the harness wrote.
 
   --transport T   memory (default: embedded harness), stdio (harness as a child process),
                   http, ws, unix (embedded harness behind a loopback listener)
+  --scenario acp  a stock ACP client and agent through the suspend/resume bridge instead
   --keep          keep the temporary directory with the audit log
   --audit FILE    write the audit log to FILE (kept; the key is printed) instead of a temporary one
   --inspector     turn on the Agent Host port, print the inspector's URL and wait for you to
@@ -34,6 +35,7 @@ async function main(): Promise<number> {
         keep: { type: "boolean" },
         audit: { type: "string" },
         inspector: { type: "boolean" },
+        scenario: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -53,6 +55,15 @@ async function main(): Promise<number> {
   if (values.inspector) {
     await runInspectorDemo({ out: process.stdout, err: process.stderr, env: process.env, ...(color === undefined ? {} : { color }) });
     return 0;
+  }
+  if (values.scenario !== undefined) {
+    if (values.scenario !== "acp") {
+      process.stderr.write(`unknown scenario ${JSON.stringify(values.scenario)}\n\n${usage}`);
+      return 64;
+    }
+    const { runAcpDemo } = await import("./acp.js");
+    const acp = await runAcpDemo({ out: process.stdout, err: process.stderr, env: process.env, ...(color === undefined ? {} : { color }) });
+    return acp.stopReasons[1] === "end_turn" ? 0 : 1;
   }
   const result = await runDemo({
     transport: values.transport as TransportKind,
