@@ -1,0 +1,169 @@
+/**
+ * The ACP suspend/resume bridge (@ahp/acp-bridge):
+ *
+ * - proxy overhead: one `session/prompt` turn with 20 streamed updates from a stock SDK agent
+ *   (a child process), through the `ahp acp-proxy` wiring (bridge process with an in-process
+ *   default-policy harness and a file store, the agent as its child) against the same agent
+ *   connected directly over stdio (the floor). Ratio = p50 / floor p50 (target <= 1.2x); the
+ *   added latency per forwarded message = (p50 - floor p50) / 22 (20 updates, request, response);
+ * - suspend → resume round trip of an idle session (tunnel suspend, then resume with the
+ *   handle), in memory (bridge and agent in process, memory store) and over stdio (the proxy
+ *   wiring above, file store with fsync), p50/p99;
+ * - memory: heap held per suspended session (N sessions suspended, after a full GC) against a
+ *   floor of the stored records alone kept in a Map, and the byte size of one stored record.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawn, type ChildProcess } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { agent, client, ndJsonStream, type ClientConnection } from "@agentclientprotocol/sdk";
+import { createAcpBridge, createUpstreamApp, ManualClock, MemorySuspensionStore } from "@ahp/acp-bridge";
+import { latencyRatio, measureSequential, type Measurement, type Row, type Suite } from "../harness.js";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+
+const peer = (name: string) => fileURLToPath(new URL(`../peers/${name}`, import.meta.url));
+const UPDATES = 20;
+
+interface Peer {
+  conn: ClientConnection;
+  child: ChildProcess;
+  sessionId: string;
+  close(): Promise<void>;
+}
+
+async function stdioPeer(script: string, env: NodeJS.ProcessEnv = {}): Promise<Peer> {
+  const child = spawn(process.execPath, [peer(script)], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, ACP_UPDATES: String(UPDATES), ...env } });
+  const conn = client({ name: "bench" })
+    .onNotification("session/update", () => undefined)
+    .connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+  await conn.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const { sessionId } = await conn.agent.request("session/new", { cwd: "/bench", mcpServers: [] });
+  return {
+    conn,
+    child,
+    sessionId,
+    close: async () => {
+      conn.close();
+      child.stdin!.end();
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once("exit", resolve)));
+    },
+  };
+}
+
+const prompt = (p: Peer) => p.conn.agent.request("session/prompt", { sessionId: p.sessionId, prompt: [{ type: "text", text: "answer in 20 chunks" }] });
+
+async function roundTrip(ctx: ClientConnection["agent"], sessionId: string): Promise<void> {
+  const sus = await ctx.request<{ handle: string }>("_ahpHarness/session/suspend", { sessionId });
+  await ctx.request("session/resume", { sessionId, cwd: "/bench", _meta: { "ahpHarness/resume": { handle: sus.handle } } });
+}
+
+/** Bridge and a stock agent in process, memory store: the machinery without transports. */
+async function inMemory() {
+  const a = agent({ name: "m" })
+    .onRequest("initialize", () => ({ protocolVersion: 1, agentCapabilities: { sessionCapabilities: { resume: {} } } }))
+    .onRequest("session/new", () => ({ sessionId: `m${Math.random().toString(36).slice(2)}` }))
+    .onRequest("session/resume", () => ({}))
+    .onRequest("session/prompt", () => ({ stopReason: "end_turn" as const }));
+  const store = new MemorySuspensionStore();
+  const bridge = await createAcpBridge({ agent: a, store, clock: new ManualClock() });
+  const conn = client({ name: "m" })
+    .onNotification("session/update", () => undefined)
+    .connect(createUpstreamApp(bridge));
+  await conn.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  return { bridge, conn, store, close: async () => (conn.close(), await bridge.close()) };
+}
+
+async function memoryPerSuspension(n: number): Promise<{ ours: Measurement; floor: Measurement; recordBytes: number }> {
+  const m = await inMemory();
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push((await m.conn.agent.request("session/new", { cwd: "/bench/project", mcpServers: [] })).sessionId);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (const sessionId of ids) {
+    await m.conn.agent.request("_ahpHarness/session/suspend", { sessionId, reason: "waiting for CI", resumeWhen: { onEvent: "ci.passed", timeout: { durationMinutes: 60 } } });
+  }
+  gc();
+  const after = process.memoryUsage().heapUsed;
+  const records = [...m.store.records.values()];
+  const recordBytes = Buffer.byteLength(`${JSON.stringify(records[0])}\n`);
+  // Floor: the stored records alone, parsed, in a Map (the least any bridge must keep).
+  const texts = records.map((r) => JSON.stringify(r));
+  gc();
+  const f0 = process.memoryUsage().heapUsed;
+  const floorMap = new Map(texts.map((t) => [t.slice(0, 40), JSON.parse(t) as unknown]));
+  gc();
+  const f1 = process.memoryUsage().heapUsed;
+  void floorMap.size;
+  await m.close();
+  // The memory store keeps its own copy of each record: subtract it, it stands for the disk.
+  return {
+    ours: { opsPerSec: Number.NaN, heapBytesPerOp: Math.max(0, (after - before - (f1 - f0)) / n) },
+    floor: { opsPerSec: Number.NaN, heapBytesPerOp: Math.max(0, (f1 - f0) / n) },
+    recordBytes,
+  };
+}
+
+export const suite: Suite = {
+  name: "acp",
+  async run({ quick }) {
+    const store = mkdtempSync(join(tmpdir(), "ahp-bench-acp-"));
+    const opts = { iterations: quick ? 20 : 300, runs: quick ? 1 : 3, warmup: quick ? 5 : 50 };
+    const rows: Row[] = [];
+    try {
+      const direct = await stdioPeer("acp-agent.mjs");
+      const proxied = await stdioPeer("acp-proxy-peer.mjs", { ACP_STORE: store });
+      // Interleave the two so both see the same machine load.
+      const floorRuns: Measurement[] = [];
+      const oursRuns: Measurement[] = [];
+      for (let round = 0; round < (quick ? 1 : 3); round++) {
+        floorRuns.push(await measureSequential(() => prompt(direct), opts));
+        oursRuns.push(await measureSequential(() => prompt(proxied), opts));
+      }
+      const pick = (list: Measurement[]) => list.sort((a, b) => (a.p50Us ?? 0) - (b.p50Us ?? 0))[Math.floor(list.length / 2)]!;
+      const floor = pick(floorRuns);
+      const ours = pick(oursRuns);
+      const perMessageUs = ((ours.p50Us ?? 0) - (floor.p50Us ?? 0)) / (UPDATES + 2);
+      rows.push({ suite: "acp", case: `floor: prompt turn, ${UPDATES} updates, stock agent over stdio (direct)`, measurement: floor, note: "turns/s; latency per turn" });
+      rows.push({
+        suite: "acp",
+        case: `prompt turn, ${UPDATES} updates, through the acp-proxy wiring (bridge process + agent child)`,
+        measurement: ours,
+        floor,
+        ratio: latencyRatio(ours, floor),
+        target: "p50 <= 1.2x floor",
+        note: `ratio = p50 / floor p50; +${perMessageUs.toFixed(1)} µs per forwarded message (${UPDATES + 2} per turn)`,
+      });
+      const rtStdio = await measureSequential(() => roundTrip(proxied.conn.agent, proxied.sessionId), { iterations: quick ? 10 : 200, runs: 1, warmup: quick ? 2 : 20 });
+      rows.push({ suite: "acp", case: "suspend → resume round trip over stdio (acp-proxy wiring, file store, fsync)", measurement: rtStdio, note: "idle session; gates and reports through the in-process harness" });
+      await direct.close();
+      await proxied.close();
+
+      const m = await inMemory();
+      const { sessionId } = await m.conn.agent.request("session/new", { cwd: "/bench", mcpServers: [] });
+      const rtMemory = await measureSequential(() => roundTrip(m.conn.agent, sessionId), { iterations: quick ? 50 : 2000, runs: quick ? 1 : 3, warmup: quick ? 10 : 200 });
+      await m.close();
+      rows.push({ suite: "acp", case: "suspend → resume round trip in memory (SDK apps, memory store, no harness)", measurement: rtMemory });
+
+      const mem = await memoryPerSuspension(quick ? 200 : 2000);
+      rows.push({ suite: "acp", case: "floor: one stored record, parsed, in a Map", measurement: mem.floor, note: "heap B per session" });
+      rows.push({
+        suite: "acp",
+        case: "heap held per suspended session (bridge state, timers armed)",
+        measurement: mem.ours,
+        floor: mem.floor,
+        ratio: (mem.ours.heapBytesPerOp ?? Number.NaN) / (mem.floor.heapBytesPerOp || Number.NaN),
+        note: `stored record ${mem.recordBytes} B on disk`,
+      });
+      rows.push({ suite: "acp", case: "stored record size (one suspension, JSON line)", measurement: { opsPerSec: Number.NaN, heapBytesPerOp: mem.recordBytes }, note: "bytes (in the heap column)" });
+    } finally {
+      rmSync(store, { recursive: true, force: true });
+    }
+    return rows;
+  },
+};
