@@ -76,16 +76,26 @@ describe("ahp acp-proxy", () => {
     const sus = await p.ctx.request<Record<string, any>>("_ahpHarness/session/suspend", { sessionId, reason: "lunch" });
     expect(sus.handle).toMatch(/^sus_/);
     expect((await readdir(store)).filter((f) => f.endsWith(".suspension.json"))).toHaveLength(1);
-    const bad = await p.ctx.request("_ahpHarness/session/suspend", { sessionId, resumeWhen: { timeout: { durationMinutes: 0 } } }).catch((e: unknown) => e);
+    const bad = await p.ctx
+      .request("_ahpHarness/session/suspend", { sessionId, resumeWhen: { timeout: { durationMinutes: 0 } } })
+      .catch((e: unknown) => e);
     expect(bad).toMatchObject({ code: -32602, data: { field: "resumeWhen.timeout.durationMinutes" } });
-    const res = await p.ctx.request<Record<string, any>>("session/resume", { sessionId, cwd: "/work/project", _meta: { "ahpHarness/resume": { handle: sus.handle, input: "back" } } });
+    const res = await p.ctx.request<Record<string, any>>("session/resume", {
+      sessionId,
+      cwd: "/work/project",
+      _meta: { "ahpHarness/resume": { handle: sus.handle, input: "back" } },
+    });
     expect(res._meta["ahpHarness/resume"]).toMatchObject({ handle: sus.handle, cause: "explicit_resume" });
     await p.ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go on" }] });
     expect(p.received.map((u) => u.update.content?.text).filter(Boolean)).toEqual(["turn 1: hello", "turn 2: Resume input: back go on"]);
     p.conn.close();
     p.child.stdin!.end();
     expect(await p.exited).toBe(0);
-    for (const line of p.stdout().split("\n").filter((l) => l.trim() !== "")) expect(JSON.parse(line).jsonrpc).toBe("2.0");
+    for (const line of p
+      .stdout()
+      .split("\n")
+      .filter((l) => l.trim() !== ""))
+      expect(JSON.parse(line).jsonrpc).toBe("2.0");
     const logLines = p
       .stderr()
       .split("\n")

@@ -72,11 +72,22 @@ function codingAgent() {
     .onRequest("session/prompt", async ({ params, client: editor }) => {
       const sessionId = params.sessionId;
       cancelled.delete(sessionId);
-      const say = (text: string) => editor.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
+      const say = (text: string) =>
+        editor.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
       const lead = params.prompt[0]?.type === "text" ? params.prompt[0].text : "";
       if (lead.startsWith("Resume input:")) await say("Approval received; running the install now. ");
       else await say("The parser needs left-pad; installing it. ");
-      await editor.notify("session/update", { sessionId, update: { sessionUpdate: "tool_call", toolCallId: "install", title: INSTALL, kind: "execute", status: "pending", rawInput: { command: INSTALL } } });
+      await editor.notify("session/update", {
+        sessionId,
+        update: {
+          sessionUpdate: "tool_call",
+          toolCallId: "install",
+          title: INSTALL,
+          kind: "execute",
+          status: "pending",
+          rawInput: { command: INSTALL },
+        },
+      });
       const permission = await editor.request("session/request_permission", {
         sessionId,
         toolCall: { toolCallId: "install", title: INSTALL, kind: "execute", rawInput: { command: INSTALL } },
@@ -86,8 +97,12 @@ function codingAgent() {
         ],
       });
       for (let i = 0; i < 5 && !cancelled.has(sessionId); i++) await new Promise((r) => setImmediate(r));
-      if (permission.outcome.outcome !== "selected" || permission.outcome.optionId !== "allow" || cancelled.has(sessionId)) return { stopReason: "cancelled" as const };
-      await editor.notify("session/update", { sessionId, update: { sessionUpdate: "tool_call_update", toolCallId: "install", status: "completed" } });
+      if (permission.outcome.outcome !== "selected" || permission.outcome.optionId !== "allow" || cancelled.has(sessionId))
+        return { stopReason: "cancelled" as const };
+      await editor.notify("session/update", {
+        sessionId,
+        update: { sessionUpdate: "tool_call_update", toolCallId: "install", status: "completed" },
+      });
       await say("Installed left-pad; the parser tests pass.");
       return { stopReason: "end_turn" as const };
     });
@@ -109,12 +124,19 @@ export async function runAcpDemo(options: AcpDemoOptions): Promise<AcpDemoResult
   const policy = composeHandlers(new PolicyEngine(DEFAULT_POLICY));
   const describeEvent = (e: AhpEvent) => {
     const p = e.payload as Record<string, any>;
-    return p?.action_type ? `${p.action_type}${p.arguments?.command ? ` ${p.arguments.command}` : ""}` : p?.status ? `status ${p.status}` : (p?.current_state ?? "");
+    return p?.action_type
+      ? `${p.action_type}${p.arguments?.command ? ` ${p.arguments.command}` : ""}`
+      : p?.status
+        ? `status ${p.status}`
+        : (p?.current_state ?? "");
   };
   const handlers: AhpServerHandlers = {
     onEvent: async (event, ctx) => {
       const id = event.metadata?.acp_event_id;
-      const decision = typeof id === "string" && approvals.has(id) ? { decision: "allow" as const, metadata: { approved_by: "operator" } } : await policy.onEvent!(event, ctx);
+      const decision =
+        typeof id === "string" && approvals.has(id)
+          ? { decision: "allow" as const, metadata: { approved_by: "operator" } }
+          : await policy.onEvent!(event, ctx);
       const d = decision as { decision: string; reason?: string };
       if (d.decision === "escalate" && typeof id === "string") escalatedEventId = id;
       push("AHP bridge→harness", event.event_type, `${describeEvent(event)} → ${d.decision}${d.reason ? ` (${d.reason})` : ""}`);
@@ -138,14 +160,27 @@ export async function runAcpDemo(options: AcpDemoOptions): Promise<AcpDemoResult
       if (m.method === "session/update") {
         const u = m.params?.update ?? {};
         const life = u._meta?.[META.lifecycle];
-        if (life) return push(channel, `lifecycle:${life.event}`, `${life.handle}${life.cause ? ` cause ${life.cause}` : ""}${life.reason ? ` (${life.reason})` : ""}`);
+        if (life)
+          return push(
+            channel,
+            `lifecycle:${life.event}`,
+            `${life.handle}${life.cause ? ` cause ${life.cause}` : ""}${life.reason ? ` (${life.reason})` : ""}`,
+          );
         return push(channel, `update:${u.sessionUpdate}`, u.content?.text ?? u.title ?? u.status ?? "");
       }
-      return push(channel, m.method, m.method === "session/prompt" ? JSON.stringify(m.params.prompt.map((b: { text?: string }) => b.text)).slice(0, 70) : "");
+      return push(
+        channel,
+        m.method,
+        m.method === "session/prompt" ? JSON.stringify(m.params.prompt.map((b: { text?: string }) => b.text)).slice(0, 70) : "",
+      );
     }
     const method = methods.get(key) ?? "?";
     const r = m.result ?? {};
-    const detail = m.error ? `error ${m.error.code} ${m.error.data?.reason ?? ""}` : r.stopReason ? `stopReason ${r.stopReason}${r._meta?.[META.suspend]?.handle ? ` + ${META.suspend}` : ""}` : "";
+    const detail = m.error
+      ? `error ${m.error.code} ${m.error.data?.reason ?? ""}`
+      : r.stopReason
+        ? `stopReason ${r.stopReason}${r._meta?.[META.suspend]?.handle ? ` + ${META.suspend}` : ""}`
+        : "";
     push(channel, m.error ? `error:${method}` : `resp:${method}`, detail);
   };
   const upstream = tap(record, ["ACP client→bridge", "ACP bridge→client"]);
@@ -167,7 +202,10 @@ export async function runAcpDemo(options: AcpDemoOptions): Promise<AcpDemoResult
   const ctx = editor.agent;
   await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
   const { sessionId } = await ctx.request("session/new", { cwd: "/home/dev/parser", mcpServers: [] });
-  const first = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Fix the parser; add left-pad if you need it." }] });
+  const first = await ctx.request("session/prompt", {
+    sessionId,
+    prompt: [{ type: "text", text: "Fix the parser; add left-pad if you need it." }],
+  });
   await settle();
   const handle = bridge.handleOf(sessionId) ?? "";
   const escalation = entries.find((e) => e.kind === "pre_action" && e.detail.includes("escalate"));
@@ -189,7 +227,13 @@ export async function runAcpDemo(options: AcpDemoOptions): Promise<AcpDemoResult
   await bridge.close();
   await ahp.close();
   await server.close();
-  return { entries, stopReasons: [first.stopReason, second.stopReason], handle, resumed: { detail: resumedEntry?.detail }, resumedTurnText: turnText };
+  return {
+    entries,
+    stopReasons: [first.stopReason, second.stopReason],
+    handle,
+    resumed: { detail: resumedEntry?.detail },
+    resumedTurnText: turnText,
+  };
 }
 
 const reverse = (channel: string) =>

@@ -28,10 +28,20 @@ describe("demo --scenario acp", () => {
       at("operator|approve"),
       at("ACP bridge→client|lifecycle:resumed"),
     ];
-    expect(order.every((i) => i >= 0), JSON.stringify(order)).toBe(true);
+    expect(
+      order.every((i) => i >= 0),
+      JSON.stringify(order),
+    ).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     // Every message class shows up: ACP both faces, AHP gates and reports.
-    for (const k of ["ACP bridge→agent|initialize", "ACP bridge→agent|session/new", "AHP bridge→harness|session_start", "AHP bridge→harness|run_lifecycle", "AHP bridge→harness|heartbeat"]) expect(kinds).toContain(k);
+    for (const k of [
+      "ACP bridge→agent|initialize",
+      "ACP bridge→agent|session/new",
+      "AHP bridge→harness|session_start",
+      "AHP bridge→harness|run_lifecycle",
+      "AHP bridge→harness|heartbeat",
+    ])
+      expect(kinds).toContain(k);
     expect(result.entries.find((e) => e.kind === "lifecycle:resumed")!.detail).toContain("cause external_event");
     // The resumed turn got the approval as input and ran the install warm.
     expect(result.resumedTurnText).toContain("Approval received");

@@ -38,10 +38,15 @@ interface Peer {
 }
 
 async function stdioPeer(script: string, env: NodeJS.ProcessEnv = {}): Promise<Peer> {
-  const child = spawn(process.execPath, [peer(script)], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, ACP_UPDATES: String(UPDATES), ...env } });
+  const child = spawn(process.execPath, [peer(script)], {
+    stdio: ["pipe", "pipe", "inherit"],
+    env: { ...process.env, ACP_UPDATES: String(UPDATES), ...env },
+  });
   const conn = client({ name: "bench" })
     .onNotification("session/update", () => undefined)
-    .connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+    .connect(
+      ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>),
+    );
   await conn.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
   const { sessionId } = await conn.agent.request("session/new", { cwd: "/bench", mcpServers: [] });
   return {
@@ -56,7 +61,8 @@ async function stdioPeer(script: string, env: NodeJS.ProcessEnv = {}): Promise<P
   };
 }
 
-const prompt = (p: Peer) => p.conn.agent.request("session/prompt", { sessionId: p.sessionId, prompt: [{ type: "text", text: "answer in 20 chunks" }] });
+const prompt = (p: Peer) =>
+  p.conn.agent.request("session/prompt", { sessionId: p.sessionId, prompt: [{ type: "text", text: "answer in 20 chunks" }] });
 
 async function roundTrip(ctx: ClientConnection["agent"], sessionId: string): Promise<void> {
   const sus = await ctx.request<{ handle: string }>("_ahpHarness/session/suspend", { sessionId });
@@ -86,7 +92,11 @@ async function memoryPerSuspension(n: number): Promise<{ ours: Measurement; floo
   gc();
   const before = process.memoryUsage().heapUsed;
   for (const sessionId of ids) {
-    await m.conn.agent.request("_ahpHarness/session/suspend", { sessionId, reason: "waiting for CI", resumeWhen: { onEvent: "ci.passed", timeout: { durationMinutes: 60 } } });
+    await m.conn.agent.request("_ahpHarness/session/suspend", {
+      sessionId,
+      reason: "waiting for CI",
+      resumeWhen: { onEvent: "ci.passed", timeout: { durationMinutes: 60 } },
+    });
   }
   gc();
   const after = process.memoryUsage().heapUsed;
@@ -129,7 +139,12 @@ export const suite: Suite = {
       const floor = pick(floorRuns);
       const ours = pick(oursRuns);
       const perMessageUs = ((ours.p50Us ?? 0) - (floor.p50Us ?? 0)) / (UPDATES + 2);
-      rows.push({ suite: "acp", case: `floor: prompt turn, ${UPDATES} updates, stock agent over stdio (direct)`, measurement: floor, note: "turns/s; latency per turn" });
+      rows.push({
+        suite: "acp",
+        case: `floor: prompt turn, ${UPDATES} updates, stock agent over stdio (direct)`,
+        measurement: floor,
+        note: "turns/s; latency per turn",
+      });
       rows.push({
         suite: "acp",
         case: `prompt turn, ${UPDATES} updates, through the acp-proxy wiring (bridge process + agent child)`,
@@ -139,16 +154,33 @@ export const suite: Suite = {
         target: "p50 <= 1.2x floor",
         note: `ratio = p50 / floor p50; +${perMessageUs.toFixed(1)} µs per forwarded message (${UPDATES + 2} per turn)`,
       });
-      const rtStdio = await measureSequential(() => roundTrip(proxied.conn.agent, proxied.sessionId), { iterations: quick ? 10 : 200, runs: 1, warmup: quick ? 2 : 20 });
-      rows.push({ suite: "acp", case: "suspend → resume round trip over stdio (acp-proxy wiring, file store, fsync)", measurement: rtStdio, note: "idle session; gates and reports through the in-process harness" });
+      const rtStdio = await measureSequential(() => roundTrip(proxied.conn.agent, proxied.sessionId), {
+        iterations: quick ? 10 : 200,
+        runs: 1,
+        warmup: quick ? 2 : 20,
+      });
+      rows.push({
+        suite: "acp",
+        case: "suspend → resume round trip over stdio (acp-proxy wiring, file store, fsync)",
+        measurement: rtStdio,
+        note: "idle session; gates and reports through the in-process harness",
+      });
       await direct.close();
       await proxied.close();
 
       const m = await inMemory();
       const { sessionId } = await m.conn.agent.request("session/new", { cwd: "/bench", mcpServers: [] });
-      const rtMemory = await measureSequential(() => roundTrip(m.conn.agent, sessionId), { iterations: quick ? 50 : 2000, runs: quick ? 1 : 3, warmup: quick ? 10 : 200 });
+      const rtMemory = await measureSequential(() => roundTrip(m.conn.agent, sessionId), {
+        iterations: quick ? 50 : 2000,
+        runs: quick ? 1 : 3,
+        warmup: quick ? 10 : 200,
+      });
       await m.close();
-      rows.push({ suite: "acp", case: "suspend → resume round trip in memory (SDK apps, memory store, no harness)", measurement: rtMemory });
+      rows.push({
+        suite: "acp",
+        case: "suspend → resume round trip in memory (SDK apps, memory store, no harness)",
+        measurement: rtMemory,
+      });
 
       const mem = await memoryPerSuspension(quick ? 200 : 2000);
       rows.push({ suite: "acp", case: "floor: one stored record, parsed, in a Map", measurement: mem.floor, note: "heap B per session" });
@@ -160,7 +192,12 @@ export const suite: Suite = {
         ratio: (mem.ours.heapBytesPerOp ?? Number.NaN) / (mem.floor.heapBytesPerOp || Number.NaN),
         note: `stored record ${mem.recordBytes} B on disk`,
       });
-      rows.push({ suite: "acp", case: "stored record size (one suspension, JSON line)", measurement: { opsPerSec: Number.NaN, heapBytesPerOp: mem.recordBytes }, note: "bytes (in the heap column)" });
+      rows.push({
+        suite: "acp",
+        case: "stored record size (one suspension, JSON line)",
+        measurement: { opsPerSec: Number.NaN, heapBytesPerOp: mem.recordBytes },
+        note: "bytes (in the heap column)",
+      });
     } finally {
       rmSync(store, { recursive: true, force: true });
     }

@@ -144,7 +144,13 @@ export class AcpBridgeEngine extends SuspendCore {
         ...clientCaps,
         _meta: {
           ...(obj(clientCaps._meta) ?? {}),
-          [META.suspend]: { version: DESCRIPTOR_VERSION, awaitResumption: true, lifecycle: ["meta"], agentInitiatedTurns: false, firstClass: false },
+          [META.suspend]: {
+            version: DESCRIPTOR_VERSION,
+            awaitResumption: true,
+            lifecycle: ["meta"],
+            agentInitiatedTurns: false,
+            firstClass: false,
+          },
         },
       },
       ...(params.clientInfo ? { clientInfo: params.clientInfo } : {}),
@@ -172,7 +178,12 @@ export class AcpBridgeEngine extends SuspendCore {
   async newSession(params: Record<string, unknown>, link: ClientLink): Promise<Record<string, unknown>> {
     const response = await this.downstream.request<Record<string, unknown>>("session/new", params);
     const id = String(response.sessionId);
-    const s = newSession(id, String(params.cwd), (params.mcpServers as unknown[] | undefined) ?? [], params.additionalDirectories as string[] | undefined);
+    const s = newSession(
+      id,
+      String(params.cwd),
+      (params.mcpServers as unknown[] | undefined) ?? [],
+      params.additionalDirectories as string[] | undefined,
+    );
     s.link = link;
     this.sessions.set(id, s);
     this.harness?.notify("session_start", id, { session_id: id, cwd: s.cwd });
@@ -193,7 +204,8 @@ export class AcpBridgeEngine extends SuspendCore {
     s.replaying = "forward";
     let response: Record<string, unknown>;
     try {
-      response = (await this.downstream.request<Record<string, unknown> | null>("session/load", { ...params, sessionId: s.downstreamId })) ?? {};
+      response =
+        (await this.downstream.request<Record<string, unknown> | null>("session/load", { ...params, sessionId: s.downstreamId })) ?? {};
       s.downstreamLost = false;
     } finally {
       await nextMacrotask();
@@ -283,7 +295,8 @@ export class AcpBridgeEngine extends SuspendCore {
     if (!t.ok) throw this.rowError(s, t);
     if (t.row.id === "T9") {
       // P1: an aware client is told; a stock client's prompt is the wake-up (implicit resume).
-      if (link.caps.aware && (this.o.promptWhileSuspended ?? "reject") === "reject") throw stateConflict("prompt_while_suspended", s.state, s.suspension?.handle);
+      if (link.caps.aware && (this.o.promptWhileSuspended ?? "reject") === "reject")
+        throw stateConflict("prompt_while_suspended", s.state, s.suspension?.handle);
       await this.wake(s, { explicit: true, cause: "explicit_resume", hasInput: true, input: params.prompt, continueTranscript: true });
       s.queuedInput = undefined; // the prompt is the input: it runs as the turn
     }
@@ -295,8 +308,15 @@ export class AcpBridgeEngine extends SuspendCore {
       s.runId = `run_${newId()}`;
       s.runStartedAt = isoAt(this.clock.now());
     }
-    const text = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join(" ").slice(0, 2000);
-    h?.runLifecycle(s.id, s.runId, "executing", { prompt: text, startedAt: s.runStartedAt ?? isoAt(this.clock.now()), updatedAt: isoAt(this.clock.now()) });
+    const text = params.prompt
+      .map((b) => (b.type === "text" ? b.text : ""))
+      .join(" ")
+      .slice(0, 2000);
+    h?.runLifecycle(s.id, s.runId, "executing", {
+      prompt: text,
+      startedAt: s.runStartedAt ?? isoAt(this.clock.now()),
+      updatedAt: isoAt(this.clock.now()),
+    });
     const down: Record<string, unknown> = { ...params, sessionId: s.downstreamId };
     const queued = s.queuedInput;
     if (queued !== undefined) {
@@ -306,7 +326,10 @@ export class AcpBridgeEngine extends SuspendCore {
       if (queued.digest !== undefined) lead.push(queued.digest);
       if (queued.hasInput) lead.push(`Resume input: ${typeof queued.input === "string" ? queued.input : JSON.stringify(queued.input)}`);
       down.prompt = [...(lead.length > 0 ? [{ type: "text", text: lead.join("\n") }] : []), ...params.prompt];
-      down._meta = { ...(obj(params._meta) ?? {}), [META.resume]: { ...(queued.hasInput ? { input: queued.input } : {}), ...(queued.digest ? { digest: queued.digest } : {}) } };
+      down._meta = {
+        ...(obj(params._meta) ?? {}),
+        [META.resume]: { ...(queued.hasInput ? { input: queued.input } : {}), ...(queued.digest ? { digest: queued.digest } : {}) },
+      };
     }
     let response: PromptResponse | undefined;
     let failure: unknown;
@@ -323,10 +346,17 @@ export class AcpBridgeEngine extends SuspendCore {
       const sus = s.suspension;
       if (sus.mode === "interrupt_immediate" && turn !== undefined) {
         for (const [toolCallId, status] of turn.toolCalls) {
-          if (status === "pending") this.emit(s, { sessionUpdate: "tool_call_update", toolCallId, status: "failed", _meta: { [META.suspend]: { skipped: true, handle: sus.handle } } });
+          if (status === "pending")
+            this.emit(s, {
+              sessionUpdate: "tool_call_update",
+              toolCallId,
+              status: "failed",
+              _meta: { [META.suspend]: { skipped: true, handle: sus.handle } },
+            });
         }
       }
-      const stopReason = sus.mode === "interrupt_immediate" ? "cancelled" : sus.mode === "finish_step" ? "end_turn" : (response?.stopReason ?? "end_turn");
+      const stopReason =
+        sus.mode === "interrupt_immediate" ? "cancelled" : sus.mode === "finish_step" ? "end_turn" : (response?.stopReason ?? "end_turn");
       sus.stopReason = stopReason;
       const stored = await this.turnEndedWhileSuspending(s);
       this.apply(s, "turn_end");
@@ -337,7 +367,10 @@ export class AcpBridgeEngine extends SuspendCore {
     }
     if (s.state === "active.running") this.apply(s, "turn_end");
     const status = failure !== undefined ? "failed" : response?.stopReason === "cancelled" ? "cancelled" : "completed";
-    h?.runLifecycle(s.id, s.runId, status, { updatedAt: isoAt(this.clock.now()), ...(s.runStartedAt ? { startedAt: s.runStartedAt } : {}) });
+    h?.runLifecycle(s.id, s.runId, status, {
+      updatedAt: isoAt(this.clock.now()),
+      ...(s.runStartedAt ? { startedAt: s.runStartedAt } : {}),
+    });
     s.runId = undefined;
     s.runStartedAt = undefined;
     if (failure !== undefined) throw failure;
@@ -358,14 +391,16 @@ export class AcpBridgeEngine extends SuspendCore {
   async closeSession(params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const s = this.sessions.get(String(params.sessionId));
     if (s === undefined || s.state === "deleted") {
-      if (this.downstream.alive && this.downstream.caps.close) await this.downstream.request("session/close", params).catch(() => undefined);
+      if (this.downstream.alive && this.downstream.caps.close)
+        await this.downstream.request("session/close", params).catch(() => undefined);
       return {};
     }
     const wasSuspension = s.state === "suspended" || isSuspending(s.state);
     this.apply(s, "close");
     this.discard(s, wasSuspension, "closed");
     if (wasSuspension) await this.persist(s, "closed").catch((e: unknown) => this.report(e));
-    if (this.downstream.alive && this.downstream.caps.close) await this.downstream.request("session/close", { ...params, sessionId: s.downstreamId }).catch(() => undefined);
+    if (this.downstream.alive && this.downstream.caps.close)
+      await this.downstream.request("session/close", { ...params, sessionId: s.downstreamId }).catch(() => undefined);
     return {};
   }
 
@@ -390,7 +425,8 @@ export class AcpBridgeEngine extends SuspendCore {
     const pending = s.pending;
     if (pending !== undefined) setImmediate(() => this.commitPending(s));
     const at = isoAt(this.clock.now());
-    if (wasSuspension && s.suspension !== undefined) this.lifecycle(s, { event: "discarded", handle: s.suspension.handle, at, reason: why, state: s.state });
+    if (wasSuspension && s.suspension !== undefined)
+      this.lifecycle(s, { event: "discarded", handle: s.suspension.handle, at, reason: why, state: s.state });
     if (this.harness !== undefined) {
       if (s.runId !== undefined || wasSuspension) this.harness.runLifecycle(s.id, s.runId ?? `run_${s.id}`, "cancelled", { updatedAt: at });
       this.harness.notify("session_end", s.id, { session_id: s.id, reason: why });
@@ -420,7 +456,15 @@ export class AcpBridgeEngine extends SuspendCore {
    */
   async selfPark(
     sessionId: string,
-    options: { reason: string; conditions?: unknown; summary?: string; initiatorDetail?: "self" | "harness" | "trigger"; park?: ParkSpec; agentEndsTurn?: boolean; proposedHandle?: string },
+    options: {
+      reason: string;
+      conditions?: unknown;
+      summary?: string;
+      initiatorDetail?: "self" | "harness" | "trigger";
+      park?: ParkSpec;
+      agentEndsTurn?: boolean;
+      proposedHandle?: string;
+    },
   ): Promise<SuspendResult> {
     const s = this.session(sessionId);
     const c = validateResumeConditions(options.conditions, "conditions", { resumeCauses: this.resumeCauses });
@@ -433,9 +477,23 @@ export class AcpBridgeEngine extends SuspendCore {
 
   protected async selfParkInit(
     s: Session,
-    o: { reason: string; conditions?: ResumeConditions; summary?: string; initiatorDetail?: "self" | "harness" | "trigger"; park?: ParkSpec; proposedHandle?: string },
+    o: {
+      reason: string;
+      conditions?: ResumeConditions;
+      summary?: string;
+      initiatorDetail?: "self" | "harness" | "trigger";
+      park?: ParkSpec;
+      proposedHandle?: string;
+    },
   ): Promise<SuspendInit> {
-    const init: SuspendInit = { mode: "finish_step", initiator: "agent", initiatorDetail: o.initiatorDetail ?? "self", self: true, skipGate: o.park !== undefined, reason: o.reason };
+    const init: SuspendInit = {
+      mode: "finish_step",
+      initiator: "agent",
+      initiatorDetail: o.initiatorDetail ?? "self",
+      self: true,
+      skipGate: o.park !== undefined,
+      reason: o.reason,
+    };
     if (o.conditions !== undefined) init.resumeWhen = o.conditions;
     if (o.summary !== undefined) init.summary = o.summary;
     if (o.park !== undefined) init.park = o.park;
@@ -443,7 +501,11 @@ export class AcpBridgeEngine extends SuspendCore {
     const link = s.link;
     if (link?.caps.awaitResumption && !link.closed && s.state === "active.running") {
       const proposed = o.proposedHandle ?? `sus_${newId()}`;
-      const request: Record<string, unknown> = { sessionId: s.id, reason: o.reason, _meta: { [META.suspend]: { proposedHandle: proposed } } };
+      const request: Record<string, unknown> = {
+        sessionId: s.id,
+        reason: o.reason,
+        _meta: { [META.suspend]: { proposedHandle: proposed } },
+      };
       if (o.conditions !== undefined) request.conditions = o.conditions;
       if (o.summary !== undefined) request.summary = o.summary;
       try {
@@ -463,7 +525,8 @@ export class AcpBridgeEngine extends SuspendCore {
     const turn = s.turn;
     if (turn === undefined || turn.cancelSent) return;
     turn.cancelSent = true;
-    if (this.downstream.alive) this.downstream.notify("session/cancel", { sessionId: s.downstreamId }).catch((e: unknown) => this.report(e));
+    if (this.downstream.alive)
+      this.downstream.notify("session/cancel", { sessionId: s.downstreamId }).catch((e: unknown) => this.report(e));
   }
 
   protected override async drain(s: Session): Promise<void> {
@@ -549,7 +612,8 @@ export class AcpBridgeEngine extends SuspendCore {
   protected onAgentNotification(method: string, params: unknown): void {
     const s = this.byAgentId(obj(params)?.sessionId);
     const link = s?.link;
-    if (link !== undefined && !link.closed) link.ctx.notify(method, { ...obj(params), sessionId: s!.id }).catch((e: unknown) => this.report(e));
+    if (link !== undefined && !link.closed)
+      link.ctx.notify(method, { ...obj(params), sessionId: s!.id }).catch((e: unknown) => this.report(e));
   }
 
   protected async onAgentRequest(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
@@ -562,7 +626,8 @@ export class AcpBridgeEngine extends SuspendCore {
       if (gated !== undefined) return gated;
     }
     const link = s?.link;
-    if (s === undefined || link === undefined || link.closed) throw RequestError.internalError({ detail: "no client is attached to this session" });
+    if (s === undefined || link === undefined || link.closed)
+      throw RequestError.internalError({ detail: "no client is attached to this session" });
     return link.ctx.request(method, { ...p, sessionId: s.id }, { cancellationSignal: signal });
   }
 
@@ -571,17 +636,24 @@ export class AcpBridgeEngine extends SuspendCore {
    * (`pre_action`, `pre_prompt`, `confirmation`, `rate_limit`) and parks the session when the
    * answer says so (long defer, escalate, queue, ...). Short deferrals wait inline.
    */
-  async guard(sessionId: string, type: "pre_action" | "pre_prompt" | "confirmation" | "rate_limit", payload: unknown): Promise<GuardOutcome> {
+  async guard(
+    sessionId: string,
+    type: "pre_action" | "pre_prompt" | "confirmation" | "rate_limit",
+    payload: unknown,
+  ): Promise<GuardOutcome> {
     const s = this.session(sessionId);
     const h = this.harness;
     if (h === undefined) return { outcome: "proceed" };
     const key = JSON.stringify(payload);
     if (s.approvals.delete(key)) return { outcome: "proceed" };
     const o = await h.gateAction(s.id, type, payload);
-    if (o.kind === "allow") return o.modifiedPayload === undefined ? { outcome: "proceed" } : { outcome: "proceed", modifiedPayload: o.modifiedPayload };
+    if (o.kind === "allow")
+      return o.modifiedPayload === undefined ? { outcome: "proceed" } : { outcome: "proceed", modifiedPayload: o.modifiedPayload };
     if (o.kind === "refuse" || o.kind === "skip") return { outcome: o.kind, reason: o.reason };
     const park = o.park;
-    this.selfPark(s.id, { reason: park.reason, conditions: park.resumeWhen, initiatorDetail: "harness", park }).catch((e: unknown) => this.report(e));
+    this.selfPark(s.id, { reason: park.reason, conditions: park.resumeWhen, initiatorDetail: "harness", park }).catch((e: unknown) =>
+      this.report(e),
+    );
     return { outcome: "park", reason: park.reason, waitingOn: park.waitingOn };
   }
 
@@ -601,8 +673,18 @@ export class AcpBridgeEngine extends SuspendCore {
     const title = String(tc.title ?? tc.kind ?? "tool");
     const verdict =
       this.bo.permissionEvent === "confirmation"
-        ? await this.guard(s.id, "confirmation", { session_id: s.id, confirmation_type: "user_confirm", message: title, options: options.map((o) => o.name ?? o.optionId) })
-        : await this.guard(s.id, "pre_action", { action_type: "tool_call", tool_name: title, arguments: obj(tc.rawInput) ?? {}, tool_call_id: String(tc.toolCallId ?? "") });
+        ? await this.guard(s.id, "confirmation", {
+            session_id: s.id,
+            confirmation_type: "user_confirm",
+            message: title,
+            options: options.map((o) => o.name ?? o.optionId),
+          })
+        : await this.guard(s.id, "pre_action", {
+            action_type: "tool_call",
+            tool_name: title,
+            arguments: obj(tc.rawInput) ?? {},
+            tool_call_id: String(tc.toolCallId ?? ""),
+          });
     if (verdict.outcome === "proceed") return undefined;
     if (verdict.outcome === "refuse" || verdict.outcome === "skip") {
       const reject = options.find((o) => o.kind === "reject_once") ?? options.find((o) => o.kind === "reject_always");
@@ -640,7 +722,11 @@ export class AcpBridgeEngine extends SuspendCore {
       s.downstreamLost = true;
       if (s.state === "suspended") {
         suspended.push(s.id);
-        this.harness?.notify("error", s.id, { reason: "agent_exited", handle: s.suspension?.handle ?? null, message: "the agent exited while the session was suspended; the suspension is kept" });
+        this.harness?.notify("error", s.id, {
+          reason: "agent_exited",
+          handle: s.suspension?.handle ?? null,
+          message: "the agent exited while the session was suspended; the suspension is kept",
+        });
       }
     }
     if (!this.isClosed) this.bo.onAgentExit?.({ error, suspended });
@@ -659,7 +745,10 @@ export class AcpBridgeEngine extends SuspendCore {
     }
   }
 
-  protected override async restoreDownstream(s: Session, r: { continueTranscript: boolean; hasInput: boolean; input: unknown; handle: string }): Promise<void> {
+  protected override async restoreDownstream(
+    s: Session,
+    r: { continueTranscript: boolean; hasInput: boolean; input: unknown; handle: string },
+  ): Promise<void> {
     const sus = s.suspension;
     if (s.downstreamLost || !this.downstream.alive) await this.reattach(s);
     if (!r.continueTranscript && this.o.emulateFreshTranscript && sus?.emulated !== false) {
@@ -672,7 +761,13 @@ export class AcpBridgeEngine extends SuspendCore {
       return;
     }
     if (sus?.emulated === false && sus.downstreamHandle !== undefined && this.downstream.caps.resume) {
-      const meta = { [META.resume]: { handle: sus.downstreamHandle, continueTranscript: r.continueTranscript, ...(r.hasInput ? { input: r.input } : {}) } };
+      const meta = {
+        [META.resume]: {
+          handle: sus.downstreamHandle,
+          continueTranscript: r.continueTranscript,
+          ...(r.hasInput ? { input: r.input } : {}),
+        },
+      };
       await this.downstream.request("session/resume", { sessionId: s.downstreamId, cwd: s.cwd, mcpServers: s.mcpServers, _meta: meta });
     }
   }

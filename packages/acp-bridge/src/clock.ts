@@ -102,7 +102,10 @@ export class DeadlineTimer {
       this.#handle = this.clock.setTimeout(() => this.#done(), 0);
       return;
     }
-    this.#handle = this.clock.setTimeout(() => (this.dueAt - this.clock.now() > 0 ? this.#arm() : this.#done()), Math.min(remaining, MAX_TIMER_CHUNK_MS));
+    this.#handle = this.clock.setTimeout(
+      () => (this.dueAt - this.clock.now() > 0 ? this.#arm() : this.#done()),
+      Math.min(remaining, MAX_TIMER_CHUNK_MS),
+    );
   }
 
   #done(): void {

@@ -115,7 +115,11 @@ export class SuspendCore {
     if (t.row.id === "T6" && (s.state === "closed" || s.state === "deleted")) return unknownSession(s.id);
     if (e.code === -32002) {
       if (e.reason === "suspension_discarded") return suspensionDiscarded(s.id, handle ?? "");
-      return new RequestError(-32002, "Resource not found", { reason: e.reason, sessionId: s.id, ...(handle === undefined ? {} : { handle }) });
+      return new RequestError(-32002, "Resource not found", {
+        reason: e.reason,
+        sessionId: s.id,
+        ...(handle === undefined ? {} : { handle }),
+      });
     }
     return stateConflict(e.reason, s.state, handle ?? s.suspension?.handle);
   }
@@ -139,7 +143,11 @@ export class SuspendCore {
     }
     if (caps?.notices && (event.event === "suspended" || event.event === "resumed")) {
       const paused = event.event === "suspended";
-      const notice: Record<string, unknown> = { sessionUpdate: "notice", severity: "info", title: paused ? "Session paused" : "Session resumed" };
+      const notice: Record<string, unknown> = {
+        sessionUpdate: "notice",
+        severity: "info",
+        title: paused ? "Session paused" : "Session resumed",
+      };
       if (paused && typeof event.reason === "string") notice.description = event.reason;
       this.emit(s, notice);
     }
@@ -167,7 +175,11 @@ export class SuspendCore {
     if (sus.emulated !== undefined) own.emulated = sus.emulated;
     if (sus.emulatedBoundary) own.emulatedBoundary = true;
     if (sus.escalated) own.escalated = true;
-    const r: SuspendResult = { handle: sus.handle, suspendedAt: isoAt(sus.suspendedAtMs ?? this.clock.now()), _meta: { [META.suspend]: own } };
+    const r: SuspendResult = {
+      handle: sus.handle,
+      suspendedAt: isoAt(sus.suspendedAtMs ?? this.clock.now()),
+      _meta: { [META.suspend]: own },
+    };
     if (sus.reason !== undefined) r.reason = sus.reason;
     const rw = echoConditions(sus.resumeWhen);
     if (rw !== undefined) r.resumeWhen = rw;
@@ -207,7 +219,15 @@ export class SuspendCore {
       if (sus.summary !== undefined) r.summary = sus.summary;
       if (sus.emulated !== undefined) r.emulated = sus.emulated;
       if (sus.downstreamHandle !== undefined) r.downstreamHandle = sus.downstreamHandle;
-      if (sus.park !== undefined) r.park = { eventType: sus.park.eventType, eventId: sus.park.eventId, waitingOn: sus.park.waitingOn, event: sus.park.event as never, reason: sus.park.reason, resumeWhen: sus.park.resumeWhen };
+      if (sus.park !== undefined)
+        r.park = {
+          eventType: sus.park.eventType,
+          eventId: sus.park.eventId,
+          waitingOn: sus.park.waitingOn,
+          event: sus.park.event as never,
+          reason: sus.park.reason,
+          resumeWhen: sus.park.resumeWhen,
+        };
       if (sus.clientOwnsConditions) (r as Record<string, unknown>).clientOwnsConditions = true;
     }
     return r;
@@ -241,7 +261,8 @@ export class SuspendCore {
         approvals: new Set(),
         ...(r.runId ? { runId: r.runId } : {}),
       };
-      if (r.pendingInput !== undefined) s.queuedInput = { input: r.pendingInput, hasInput: r.pendingInput !== null, ...(x.digest ? { digest: x.digest } : {}) };
+      if (r.pendingInput !== undefined)
+        s.queuedInput = { input: r.pendingInput, hasInput: r.pendingInput !== null, ...(x.digest ? { digest: x.digest } : {}) };
       if ((r.state === "suspended" || r.state === "failed") && r.handle) {
         const sus: Suspension = {
           handle: r.handle,
@@ -270,7 +291,10 @@ export class SuspendCore {
 
   /** Validated suspend (client `session/suspend`, T1–T6). */
   async suspendRequest(params: unknown, link?: ClientLink): Promise<SuspendResult> {
-    const v = validateSuspendRequest(params, { resumeCauses: this.resumeCauses, ...(this.o.triggerValidator ? { triggerValidator: this.o.triggerValidator } : {}) });
+    const v = validateSuspendRequest(params, {
+      resumeCauses: this.resumeCauses,
+      ...(this.o.triggerValidator ? { triggerValidator: this.o.triggerValidator } : {}),
+    });
     if (!v.ok) throw invalidParams(v.error.reason, v.error.field, v.error.detail);
     const s = this.sessions.get(v.value.sessionId);
     if (s === undefined || s.state === "deleted") throw unknownSession(v.value.sessionId);
@@ -340,7 +364,8 @@ export class SuspendCore {
     s.issued.add(handle);
     this.apply(s, event);
     const done = new Promise<SuspendResult>((resolve, reject) => (s.pending = { waiters: [{ resolve, reject }] }));
-    if (s.link?.caps.aware) this.lifecycle(s, { event: "suspend_requested", handle, mode: sus.mode, initiatorDetail: sus.initiatorDetail, state: s.state });
+    if (s.link?.caps.aware)
+      this.lifecycle(s, { event: "suspend_requested", handle, mode: sus.mode, initiatorDetail: sus.initiatorDetail, state: s.state });
     this.apply(s, "quiesce");
     const maxQuiesceMs = this.o.maxQuiesceMs ?? 120_000;
     s.pending!.deadline = new DeadlineTimer(this.clock, this.clock.now() + maxQuiesceMs, () => this.escalateDrain(s, true));
@@ -449,7 +474,14 @@ export class SuspendCore {
         suspendedAt,
       },
     };
-    if (s.runId !== undefined) h.runLifecycle(s.id, s.runId, "executing", { updatedAt: suspendedAt, ...(s.runStartedAt ? { startedAt: s.runStartedAt } : {}) }, metadata);
+    if (s.runId !== undefined)
+      h.runLifecycle(
+        s.id,
+        s.runId,
+        "executing",
+        { updatedAt: suspendedAt, ...(s.runStartedAt ? { startedAt: s.runStartedAt } : {}) },
+        metadata,
+      );
     h.heartbeat(s.id, "suspended", metadata);
   }
 
@@ -524,7 +556,12 @@ export class SuspendCore {
             explicit: false,
             cause: "timeout",
             hasInput: true,
-            input: sus.timeoutInput ?? { type: "timeout", handle, durationMinutes: timeout.durationMinutes, firedAt: isoAt(this.clock.now()) },
+            input: sus.timeoutInput ?? {
+              type: "timeout",
+              handle,
+              durationMinutes: timeout.durationMinutes,
+              firedAt: isoAt(this.clock.now()),
+            },
             continueTranscript: true,
           }
         : { explicit: false, cause: "timeout", hasInput: false, continueTranscript: false };
@@ -541,19 +578,40 @@ export class SuspendCore {
     this.lifecycle(s, { event: "failed", handle: sus.handle, at, reason: "resume_timeout", state: "failed" });
     const h = this.harness;
     if (h !== undefined) {
-      h.runLifecycle(s.id, s.runId ?? `run_${s.id}`, "failed", { updatedAt: at, error: "resume_timeout" }, { acp_suspension: { handle: sus.handle } });
-      h.notify("error", s.id, { reason: "resume_timeout", handle: sus.handle, message: `suspension ${sus.handle} timed out with onTimeout "fail"` });
+      h.runLifecycle(
+        s.id,
+        s.runId ?? `run_${s.id}`,
+        "failed",
+        { updatedAt: at, error: "resume_timeout" },
+        { acp_suspension: { handle: sus.handle } },
+      );
+      h.notify("error", s.id, {
+        reason: "resume_timeout",
+        handle: sus.handle,
+        message: `suspension ${sus.handle} timed out with onTimeout "fail"`,
+      });
     }
   }
 
   /** Wakes every suspended session waiting on `name` (§5.7); the payload becomes the resume input. */
   async fireEvent(name: string, payload?: unknown): Promise<number> {
     const targets = [...this.sessions.values()].filter(
-      (s) => (s.state === "suspended" || s.state === "resuming") && !s.suspension?.clientOwnsConditions && s.suspension?.resumeWhen?.onEvent === name,
+      (s) =>
+        (s.state === "suspended" || s.state === "resuming") &&
+        !s.suspension?.clientOwnsConditions &&
+        s.suspension?.resumeWhen?.onEvent === name,
     );
     const hasInput = payload !== undefined && payload !== null;
     const results = await Promise.allSettled(
-      targets.map((s) => this.wake(s, { explicit: false, cause: "external_event", hasInput, ...(hasInput ? { input: payload } : {}), continueTranscript: true })),
+      targets.map((s) =>
+        this.wake(s, {
+          explicit: false,
+          cause: "external_event",
+          hasInput,
+          ...(hasInput ? { input: payload } : {}),
+          continueTranscript: true,
+        }),
+      ),
     );
     let woken = 0;
     for (const r of results) {
@@ -573,7 +631,15 @@ export class SuspendCore {
     });
     const hasInput = payload !== undefined && payload !== null;
     const results = await Promise.allSettled(
-      targets.map((s) => this.wake(s, { explicit: false, cause: "condition_fired", hasInput, ...(hasInput ? { input: payload } : {}), continueTranscript: true })),
+      targets.map((s) =>
+        this.wake(s, {
+          explicit: false,
+          cause: "condition_fired",
+          hasInput,
+          ...(hasInput ? { input: payload } : {}),
+          continueTranscript: true,
+        }),
+      ),
     );
     return results.filter((r) => r.status === "fulfilled" && r.value !== undefined).length;
   }
@@ -589,7 +655,12 @@ export class SuspendCore {
     const t = transition(s.state, w.explicit ? "resume" : "condition_fired");
     if (!t.ok) throw this.rowError(s, t);
     if (t.row.id === "T18") {
-      s.held ??= { cause: w.cause, hasInput: w.hasInput, ...(w.hasInput ? { input: w.input } : {}), continueTranscript: w.continueTranscript };
+      s.held ??= {
+        cause: w.cause,
+        hasInput: w.hasInput,
+        ...(w.hasInput ? { input: w.input } : {}),
+        continueTranscript: w.continueTranscript,
+      };
       return undefined;
     }
     if (t.to !== "resuming") return undefined; // a stale wake-up (I16)
@@ -603,12 +674,20 @@ export class SuspendCore {
     try {
       const h = this.harness;
       if (h !== undefined) {
-        const gate = await h.gateResume({ sessionId: s.id, handle: sus.handle, cause: w.cause, continueTranscript, ...(hasInput ? { input } : {}) });
+        const gate = await h.gateResume({
+          sessionId: s.id,
+          handle: sus.handle,
+          cause: w.cause,
+          continueTranscript,
+          ...(hasInput ? { input } : {}),
+        });
         if (!gate.proceed) {
           if (!w.explicit && gate.retryAfterMs !== undefined) {
             const retry = gate.retryAfterMs;
             this.revert(s);
-            s.timers.push(new DeadlineTimer(this.clock, this.clock.now() + retry, () => this.wake(s, w).catch((e: unknown) => this.report(e))));
+            s.timers.push(
+              new DeadlineTimer(this.clock, this.clock.now() + retry, () => this.wake(s, w).catch((e: unknown) => this.report(e))),
+            );
             throw gate.error;
           }
           throw gate.error;
@@ -620,7 +699,12 @@ export class SuspendCore {
         if (gate.continueTranscript !== undefined) continueTranscript = gate.continueTranscript;
         if (sus.park !== undefined) {
           const again = await h.reask(sus.park);
-          if (again.kind === "park") throw new RequestError(-31002, "Harness gate refused: escalated", { reason: "escalated", decision: "park", waitingOn: sus.park.waitingOn });
+          if (again.kind === "park")
+            throw new RequestError(-31002, "Harness gate refused: escalated", {
+              reason: "escalated",
+              decision: "park",
+              waitingOn: sus.park.waitingOn,
+            });
           if (again.kind === "allow") s.approvals.add(approvalKey(sus.park));
         }
       }
@@ -632,7 +716,8 @@ export class SuspendCore {
       stillResuming();
       const committedSus = { ...sus };
       s.consumed.add(sus.handle);
-      if (hasInput || !continueTranscript) s.queuedInput = { hasInput, ...(hasInput ? { input } : {}), ...(continueTranscript ? {} : { digest: this.digestOf(s, sus) }) };
+      if (hasInput || !continueTranscript)
+        s.queuedInput = { hasInput, ...(hasInput ? { input } : {}), ...(continueTranscript ? {} : { digest: this.digestOf(s, sus) }) };
       try {
         await this.persist(s, "active", undefined);
         stillResuming();
@@ -684,11 +769,16 @@ export class SuspendCore {
 
   protected digestOf(s: Session, sus: Suspension): string {
     const last = s.digest.trim();
-    return [`Resumed from suspension ${sus.handle}${sus.reason ? ` (${sus.reason})` : ""}.`, last === "" ? "" : `Before the pause: ${last}`].filter(Boolean).join(" ");
+    return [`Resumed from suspension ${sus.handle}${sus.reason ? ` (${sus.reason})` : ""}.`, last === "" ? "" : `Before the pause: ${last}`]
+      .filter(Boolean)
+      .join(" ");
   }
 
   /** Restores the agent side of a session before the commit (implemented by the bridge). */
-  protected async restoreDownstream(_s: Session, _r: { continueTranscript: boolean; hasInput: boolean; input: unknown; handle: string }): Promise<void> {}
+  protected async restoreDownstream(
+    _s: Session,
+    _r: { continueTranscript: boolean; hasInput: boolean; input: unknown; handle: string },
+  ): Promise<void> {}
 
   /** Continuation after the commit (P2; implemented by the bridge). */
   protected afterResume(_s: Session, _w: WakeRequest): void {}

@@ -44,10 +44,7 @@ export interface DownstreamCaps {
   firstClass: boolean;
 }
 
-export type CarriageResult =
-  | { kind: "first_class" | "tunnel"; result: Record<string, unknown> }
-  | { kind: "emulate" }
-  | { kind: "cancel" };
+export type CarriageResult = { kind: "first_class" | "tunnel"; result: Record<string, unknown> } | { kind: "emulate" } | { kind: "cancel" };
 
 const obj = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
@@ -193,7 +190,13 @@ export class DownstreamAgent {
    * Makes the agent hold `sessionId` again after it lost it: `session/resume` (no replay) or
    * `session/load` (the replay is discarded by the caller). `cwd` is always sent (§6.4).
    */
-  async reattach(sessionId: string, cwd: string, mcpServers: unknown[], additionalDirectories: string[] | undefined, meta?: Record<string, unknown>): Promise<"resume" | "load"> {
+  async reattach(
+    sessionId: string,
+    cwd: string,
+    mcpServers: unknown[],
+    additionalDirectories: string[] | undefined,
+    meta?: Record<string, unknown>,
+  ): Promise<"resume" | "load"> {
     const base: Record<string, unknown> = { sessionId, cwd, mcpServers };
     if (additionalDirectories !== undefined) base.additionalDirectories = additionalDirectories;
     if (meta !== undefined) base._meta = meta;

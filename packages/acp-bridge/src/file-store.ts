@@ -20,7 +20,8 @@ export function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The file name of a session: a digest, since session ids are arbitrary strings. */
-export const recordFileName = (sessionId: string): string => `${createHash("sha256").update(sessionId).digest("hex").slice(0, 40)}${SUFFIX}`;
+export const recordFileName = (sessionId: string): string =>
+  `${createHash("sha256").update(sessionId).digest("hex").slice(0, 40)}${SUFFIX}`;
 
 export interface FileSuspensionStoreOptions {
   /** fsync files and the directory (default true). Turning it off loses durability on power loss. */
@@ -51,7 +52,9 @@ export class FileSuspensionStore implements SuspensionStore {
       await this.#ensureDir();
       names = await readdir(this.dir);
     } catch (error) {
-      throw new SuspensionStoreError("READ_FAILED", `cannot read the suspension store ${this.dir}: ${(error as Error).message}`, this.dir, { cause: error });
+      throw new SuspensionStoreError("READ_FAILED", `cannot read the suspension store ${this.dir}: ${(error as Error).message}`, this.dir, {
+        cause: error,
+      });
     }
     const out: StoredSuspension[] = [];
     for (const name of names.sort()) {
@@ -66,7 +69,12 @@ export class FileSuspensionStore implements SuspensionStore {
       try {
         parsed = JSON.parse(await readFile(path, "utf8"));
       } catch (error) {
-        throw new SuspensionStoreError("CORRUPT", `corrupt suspension record ${path}: ${(error as Error).message}; fix or move the file away (the bridge does not drop suspensions)`, path, { cause: error });
+        throw new SuspensionStoreError(
+          "CORRUPT",
+          `corrupt suspension record ${path}: ${(error as Error).message}; fix or move the file away (the bridge does not drop suspensions)`,
+          path,
+          { cause: error },
+        );
       }
       const record = StoredSuspensionSchema.safeParse(parsed);
       if (!record.success) {
@@ -78,7 +86,11 @@ export class FileSuspensionStore implements SuspensionStore {
         );
       }
       if (recordFileName(record.data.sessionId) !== name) {
-        throw new SuspensionStoreError("CORRUPT", `suspension record ${path} names session ${JSON.stringify(record.data.sessionId)}, whose file would be ${recordFileName(record.data.sessionId)}`, path);
+        throw new SuspensionStoreError(
+          "CORRUPT",
+          `suspension record ${path} names session ${JSON.stringify(record.data.sessionId)}, whose file would be ${recordFileName(record.data.sessionId)}`,
+          path,
+        );
       }
       out.push(record.data);
     }
@@ -129,7 +141,9 @@ export class FileSuspensionStore implements SuspensionStore {
     } catch (error) {
       await rm(temp, { force: true }).catch(() => undefined);
       this.#ready = undefined;
-      throw new SuspensionStoreError("WRITE_FAILED", `cannot write the suspension record ${path}: ${(error as Error).message}`, path, { cause: error });
+      throw new SuspensionStoreError("WRITE_FAILED", `cannot write the suspension record ${path}: ${(error as Error).message}`, path, {
+        cause: error,
+      });
     }
   }
 

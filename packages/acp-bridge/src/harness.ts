@@ -106,7 +106,12 @@ export class HarnessLink {
 
   /** Builds an event of this bridge for an ACP session. */
   event(type: EventType, sessionId: string, payload: unknown, metadata?: Record<string, unknown>, id?: string): AhpEventInput {
-    const fields = { sessionId, agentId: this.#agentId, timestamp: new Date(this.#o.clock.now()).toISOString(), ...(metadata === undefined ? {} : { metadata }) };
+    const fields = {
+      sessionId,
+      agentId: this.#agentId,
+      timestamp: new Date(this.#o.clock.now()).toISOString(),
+      ...(metadata === undefined ? {} : { metadata }),
+    };
     const event = createEvent(type, payload as never, fields) as AhpEventInput;
     // A correlation id the bridge re-sends unchanged when it asks again after a park (§7.3).
     if (id !== undefined) (event as { metadata?: Record<string, unknown> }).metadata = { ...(event.metadata ?? {}), acp_event_id: id };
@@ -126,12 +131,18 @@ export class HarnessLink {
   /** Fire-and-forget report; a failure is reported through `onFailure`, never thrown. */
   notify(type: EventType, sessionId: string, payload: unknown, metadata?: Record<string, unknown>): void {
     this.#events++;
-    this.#client.notify(this.event(type, sessionId, payload, metadata)).catch((error: unknown) =>
-      this.#fail({ phase: "report", sessionId, error: error as Error, outcome: "dropped" }),
-    );
+    this.#client
+      .notify(this.event(type, sessionId, payload, metadata))
+      .catch((error: unknown) => this.#fail({ phase: "report", sessionId, error: error as Error, outcome: "dropped" }));
   }
 
-  runLifecycle(sessionId: string, runId: string, status: RunStatus, extra: { prompt?: string; startedAt?: string; updatedAt: string; error?: string }, metadata?: Record<string, unknown>): void {
+  runLifecycle(
+    sessionId: string,
+    runId: string,
+    status: RunStatus,
+    extra: { prompt?: string; startedAt?: string; updatedAt: string; error?: string },
+    metadata?: Record<string, unknown>,
+  ): void {
     const payload: Record<string, unknown> = { run_id: runId, session_id: sessionId, status, updated_at: extra.updatedAt };
     if (extra.prompt !== undefined) payload.prompt = extra.prompt;
     if (extra.startedAt !== undefined) payload.started_at = extra.startedAt;
@@ -140,7 +151,12 @@ export class HarnessLink {
   }
 
   heartbeat(sessionId: string, currentState: string, metadata?: Record<string, unknown>): void {
-    this.notify("heartbeat", sessionId, { uptime_ms: Math.max(0, this.#o.clock.now() - this.#startedAt), total_events_processed: this.#events, current_state: currentState }, metadata);
+    this.notify(
+      "heartbeat",
+      sessionId,
+      { uptime_ms: Math.max(0, this.#o.clock.now() - this.#startedAt), total_events_processed: this.#events, current_state: currentState },
+      metadata,
+    );
   }
 
   /** The suspend gate (§7.2). Throws the `-31002`/`-31003` error the suspender gets. */
@@ -153,7 +169,11 @@ export class HarnessLink {
       initiator: args.initiator,
       initiatorDetail: args.initiatorDetail,
     };
-    const event = this.event("pre_action", args.sessionId, { action_type: "session_suspend", tool_name: "acp/session/suspend", arguments: arguments_ });
+    const event = this.event("pre_action", args.sessionId, {
+      action_type: "session_suspend",
+      tool_name: "acp/session/suspend",
+      arguments: arguments_,
+    });
     const deadline = this.#o.clock.now() + (this.#o.maxGateWaitMs ?? 30_000);
     for (;;) {
       let decision: Record<string, unknown>;
@@ -170,7 +190,9 @@ export class HarnessLink {
       }
       switch (decision.decision) {
         case "allow":
-          return decision.modified_payload === undefined || decision.modified_payload === null ? { proceed: true } : { proceed: true, modified: argumentsOf(decision.modified_payload) };
+          return decision.modified_payload === undefined || decision.modified_payload === null
+            ? { proceed: true }
+            : { proceed: true, modified: argumentsOf(decision.modified_payload) };
         case "modify":
           return { proceed: true, modified: argumentsOf(decision.modified_payload) };
         case "block":
@@ -191,9 +213,18 @@ export class HarnessLink {
 
   /** The resume gate (§7.2): fails closed (`-31003`) when the harness cannot answer. */
   async gateResume(args: ResumeGateArgs): Promise<ResumeGateResult> {
-    const arguments_: Record<string, unknown> = { sessionId: args.sessionId, handle: args.handle, cause: args.cause, continueTranscript: args.continueTranscript };
+    const arguments_: Record<string, unknown> = {
+      sessionId: args.sessionId,
+      handle: args.handle,
+      cause: args.cause,
+      continueTranscript: args.continueTranscript,
+    };
     if (args.input !== undefined) arguments_.input = args.input;
-    const event = this.event("pre_action", args.sessionId, { action_type: "session_resume", tool_name: "acp/session/resume", arguments: arguments_ });
+    const event = this.event("pre_action", args.sessionId, {
+      action_type: "session_resume",
+      tool_name: "acp/session/resume",
+      arguments: arguments_,
+    });
     let decision: Record<string, unknown>;
     try {
       decision = (await this.#call(event)) as Record<string, unknown>;
@@ -234,7 +265,12 @@ export class HarnessLink {
    * the session. Short deferrals and retries wait inline and ask again. A harness that cannot
    * answer refuses the action (fail closed).
    */
-  async gateAction(sessionId: string, type: "pre_action" | "pre_prompt" | "confirmation" | "rate_limit", payload: unknown, eventId: string = newId()): Promise<ActionOutcome> {
+  async gateAction(
+    sessionId: string,
+    type: "pre_action" | "pre_prompt" | "confirmation" | "rate_limit",
+    payload: unknown,
+    eventId: string = newId(),
+  ): Promise<ActionOutcome> {
     const event = this.event(type, sessionId, payload, undefined, eventId);
     for (;;) {
       let decision: Record<string, unknown>;
@@ -274,13 +310,21 @@ export class HarnessLink {
     return outcome;
   }
 
-  #classify(type: string, event: AhpEventInput, eventId: string, payload: unknown, d: Record<string, unknown>): ActionOutcome | number | "retry" | { proceedAfterMs: number } {
+  #classify(
+    type: string,
+    event: AhpEventInput,
+    eventId: string,
+    payload: unknown,
+    d: Record<string, unknown>,
+  ): ActionOutcome | number | "retry" | { proceedAfterMs: number } {
     const park = (reason: string, resumeWhen: ResumeConditions, waitingOn: string): ActionOutcome => ({
       kind: "park",
       park: { reason, resumeWhen, eventType: type as EventType, eventId, waitingOn, event },
     });
     const threshold = this.parkThresholdMs;
-    const meta = (d.metadata as Record<string, unknown> | undefined)?.acp_suspend as { reason?: string; resumeWhen?: ResumeConditions } | undefined;
+    const meta = (d.metadata as Record<string, unknown> | undefined)?.acp_suspend as
+      | { reason?: string; resumeWhen?: ResumeConditions }
+      | undefined;
     switch (d.decision) {
       case "allow":
       case "approve":
@@ -314,7 +358,8 @@ export class HarnessLink {
       case "escalate": {
         if (type === "confirmation") return park("awaiting_confirmation", { onEvent: `harness.confirmation.${eventId}` }, "confirmation");
         const rw: ResumeConditions = { onEvent: `harness.escalation.${eventId}` };
-        if (this.#o.escalationTimeoutMinutes !== undefined) rw.timeout = { durationMinutes: this.#o.escalationTimeoutMinutes, onTimeout: "fail" };
+        if (this.#o.escalationTimeoutMinutes !== undefined)
+          rw.timeout = { durationMinutes: this.#o.escalationTimeoutMinutes, onTimeout: "fail" };
         return park(`escalated: ${String(d.reason ?? "")}`, rw, "escalation");
       }
       default:

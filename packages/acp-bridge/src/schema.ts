@@ -55,10 +55,7 @@ export const SessionSuspendResponseSchema = z.looseObject({
 
 export const SessionAwaitResumptionRequestSchema = z.strictObject({
   sessionId: z.string().min(1),
-  reason: z
-    .string()
-    .max(LIMITS.reasonMaxLength)
-    .regex(/\S/u),
+  reason: z.string().max(LIMITS.reasonMaxLength).regex(/\S/u),
   conditions: opt(ResumeConditionsSchema),
   summary: opt(z.string().max(LIMITS.summaryMaxLength)),
   _meta: Meta,
@@ -244,21 +241,44 @@ export const ACP_BRIDGE_SCHEMA_TYPES: Readonly<Record<string, z.ZodType>> = Obje
 export const ACP_BRIDGE_META = {
   bundle: "acp-bridge.schema.json",
   methods: {
-    [METHODS.suspend]: { direction: "client_to_agent", params: "acp-bridge.schema.json#/$defs/SessionSuspendRequest", result: "acp-bridge.schema.json#/$defs/SessionSuspendResponse" },
-    [METHODS.tunnelSuspend]: { direction: "client_to_agent", params: "acp-bridge.schema.json#/$defs/SessionSuspendRequest", result: "acp-bridge.schema.json#/$defs/SessionSuspendResponse" },
-    [METHODS.awaitResumption]: { direction: "agent_to_client", params: "acp-bridge.schema.json#/$defs/SessionAwaitResumptionRequest", result: "acp-bridge.schema.json#/$defs/SessionAwaitResumptionResponse" },
-    [METHODS.tunnelAwaitResumption]: { direction: "agent_to_client", params: "acp-bridge.schema.json#/$defs/SessionAwaitResumptionRequest", result: "acp-bridge.schema.json#/$defs/SessionAwaitResumptionResponse" },
-    [METHODS.tunnelSuspension]: { direction: "client_to_agent", params: "acp-bridge.schema.json#/$defs/SuspensionStatusRequest", result: "acp-bridge.schema.json#/$defs/SuspensionStatusResponse" },
+    [METHODS.suspend]: {
+      direction: "client_to_agent",
+      params: "acp-bridge.schema.json#/$defs/SessionSuspendRequest",
+      result: "acp-bridge.schema.json#/$defs/SessionSuspendResponse",
+    },
+    [METHODS.tunnelSuspend]: {
+      direction: "client_to_agent",
+      params: "acp-bridge.schema.json#/$defs/SessionSuspendRequest",
+      result: "acp-bridge.schema.json#/$defs/SessionSuspendResponse",
+    },
+    [METHODS.awaitResumption]: {
+      direction: "agent_to_client",
+      params: "acp-bridge.schema.json#/$defs/SessionAwaitResumptionRequest",
+      result: "acp-bridge.schema.json#/$defs/SessionAwaitResumptionResponse",
+    },
+    [METHODS.tunnelAwaitResumption]: {
+      direction: "agent_to_client",
+      params: "acp-bridge.schema.json#/$defs/SessionAwaitResumptionRequest",
+      result: "acp-bridge.schema.json#/$defs/SessionAwaitResumptionResponse",
+    },
+    [METHODS.tunnelSuspension]: {
+      direction: "client_to_agent",
+      params: "acp-bridge.schema.json#/$defs/SuspensionStatusRequest",
+      result: "acp-bridge.schema.json#/$defs/SuspensionStatusResponse",
+    },
   },
   meta_keys: {
-    [META.suspend]: "capabilities (AgentSuspendCapabilities, ClientSuspendCapabilities), suspend request/response extras, interrupted-turn marker",
+    [META.suspend]:
+      "capabilities (AgentSuspendCapabilities, ClientSuspendCapabilities), suspend request/response extras, interrupted-turn marker",
     [META.resume]: "session/resume params (ResumeEnrichment) and result (ResumeOutcome)",
     [META.lifecycle]: "session_info_update carrier of a LifecycleEvent",
   },
   error_codes: {
-    "-32602": "invalid_resume_conditions | unsupported_resume_condition | invalid_suspend_params | invalid_resume_input | fresh_transcript_unsupported",
+    "-32602":
+      "invalid_resume_conditions | unsupported_resume_condition | invalid_suspend_params | invalid_resume_input | fresh_transcript_unsupported",
     "-32002": "unknown_session | unknown_handle | suspension_discarded",
-    "-31001": "not_suspended | suspend_in_progress | resume_in_progress | resume_conflict | handle_consumed | prompt_while_suspended | session_failed",
+    "-31001":
+      "not_suspended | suspend_in_progress | resume_in_progress | resume_conflict | handle_consumed | prompt_while_suspended | session_failed",
     "-31002": "blocked | deferred | escalated (the AHP gate refused)",
     "-31003": "harness_unavailable (fail-closed gate failure)",
   },

@@ -126,5 +126,11 @@ export function newSession(id: string, cwd: string, mcpServers: unknown[] = [], 
   };
 }
 
-export const NO_CLIENT_CAPS: ClientCaps = { aware: false, notices: false, firstClassLifecycle: false, awaitResumption: false, agentInitiatedTurns: false };
+export const NO_CLIENT_CAPS: ClientCaps = {
+  aware: false,
+  notices: false,
+  firstClassLifecycle: false,
+  awaitResumption: false,
+  agentInitiatedTurns: false,
+};
 export type { ResumeCause };

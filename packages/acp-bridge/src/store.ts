@@ -43,7 +43,8 @@ export class MemorySuspensionStore implements SuspensionStore {
   }
 
   save(record: StoredSuspension): Promise<void> {
-    if (this.failWrites !== undefined) return Promise.reject(new SuspensionStoreError("WRITE_FAILED", this.failWrites.message, undefined, { cause: this.failWrites }));
+    if (this.failWrites !== undefined)
+      return Promise.reject(new SuspensionStoreError("WRITE_FAILED", this.failWrites.message, undefined, { cause: this.failWrites }));
     this.records.set(record.sessionId, structuredClone(record));
     return Promise.resolve();
   }

@@ -35,7 +35,10 @@ export function createUpstreamApp(bridge: AcpBridgeEngine, onLink?: (link: Clien
     .onRequest("session/delete", async ({ params }) => (await bridge.deleteSession(params as unknown as P)) as never)
     .onRequest("session/list", async ({ params, signal }) => (await bridge.forward("session/list", params, signal)) as never)
     .onRequest("session/set_mode", async ({ params, signal }) => (await bridge.forward("session/set_mode", params, signal)) as never)
-    .onRequest("session/set_config_option", async ({ params, signal }) => (await bridge.forward("session/set_config_option", params, signal)) as never)
+    .onRequest(
+      "session/set_config_option",
+      async ({ params, signal }) => (await bridge.forward("session/set_config_option", params, signal)) as never,
+    )
     .onRequest("authenticate", async ({ params, signal }) => (await bridge.forward("authenticate", params, signal)) as never)
     .onRequest("logout", async ({ params, signal }) => (await bridge.forward("logout", params, signal)) as never)
     .onRequest(METHODS.suspend, raw, ({ params }) => bridge.suspend(params, current()))

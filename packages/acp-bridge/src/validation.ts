@@ -51,12 +51,17 @@ const TIMEOUT_KEYS = new Set(["durationMinutes", "onTimeout", "_meta"]);
 const BAD_EVENT_CHAR = /[\s\u0000-\u001f\u007f-\u009f]/u;
 
 /** V1–V10 for `resumeWhen` (suspend) or `conditions` (await_resumption). */
-export function validateResumeConditions(value: unknown, field: string, options: ConditionOptions = {}): Validated<ResumeConditions | undefined> {
+export function validateResumeConditions(
+  value: unknown,
+  field: string,
+  options: ConditionOptions = {},
+): Validated<ResumeConditions | undefined> {
   const reason = "invalid_resume_conditions";
   if (value === undefined || value === null) return { ok: true, value: undefined }; // V1
   if (!isPlainObject(value)) return fail(reason, field, "must be a JSON object"); // V2
   for (const key of Object.keys(value)) {
-    if (!CONDITION_KEYS.has(key)) return fail(reason, `${field}.${key}`, `unknown key ${JSON.stringify(key)}; allowed: onEvent, trigger, timeout`); // V3
+    if (!CONDITION_KEYS.has(key))
+      return fail(reason, `${field}.${key}`, `unknown key ${JSON.stringify(key)}; allowed: onEvent, trigger, timeout`); // V3
   }
   const out: ResumeConditions = {};
   // V4
@@ -92,7 +97,8 @@ export function validateResumeConditions(value: unknown, field: string, options:
     const f = `${field}.timeout`;
     if (!isPlainObject(timeout)) return fail(reason, f, "must be a JSON object");
     for (const key of Object.keys(timeout)) {
-      if (!TIMEOUT_KEYS.has(key)) return fail(reason, `${f}.${key}`, `unknown key ${JSON.stringify(key)}; allowed: durationMinutes, onTimeout`);
+      if (!TIMEOUT_KEYS.has(key))
+        return fail(reason, `${f}.${key}`, `unknown key ${JSON.stringify(key)}; allowed: durationMinutes, onTimeout`);
     }
     const d = timeout.durationMinutes;
     const df = `${f}.durationMinutes`;
@@ -237,7 +243,10 @@ export interface ResumeEnrichment {
 
 const RESUME_FIELD = `_meta["${META.resume}"]`;
 
-export function validateResumeEnrichment(meta: unknown, options: { freshTranscript?: boolean } = {}): Validated<ResumeEnrichment | undefined> {
+export function validateResumeEnrichment(
+  meta: unknown,
+  options: { freshTranscript?: boolean } = {},
+): Validated<ResumeEnrichment | undefined> {
   if (!isPlainObject(meta)) return { ok: true, value: undefined };
   const own = meta[META.resume];
   if (own === undefined || own === null) return { ok: true, value: undefined };
@@ -246,12 +255,14 @@ export function validateResumeEnrichment(meta: unknown, options: { freshTranscri
   const h = own.handle;
   if (h !== undefined && h !== null) {
     if (typeof h !== "string" || h === "") return fail("invalid_resume_input", `${RESUME_FIELD}.handle`, "must be a non-empty string");
-    if (h.length > LIMITS.handleMaxLength) return fail("invalid_resume_input", `${RESUME_FIELD}.handle`, `longer than ${LIMITS.handleMaxLength} characters`);
+    if (h.length > LIMITS.handleMaxLength)
+      return fail("invalid_resume_input", `${RESUME_FIELD}.handle`, `longer than ${LIMITS.handleMaxLength} characters`);
     out.handle = h;
   }
   const input = own.input;
   if (input !== undefined && input !== null) {
-    if (typeof input === "string" && input.trim() === "") return fail("invalid_resume_input", `${RESUME_FIELD}.input`, "a string input must not be empty");
+    if (typeof input === "string" && input.trim() === "")
+      return fail("invalid_resume_input", `${RESUME_FIELD}.input`, "a string input must not be empty");
     out.input = input;
     out.hasInput = true;
   }

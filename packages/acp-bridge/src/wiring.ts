@@ -72,7 +72,10 @@ export function connectInMemory(bridge: AcpBridge, clientApp: ClientApp): AgentC
 }
 
 /** An agent app as an in-memory target (for `agent:`). */
-export const inMemoryAgent = (app: AgentApp): DownstreamConnector => () => app;
+export const inMemoryAgent =
+  (app: AgentApp): DownstreamConnector =>
+  () =>
+    app;
 
 export interface SpawnedAgent {
   /** Connector for `agent:`: spawns a fresh child on every call (a restart after the child died). */
@@ -83,11 +86,19 @@ export interface SpawnedAgent {
 }
 
 /** Spawns the agent command as a child process speaking ACP over its stdin/stdout; stderr is inherited or given. */
-export function spawnAgent(command: string, args: readonly string[] = [], options: { env?: NodeJS.ProcessEnv; cwd?: string; stderr?: "inherit" | "ignore" | "pipe" } = {}): SpawnedAgent {
+export function spawnAgent(
+  command: string,
+  args: readonly string[] = [],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; stderr?: "inherit" | "ignore" | "pipe" } = {},
+): SpawnedAgent {
   let child: ChildProcess | undefined;
   return {
     connector: () => {
-      const c = spawn(command, [...args], { stdio: ["pipe", "pipe", options.stderr ?? "inherit"], ...(options.env ? { env: options.env } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) });
+      const c = spawn(command, [...args], {
+        stdio: ["pipe", "pipe", options.stderr ?? "inherit"],
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+      });
       child = c;
       c.on("error", () => undefined);
       c.stdin!.on("error", () => undefined);
@@ -104,7 +115,10 @@ export function spawnAgent(command: string, args: readonly string[] = [], option
 
 /** An ACP stream over Node streams (a process's stdin/stdout, a socket). */
 export function nodeStream(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Stream {
-  return ndJsonStream(Writable.toWeb(output as Writable) as WritableStream<Uint8Array>, Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>);
+  return ndJsonStream(
+    Writable.toWeb(output as Writable) as WritableStream<Uint8Array>,
+    Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>,
+  );
 }
 
 /** The stream of this process's stdin/stdout (stdout carries only ACP). */

@@ -15,7 +15,12 @@ import { lifecycleEvents, tappedPair, type WireEntry } from "./helpers/wire.js";
 type Cmd =
   | { k: "prompt" }
   | { k: "finish" }
-  | { k: "suspend"; mode: "finish_step" | "interrupt_immediate" | "wait_for_completion"; minutes?: number; onTimeout?: "fail" | "resume_with_summary" }
+  | {
+      k: "suspend";
+      mode: "finish_step" | "interrupt_immediate" | "wait_for_completion";
+      minutes?: number;
+      onTimeout?: "fail" | "resume_with_summary";
+    }
   | { k: "resume"; which: "current" | "last" | "forged" | "plain" | "input" }
   | { k: "cancel" }
   | { k: "close" }
@@ -26,13 +31,18 @@ type Cmd =
 const cmd: fc.Arbitrary<Cmd> = fc.oneof(
   fc.constant<Cmd>({ k: "prompt" }),
   fc.constant<Cmd>({ k: "finish" }),
+  fc
+    .record({
+      k: fc.constant("suspend" as const),
+      mode: fc.constantFrom("finish_step" as const, "interrupt_immediate" as const, "wait_for_completion" as const),
+      minutes: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+      onTimeout: fc.option(fc.constantFrom("fail" as const, "resume_with_summary" as const), { nil: undefined }),
+    })
+    .map((c) => c as Cmd),
   fc.record({
-    k: fc.constant("suspend" as const),
-    mode: fc.constantFrom("finish_step" as const, "interrupt_immediate" as const, "wait_for_completion" as const),
-    minutes: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
-    onTimeout: fc.option(fc.constantFrom("fail" as const, "resume_with_summary" as const), { nil: undefined }),
-  }).map((c) => c as Cmd),
-  fc.record({ k: fc.constant("resume" as const), which: fc.constantFrom("current" as const, "last" as const, "forged" as const, "plain" as const, "input" as const) }),
+    k: fc.constant("resume" as const),
+    which: fc.constantFrom("current" as const, "last" as const, "forged" as const, "plain" as const, "input" as const),
+  }),
   fc.constant<Cmd>({ k: "cancel" }),
   fc.constant<Cmd>({ k: "close" }),
   fc.record({ k: fc.constant("time" as const), minutes: fc.integer({ min: 1, max: 4 }) }),
@@ -49,7 +59,9 @@ describe("properties", () => {
         const store = new MemorySuspensionStore();
         const clock = new ManualClock();
         let gate = deferred();
-        const agent = agentDouble({ turn: async (t) => (await Promise.race([gate.promise, t.whenCancelled]), t.cancelled() ? "cancelled" : "end_turn") });
+        const agent = agentDouble({
+          turn: async (t) => (await Promise.race([gate.promise, t.whenCancelled]), t.cancelled() ? "cancelled" : "end_turn"),
+        });
         const errors: Error[] = [];
         const unexpected: unknown[] = [];
         const logs: WireEntry[][] = [];
@@ -62,7 +74,9 @@ describe("properties", () => {
           const pair = tappedPair();
           logs.push(pair.log);
           bridge.connect(pair.agentSide);
-          conn = client({ name: "p" }).onNotification("session/update", () => undefined).connect(pair.clientSide);
+          conn = client({ name: "p" })
+            .onNotification("session/update", () => undefined)
+            .connect(pair.clientSide);
           await conn.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
         };
         const track = (p: Promise<unknown>) =>
@@ -92,14 +106,29 @@ describe("properties", () => {
               gate = deferred();
               break;
             case "suspend": {
-              const resumeWhen = c.minutes === undefined ? { onEvent: "go" } : { onEvent: "go", timeout: { durationMinutes: c.minutes, ...(c.onTimeout ? { onTimeout: c.onTimeout } : {}) } };
+              const resumeWhen =
+                c.minutes === undefined
+                  ? { onEvent: "go" }
+                  : { onEvent: "go", timeout: { durationMinutes: c.minutes, ...(c.onTimeout ? { onTimeout: c.onTimeout } : {}) } };
               inflight.push(track(ctx.request("_ahpHarness/session/suspend", { sessionId: id, mode: c.mode, resumeWhen })));
               break;
             }
             case "resume": {
-              const handle = c.which === "current" ? bridge.handleOf(id) : c.which === "last" ? lastHandle : c.which === "forged" ? "sus_forged" : undefined;
-              const meta = c.which === "plain" ? undefined : c.which === "input" ? { input: "in" } : handle === undefined ? undefined : { handle };
-              inflight.push(track(ctx.request("session/resume", { sessionId: id, cwd: "/w", ...(meta ? { _meta: { "ahpHarness/resume": meta } } : {}) })));
+              const handle =
+                c.which === "current"
+                  ? bridge.handleOf(id)
+                  : c.which === "last"
+                    ? lastHandle
+                    : c.which === "forged"
+                      ? "sus_forged"
+                      : undefined;
+              const meta =
+                c.which === "plain" ? undefined : c.which === "input" ? { input: "in" } : handle === undefined ? undefined : { handle };
+              inflight.push(
+                track(
+                  ctx.request("session/resume", { sessionId: id, cwd: "/w", ...(meta ? { _meta: { "ahpHarness/resume": meta } } : {}) }),
+                ),
+              );
               break;
             }
             case "cancel":

@@ -31,7 +31,9 @@ function startBridge(store: string, agentStore: string) {
     .onNotification("session/update", ({ params }) => {
       received.push(params as never);
     })
-    .connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+    .connect(
+      ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>),
+    );
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return { child, conn, ctx: conn.agent, received, stderr: () => stderr, exited };
 }
@@ -59,11 +61,18 @@ describe("restart", { timeout: 90_000 }, () => {
     expect(res._meta[META.resume]).toMatchObject({ handle: sus.handle, cause: "explicit_resume", hadResumeInput: true });
     const next = await b.ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "continue" }] });
     expect(next.stopReason).toBe("end_turn");
-    await until(() => b.received.some((u) => typeof u.update.content?.text === "string" && u.update.content.text.startsWith("turn 2")), "the reply", 1_000_000);
+    await until(
+      () => b.received.some((u) => typeof u.update.content?.text === "string" && u.update.content.text.startsWith("turn 2")),
+      "the reply",
+      1_000_000,
+    );
     const reply = b.received.find((u) => u.update.content?.text?.startsWith("turn 2"))!.update.content.text as string;
     expect(reply).toMatch(/^turn 2, history 1: Resume input: CI passed/);
     // The handle is consumed across restarts too.
-    expect(await resumeWith(b.ctx, sessionId, { handle: sus.handle }).catch((e: unknown) => e)).toMatchObject({ code: -31001, data: { reason: "handle_consumed" } });
+    expect(await resumeWith(b.ctx, sessionId, { handle: sus.handle }).catch((e: unknown) => e)).toMatchObject({
+      code: -31001,
+      data: { reason: "handle_consumed" },
+    });
     b.conn.close();
   });
 

@@ -44,7 +44,12 @@ for (const type of readdirSync(examplesDir).sort()) {
       continue;
     }
     for (const file of files) {
-      examples.push({ type, expected, path: `${type}/${expected}/${file}`, value: JSON.parse(readFileSync(join(examplesDir, type, expected, file), "utf8")) });
+      examples.push({
+        type,
+        expected,
+        path: `${type}/${expected}/${file}`,
+        value: JSON.parse(readFileSync(join(examplesDir, type, expected, file), "utf8")),
+      });
     }
   }
 }
@@ -79,8 +84,14 @@ describe("acp-bridge corpus", () => {
       "ClientSuspendCapabilities",
       "StoredSuspension",
     ]) {
-      expect(examples.some((e) => e.type === type && e.expected === "valid"), `${type} valid`).toBe(true);
-      expect(examples.some((e) => e.type === type && e.expected === "invalid"), `${type} invalid`).toBe(true);
+      expect(
+        examples.some((e) => e.type === type && e.expected === "valid"),
+        `${type} valid`,
+      ).toBe(true);
+      expect(
+        examples.some((e) => e.type === type && e.expected === "invalid"),
+        `${type} invalid`,
+      ).toBe(true);
     }
     expect(readdirSync(examplesDir).filter((t) => !(t in bundle.$defs))).toEqual([]);
   });

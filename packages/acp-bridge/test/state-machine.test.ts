@@ -4,10 +4,47 @@ import { INTERNAL_TRANSITIONS, NUMBERED_TRANSITIONS, STATES, transition, type Br
 
 describe("state machine", () => {
   it("has the nine states of §5.1 and the 26 numbered rows of §5.2 in order", () => {
-    expect(STATES).toEqual(["active.idle", "active.running", "suspending.requested", "suspending.quiescing", "suspended", "resuming", "failed", "closed", "deleted"]);
+    expect(STATES).toEqual([
+      "active.idle",
+      "active.running",
+      "suspending.requested",
+      "suspending.quiescing",
+      "suspended",
+      "resuming",
+      "failed",
+      "closed",
+      "deleted",
+    ]);
     const ids = NUMBERED_TRANSITIONS.map((t) => t.id);
     expect(ids).toHaveLength(26);
-    expect(ids).toEqual(["T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10", "T11", "T12", "T13", "T14", "T14b", "T14c", "T15", "T16", "T17", "T18", "T19", "T20", "T21", "T22", "T23", "T24"]);
+    expect(ids).toEqual([
+      "T1",
+      "T2",
+      "T3",
+      "T4",
+      "T5",
+      "T6",
+      "T7",
+      "T8",
+      "T9",
+      "T10",
+      "T11",
+      "T12",
+      "T13",
+      "T14",
+      "T14b",
+      "T14c",
+      "T15",
+      "T16",
+      "T17",
+      "T18",
+      "T19",
+      "T20",
+      "T21",
+      "T22",
+      "T23",
+      "T24",
+    ]);
     for (const row of [...NUMBERED_TRANSITIONS, ...INTERNAL_TRANSITIONS]) for (const s of row.from) expect(STATES).toContain(s);
   });
 

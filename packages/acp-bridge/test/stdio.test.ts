@@ -23,7 +23,12 @@ afterEach(async () => {
 async function stdioRig(script: string, env: NodeJS.ProcessEnv = {}) {
   const agent = spawnAgent(process.execPath, [script], { env: { ...process.env, ...env }, stderr: "inherit" });
   const exits: Array<{ suspended: string[] }> = [];
-  const bridge = await createAcpBridge({ agent: agent.connector, clock: new ManualClock(), store: new MemorySuspensionStore(), onAgentExit: (i) => exits.push(i) });
+  const bridge = await createAcpBridge({
+    agent: agent.connector,
+    clock: new ManualClock(),
+    store: new MemorySuspensionStore(),
+    onAgentExit: (i) => exits.push(i),
+  });
   const pair = tappedPair();
   const cd = clientDouble();
   bridge.connect(pair.agentSide);
@@ -114,7 +119,11 @@ describe("with the legacy @zed-industries/agent-client-protocol 0.4.5 (no sessio
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
     cleanup.push(() => logged.mockRestore());
     const agent = spawnAgent(process.execPath, [STOCK], { stderr: "inherit" });
-    const bridge: AcpBridge = await createAcpBridge({ agent: agent.connector, clock: new ManualClock(), store: new MemorySuspensionStore() });
+    const bridge: AcpBridge = await createAcpBridge({
+      agent: agent.connector,
+      clock: new ManualClock(),
+      store: new MemorySuspensionStore(),
+    });
     const pair = tappedPair();
     bridge.connect(pair.agentSide);
     const received: unknown[] = [];

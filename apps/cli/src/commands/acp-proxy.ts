@@ -110,8 +110,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       ...(values["fail-closed"] ? { suspendGateFailure: "reject" as const } : {}),
       ...(values["fresh-transcript"] ? { emulateFreshTranscript: true } : {}),
       ...(maxQuiesceMs === undefined ? {} : { maxQuiesceMs }),
-      onHarnessFailure: (f) => log.warn("harness failure", { phase: f.phase, session_id: f.sessionId, outcome: f.outcome, error: f.error.message }),
-      onAgentExit: (i) => log.warn("agent exited", { suspended_sessions: i.suspended, error: i.error instanceof Error ? i.error.message : undefined }),
+      onHarnessFailure: (f) =>
+        log.warn("harness failure", { phase: f.phase, session_id: f.sessionId, outcome: f.outcome, error: f.error.message }),
+      onAgentExit: (i) =>
+        log.warn("agent exited", { suspended_sessions: i.suspended, error: i.error instanceof Error ? i.error.message : undefined }),
       onerror: (e) => log.debug("bridge", { error: e.message }),
     });
   } catch (error) {

@@ -89,7 +89,8 @@ export function agentDouble(options: AgentDoubleOptions = {}): AgentDouble {
     })
     .onRequest("session/load", async ({ params, client }) => {
       calls.push({ method: "session/load", params });
-      for (const update of history.get(params.sessionId) ?? []) await client.notify("session/update", { sessionId: params.sessionId, update } as never);
+      for (const update of history.get(params.sessionId) ?? [])
+        await client.notify("session/update", { sessionId: params.sessionId, update } as never);
       return {};
     })
     .onRequest("session/close", ({ params }) => {

@@ -79,7 +79,9 @@ export function clientDouble(options: ClientOptions = {}): ClientDouble {
     })
     .onRequest("session/request_permission", ({ params }) => {
       requests.push({ method: "session/request_permission", params });
-      return (options.permission?.(params) ?? { outcome: { outcome: "selected", optionId: params.options[0]?.optionId ?? "allow" } }) as never;
+      return (options.permission?.(params) ?? {
+        outcome: { outcome: "selected", optionId: params.options[0]?.optionId ?? "allow" },
+      }) as never;
     });
   if (options.awaitResumption !== undefined) {
     const answer = options.awaitResumption;
@@ -98,7 +100,16 @@ export function clientDouble(options: ClientOptions = {}): ClientDouble {
 /** Client capabilities of an aware client (§6.1). */
 export const AWARE_CAPS = (extra: Record<string, unknown> = {}) => ({
   session: { notices: {} },
-  _meta: { "ahpHarness/suspend": { version: 1, awaitResumption: true, lifecycle: ["meta"], agentInitiatedTurns: false, firstClass: false, ...extra } },
+  _meta: {
+    "ahpHarness/suspend": {
+      version: 1,
+      awaitResumption: true,
+      lifecycle: ["meta"],
+      agentInitiatedTurns: false,
+      firstClass: false,
+      ...extra,
+    },
+  },
 });
 
 export interface Rig {
@@ -130,7 +141,12 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
   const agent = agentDouble(options.agent);
   const clock = new ManualClock();
   const store = new MemorySuspensionStore();
-  const harness = options.harness === undefined ? undefined : typeof options.harness === "function" ? await testHarness(options.harness) : options.harness;
+  const harness =
+    options.harness === undefined
+      ? undefined
+      : typeof options.harness === "function"
+        ? await testHarness(options.harness)
+        : options.harness;
   const errors: Error[] = [];
   const bridge = await createAcpBridge({
     agent: agent.app,
@@ -171,11 +187,14 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
 }
 
 /** Sends a tunnel suspend. */
-export const suspend = (ctx: ClientContext, params: Record<string, unknown>) => ctx.request<Record<string, any>>("_ahpHarness/session/suspend", params);
+export const suspend = (ctx: ClientContext, params: Record<string, unknown>) =>
+  ctx.request<Record<string, any>>("_ahpHarness/session/suspend", params);
 
 /** Resume with `_meta["ahpHarness/resume"]`. */
 export const resumeWith = (ctx: ClientContext, sessionId: string, resume?: Record<string, unknown>, cwd = "/work/project") =>
-  ctx.request("session/resume", { sessionId, cwd, ...(resume === undefined ? {} : { _meta: { "ahpHarness/resume": resume } }) }) as Promise<Record<string, any>>;
+  ctx.request("session/resume", { sessionId, cwd, ...(resume === undefined ? {} : { _meta: { "ahpHarness/resume": resume } }) }) as Promise<
+    Record<string, any>
+  >;
 
 /** Waits until `predicate` holds, re-checking after each macrotask (no wall-clock sleeps). */
 export async function until(predicate: () => boolean, what = "condition", max = 10_000): Promise<void> {

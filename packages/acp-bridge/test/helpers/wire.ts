@@ -25,7 +25,11 @@ export function tappedPair(log: WireEntry[] = []): TappedPair {
     });
   const c2a = tap("client");
   const a2c = tap("agent");
-  return { clientSide: { writable: c2a.writable, readable: a2c.readable }, agentSide: { writable: a2c.writable, readable: c2a.readable }, log };
+  return {
+    clientSide: { writable: c2a.writable, readable: a2c.readable },
+    agentSide: { writable: a2c.writable, readable: c2a.readable },
+    log,
+  };
 }
 
 type Msg = Record<string, any>;
@@ -60,7 +64,9 @@ export const indexOf = (ls: string[], l: string | RegExp): number => ls.findInde
 
 /** Every session/update the agent side sent. */
 export function updates(log: WireEntry[]): Msg[] {
-  return log.filter((e) => e.from === "agent" && (e.msg as Msg).method === "session/update").map((e) => (e.msg as Msg).params.update as Msg);
+  return log
+    .filter((e) => e.from === "agent" && (e.msg as Msg).method === "session/update")
+    .map((e) => (e.msg as Msg).params.update as Msg);
 }
 
 export function lifecycleEvents(log: WireEntry[]): Msg[] {
@@ -92,8 +98,10 @@ export function assertStockSafe(log: WireEntry[]): string[] {
   for (const e of log) {
     if (e.from !== "agent") continue;
     const m = e.msg as Msg;
-    if (m.method === "session/update" && !standard.has(m.params?.update?.sessionUpdate)) problems.push(`custom update ${m.params?.update?.sessionUpdate}`);
-    if (m.result && typeof m.result === "object" && "stopReason" in m.result && !stops.has(m.result.stopReason)) problems.push(`custom stopReason ${m.result.stopReason}`);
+    if (m.method === "session/update" && !standard.has(m.params?.update?.sessionUpdate))
+      problems.push(`custom update ${m.params?.update?.sessionUpdate}`);
+    if (m.result && typeof m.result === "object" && "stopReason" in m.result && !stops.has(m.result.stopReason))
+      problems.push(`custom stopReason ${m.result.stopReason}`);
   }
   return problems;
 }

@@ -11,7 +11,8 @@ afterEach(async () => {
   r = undefined;
 });
 
-const prompt = (rg: Rig, sessionId: string, text = "go") => rg.ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+const prompt = (rg: Rig, sessionId: string, text = "go") =>
+  rg.ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
 
 describe("caller suspend", () => {
   it("S9 finish_step mid-turn: the dispatched tool completes, no new tool starts, end_turn + handle, then suspended, then the response", async () => {
@@ -37,13 +38,24 @@ describe("caller suspend", () => {
     const [pr, sr] = await Promise.all([p, s]);
     expect(pr.stopReason).toBe("end_turn");
     expect((pr as any)._meta[META.suspend]).toEqual({ handle: sr.handle, state: "suspended" });
-    expect(sr._meta[META.suspend]).toMatchObject({ state: "suspended", stopReason: "end_turn", initiatorDetail: "client", emulated: true, emulatedBoundary: true });
+    expect(sr._meta[META.suspend]).toMatchObject({
+      state: "suspended",
+      stopReason: "end_turn",
+      initiatorDetail: "client",
+      emulated: true,
+      emulatedBoundary: true,
+    });
     expect(sr.resumeWhen).toEqual({ timeout: { durationMinutes: 30, onTimeout: "resume_with_summary" } });
     await settle();
     const ls = labels(r.log);
     expect(ls).toContain("update:tool_call_update(t1:completed)");
     expect(ls.some((l) => l.includes("t2"))).toBe(false);
-    const order = [indexOf(ls, "update:tool_call_update(t1:completed)"), indexOf(ls, "resp:session/prompt"), indexOf(ls, "lifecycle:suspended"), indexOf(ls, "resp:_ahpHarness/session/suspend")];
+    const order = [
+      indexOf(ls, "update:tool_call_update(t1:completed)"),
+      indexOf(ls, "resp:session/prompt"),
+      indexOf(ls, "lifecycle:suspended"),
+      indexOf(ls, "resp:_ahpHarness/session/suspend"),
+    ];
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(lifecycleEvents(r.log)[0]!.handle).toBe(sr.handle);
@@ -118,7 +130,11 @@ describe("caller suspend", () => {
 
   it("S14 coalesced suspend with mode upgrade: one suspension, both get the same handle, prompt ends cancelled", async () => {
     const t1 = deferred();
-    r = await rig({ agent: { turn: async (t) => (await t.tool("t1", Promise.race([t1.promise, t.whenCancelled])), t.cancelled() ? "cancelled" : "end_turn") } });
+    r = await rig({
+      agent: {
+        turn: async (t) => (await t.tool("t1", Promise.race([t1.promise, t.whenCancelled])), t.cancelled() ? "cancelled" : "end_turn"),
+      },
+    });
     const id = await r.open();
     const p = prompt(r, id);
     await until(() => updates(r!.log).some((u) => u.status === "in_progress"), "t1 running");

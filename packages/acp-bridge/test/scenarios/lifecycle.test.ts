@@ -12,12 +12,14 @@ afterEach(async () => {
 });
 
 /** A turn that parks itself through the bridge's host API after one update. */
-const selfParking = (rg: () => Rig, conditions?: Record<string, unknown>) => async (t: { text(s: string): Promise<void>; whenCancelled: Promise<void>; sessionId: string }): Promise<StopReason> => {
-  await t.text("waiting for the build");
-  void rg().bridge.selfPark(t.sessionId, { reason: "waiting for CI", ...(conditions ? { conditions } : {}) });
-  await t.whenCancelled;
-  return "cancelled";
-};
+const selfParking =
+  (rg: () => Rig, conditions?: Record<string, unknown>) =>
+  async (t: { text(s: string): Promise<void>; whenCancelled: Promise<void>; sessionId: string }): Promise<StopReason> => {
+    await t.text("waiting for the build");
+    void rg().bridge.selfPark(t.sessionId, { reason: "waiting for CI", ...(conditions ? { conditions } : {}) });
+    await t.whenCancelled;
+    return "cancelled";
+  };
 
 describe("close, delete, reconnect, load", () => {
   it("S36 close while suspended: discarded, conditions disarmed, handle resume → suspension_discarded, second close idempotent", async () => {
@@ -97,7 +99,11 @@ describe("close, delete, reconnect, load", () => {
     r.clock.advance(3 * 60_000);
     await settle();
     expect(r.bridge.stateOf(b)).toBe("active.idle");
-    expect(lifecycleEvents(r.log).filter((e) => e.event === "resumed").map((e) => e.cause)).toEqual(["explicit_resume", "timeout"]);
+    expect(
+      lifecycleEvents(r.log)
+        .filter((e) => e.event === "resumed")
+        .map((e) => e.cause),
+    ).toEqual(["explicit_resume", "timeout"]);
   });
 });
 
@@ -105,7 +111,14 @@ describe("agent self-park", () => {
   it("S41 aware client: await_resumption goes out before the prompt response; the client's handle is used; conditionsAccepted arms nothing", async () => {
     let rg!: Rig;
     r = rg = await rig({
-      client: { caps: AWARE_CAPS(), awaitResumption: () => ({ handle: "client-h1", suspendedAt: new Date(0).toISOString(), _meta: { [META.suspend]: { conditionsAccepted: true } } }) },
+      client: {
+        caps: AWARE_CAPS(),
+        awaitResumption: () => ({
+          handle: "client-h1",
+          suspendedAt: new Date(0).toISOString(),
+          _meta: { [META.suspend]: { conditionsAccepted: true } },
+        }),
+      },
       agent: { turn: selfParking(() => rg, { timeout: { durationMinutes: 2 } }) },
     });
     const id = await r.open();
@@ -114,7 +127,13 @@ describe("agent self-park", () => {
     expect((pr as any)._meta[META.suspend].handle).toBe("client-h1");
     await settle();
     const ls = labels(r.log);
-    const order = [indexOf(ls, "update:agent_message_chunk"), indexOf(ls, "_ahpHarness/session/await_resumption"), indexOf(ls, "resp:_ahpHarness/session/await_resumption"), indexOf(ls, "resp:session/prompt"), indexOf(ls, "lifecycle:suspended")];
+    const order = [
+      indexOf(ls, "update:agent_message_chunk"),
+      indexOf(ls, "_ahpHarness/session/await_resumption"),
+      indexOf(ls, "resp:_ahpHarness/session/await_resumption"),
+      indexOf(ls, "resp:session/prompt"),
+      indexOf(ls, "lifecycle:suspended"),
+    ];
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((x, y) => x - y)).toEqual(order);
     expect(r.bridge.handleOf(id)).toBe("client-h1");

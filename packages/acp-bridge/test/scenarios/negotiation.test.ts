@@ -41,7 +41,9 @@ describe("negotiation and stock-peer interop", () => {
     const direct = tappedPair();
     const agent = agentDouble();
     agent.app.connect(direct.agentSide);
-    const c = client({ name: "direct" }).onNotification("session/update", () => undefined).connect(direct.clientSide);
+    const c = client({ name: "direct" })
+      .onNotification("session/update", () => undefined)
+      .connect(direct.clientSide);
     await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     const s = await c.agent.request("session/new", { cwd: "/work/project", mcpServers: [] });
     await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "one" }] });
@@ -90,7 +92,12 @@ describe("negotiation and stock-peer interop", () => {
     const agent = agentDouble();
     const c = client({ name: "raw" }).connect(agent.app);
     await c.agent.request("initialize", { protocolVersion: 1 });
-    await c.agent.request("session/resume", { sessionId: "x", cwd: "/w", input: "top", _meta: { [META.resume]: { input: "meta" } } } as never);
+    await c.agent.request("session/resume", {
+      sessionId: "x",
+      cwd: "/w",
+      input: "top",
+      _meta: { [META.resume]: { input: "meta" } },
+    } as never);
     const seen = agent.calls.find((x) => x.method === "session/resume")!.params;
     expect(seen.input).toBeUndefined();
     expect(seen._meta[META.resume].input).toBe("meta");
@@ -127,10 +134,15 @@ describe("negotiation and stock-peer interop", () => {
     const { agent: makeAgent } = await import("@agentclientprotocol/sdk");
     const a = makeAgent({ name: "raw" }).connect(pair.agentSide);
     await a.client.notify("session/update", { sessionId: "s1", update: { sessionUpdate: "suspended", handle: "h" } } as never);
-    await a.client.notify("session/update", { sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "alive" } } } as never);
+    await a.client.notify("session/update", {
+      sessionId: "s1",
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "alive" } },
+    } as never);
     await until(() => received.length === 1, "the second update");
     expect((received[0] as any).update.sessionUpdate).toBe("agent_message_chunk");
-    expect(errors.mock.calls.some((call) => String(call[0]).includes("Error handling notification") && (call[1] as any)?.code === -32602)).toBe(true);
+    expect(
+      errors.mock.calls.some((call) => String(call[0]).includes("Error handling notification") && (call[1] as any)?.code === -32602),
+    ).toBe(true);
     c.close();
     // Through the bridge: a stock client gets only the carrier; a client asking for first_class gets both.
     r = await rig();
@@ -182,10 +194,14 @@ describe("wiring", () => {
     const pair = tappedPair();
     agent.app.connect(pair.agentSide);
     const bridge = await createAcpBridge({ agent: pair.clientSide, clock: new ManualClock(), store: new MemorySuspensionStore() });
-    const c = client({ name: "c" }).onNotification("session/update", () => undefined).connect(createUpstreamApp(bridge));
+    const c = client({ name: "c" })
+      .onNotification("session/update", () => undefined)
+      .connect(createUpstreamApp(bridge));
     await c.agent.request("initialize", { protocolVersion: 1 });
     const s = await c.agent.request("session/new", { cwd: "/w", mcpServers: [] });
-    expect((await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "x" }] })).stopReason).toBe("end_turn");
+    expect((await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "x" }] })).stopReason).toBe(
+      "end_turn",
+    );
     c.close();
     await bridge.close();
   });

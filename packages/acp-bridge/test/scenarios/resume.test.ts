@@ -20,11 +20,21 @@ describe("resume", () => {
     await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "build it" }] });
     const sus = await suspend(r.ctx, { sessionId: id, reason: "ci" });
     const res = await resumeWith(r.ctx, id, { handle: sus.handle, input: "CI is green", continueTranscript: false });
-    expect(res._meta[META.resume]).toMatchObject({ handle: sus.handle, cause: "explicit_resume", hadResumeInput: true, continueTranscript: false, state: "active.idle" });
+    expect(res._meta[META.resume]).toMatchObject({
+      handle: sus.handle,
+      cause: "explicit_resume",
+      hadResumeInput: true,
+      continueTranscript: false,
+      state: "active.idle",
+    });
     await settle();
     const ls = labels(r.log);
     expect(indexOf(ls, "lifecycle:resumed")).toBeLessThan(indexOf(ls, "resp:session/resume"));
-    expect(lifecycleEvents(r.log).find((e) => e.event === "resumed")).toMatchObject({ cause: "explicit_resume", hadResumeInput: true, continueTranscript: false });
+    expect(lifecycleEvents(r.log).find((e) => e.event === "resumed")).toMatchObject({
+      cause: "explicit_resume",
+      hadResumeInput: true,
+      continueTranscript: false,
+    });
     await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "next" }] });
     const prompts = r.agent.calls.filter((c) => c.method === "session/prompt");
     const last = prompts.at(-1)!.params;
@@ -66,8 +76,14 @@ describe("resume", () => {
     const id = await r.open();
     const sus = await suspend(r.ctx, { sessionId: id });
     const before = runLifecycles(r).length;
-    const a = resumeWith(r.ctx, id, { handle: sus.handle }).then((v) => ({ ok: v }), (e: unknown) => ({ err: e }));
-    const b = resumeWith(r.ctx, id, { handle: sus.handle }).then((v) => ({ ok: v }), (e: unknown) => ({ err: e }));
+    const a = resumeWith(r.ctx, id, { handle: sus.handle }).then(
+      (v) => ({ ok: v }),
+      (e: unknown) => ({ err: e }),
+    );
+    const b = resumeWith(r.ctx, id, { handle: sus.handle }).then(
+      (v) => ({ ok: v }),
+      (e: unknown) => ({ err: e }),
+    );
     await settle();
     gate.resolve();
     const results = await Promise.all([a, b]);
@@ -79,7 +95,11 @@ describe("resume", () => {
     expect(["resume_conflict", "handle_consumed"]).toContain(losses[0]!.err.data.reason);
     await settle();
     expect(lifecycleEvents(r.log).filter((e) => e.event === "resumed")).toHaveLength(1);
-    expect(runLifecycles(r).slice(before).filter((p) => p.status === "executing")).toHaveLength(1);
+    expect(
+      runLifecycles(r)
+        .slice(before)
+        .filter((p) => p.status === "executing"),
+    ).toHaveLength(1);
     expect(r.harness!.events.filter((e) => (e.payload as any)?.action_type === "session_resume")).toHaveLength(1);
   });
 
@@ -141,7 +161,10 @@ describe("resume", () => {
 
   it("S29 gate block on resume: the same handle resumes later by an explicit resume", async () => {
     let n = 0;
-    r = await rig({ harness: (e) => ((e.payload as any)?.action_type === "session_resume" && n++ === 0 ? { decision: "block", reason: "no" } : { decision: "allow" }) });
+    r = await rig({
+      harness: (e) =>
+        (e.payload as any)?.action_type === "session_resume" && n++ === 0 ? { decision: "block", reason: "no" } : { decision: "allow" },
+    });
     const id = await r.open();
     const sus = await suspend(r.ctx, { sessionId: id });
     expect(await resumeWith(r.ctx, id, { handle: sus.handle }).catch((e: unknown) => e)).toMatchObject({ code: -31002 });

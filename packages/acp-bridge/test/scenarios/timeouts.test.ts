@@ -21,14 +21,23 @@ describe("timeouts and conditions", () => {
     expect(r.bridge.stateOf(id)).toBe("suspended");
     r.clock.advance(1);
     await settle();
-    expect(lifecycleEvents(r.log).find((e) => e.event === "resumed")).toMatchObject({ handle: sus.handle, cause: "timeout", hadResumeInput: false, continueTranscript: false });
+    expect(lifecycleEvents(r.log).find((e) => e.event === "resumed")).toMatchObject({
+      handle: sus.handle,
+      cause: "timeout",
+      hadResumeInput: false,
+      continueTranscript: false,
+    });
     expect(r.bridge.stateOf(id)).toBe("active.idle");
   });
 
   it("S31 resume_with_input: continueTranscript true; input is timeoutInput, else the synthetic timeout object", async () => {
     r = await rig();
     const id = await r.open();
-    await suspend(r.ctx, { sessionId: id, resumeWhen: { timeout: { durationMinutes: 5, onTimeout: "resume_with_input" } }, _meta: { [META.suspend]: { timeoutInput: "go on" } } });
+    await suspend(r.ctx, {
+      sessionId: id,
+      resumeWhen: { timeout: { durationMinutes: 5, onTimeout: "resume_with_input" } },
+      _meta: { [META.suspend]: { timeoutInput: "go on" } },
+    });
     const id2 = (await r.ctx.request("session/new", { cwd: "/w", mcpServers: [] })).sessionId;
     const s2 = await suspend(r.ctx, { sessionId: id2, resumeWhen: { timeout: { durationMinutes: 5, onTimeout: "resume_with_input" } } });
     r.clock.advance(5 * 60_000);

@@ -20,11 +20,25 @@ describe("v2 draft", () => {
       })
       .connect(pair.clientSide);
     await clientConn.agent.request("initialize", { protocolVersion: 2, info: { name: "c", version: "1" }, capabilities: {} } as never);
-    const lifecycle = { event: "suspended", handle: "sus_1", initiator: "client", suspendedAt: "2026-11-21T10:00:00.000Z", state: "suspended" };
+    const lifecycle = {
+      event: "suspended",
+      handle: "sus_1",
+      initiator: "client",
+      suspendedAt: "2026-11-21T10:00:00.000Z",
+      state: "suspended",
+    };
     const update = toV2StateUpdate(lifecycle);
-    expect(update).toEqual({ sessionUpdate: "state_update", state: "idle", stopReason: V2_SUSPENDED_STOP_REASON, _meta: { [META.lifecycle]: lifecycle } });
+    expect(update).toEqual({
+      sessionUpdate: "state_update",
+      state: "idle",
+      stopReason: V2_SUSPENDED_STOP_REASON,
+      _meta: { [META.lifecycle]: lifecycle },
+    });
     await agentConn.client.notify("session/update", { sessionId: "s1", update } as never);
-    await agentConn.client.notify("session/update", { sessionId: "s1", update: toV2StateUpdate({ event: "resumed", handle: "sus_1" }) } as never);
+    await agentConn.client.notify("session/update", {
+      sessionId: "s1",
+      update: toV2StateUpdate({ event: "resumed", handle: "sus_1" }),
+    } as never);
     await until(() => got.length === 2, "both updates");
     expect(got[0]!.update).toMatchObject({ sessionUpdate: "state_update", state: "idle", stopReason: "_ahpHarness/suspended" });
     expect(got[0]!.update._meta[META.lifecycle].handle).toBe("sus_1");

@@ -77,7 +77,10 @@ describe("validation", () => {
   it("S21 unsupported cause: an agent with resumeCauses [explicit_resume] refuses a timeout with unsupported_resume_condition", async () => {
     r = await rig({ bridge: { resumeCauses: ["explicit_resume"] } });
     const id = await r.open();
-    const error = (await suspend(r.ctx, { sessionId: id, resumeWhen: { timeout: { durationMinutes: 5 } } }).catch((e: unknown) => e)) as { code: number; data: any };
+    const error = (await suspend(r.ctx, { sessionId: id, resumeWhen: { timeout: { durationMinutes: 5 } } }).catch((e: unknown) => e)) as {
+      code: number;
+      data: any;
+    };
     expect(error.code).toBe(-32602);
     expect(error.data).toMatchObject({ reason: "unsupported_resume_condition", field: "resumeWhen.timeout" });
     const pure = validateResumeConditions({ onEvent: "x" }, "conditions", {});
@@ -90,7 +93,9 @@ describe("validation", () => {
     r = await rig({
       agent: {
         turn: async (t) => {
-          sent = await t.client.request("_ahpHarness/session/await_resumption", { sessionId: t.sessionId, reason: "   " }).catch((e: unknown) => e);
+          sent = await t.client
+            .request("_ahpHarness/session/await_resumption", { sessionId: t.sessionId, reason: "   " })
+            .catch((e: unknown) => e);
           return "end_turn";
         },
       },
