@@ -41,11 +41,44 @@ export interface AcpDemoResult {
 const INSTALL = "npm install left-pad --registry http://registry.example.net";
 
 /** Wire tap: records every message written on a stream pair, labelled by direction. */
-function tap(record: (channel: string, msg: Record<string, any>) => void, names: [string, string]): { a: Stream; b: Stream } {
+/** The fields of a JSON-RPC message the timeline reads (one view for requests, notifications and responses). */
+interface WireMessage {
+  id?: string | number | null;
+  method?: string;
+  params?: { update?: WireUpdate; prompt?: { text?: string }[] };
+  result?: { stopReason?: string; _meta?: Record<string, { handle?: string } | undefined> };
+  error?: { code: number; data?: { reason?: string } };
+}
+
+interface WireUpdate {
+  sessionUpdate?: string;
+  content?: { text?: string };
+  title?: string;
+  status?: string;
+  _meta?: Record<string, LifecycleMeta | undefined>;
+}
+
+/** The bridge's lifecycle notice in an update's `_meta`. */
+interface LifecycleMeta {
+  event: string;
+  handle: string;
+  cause?: string;
+  reason?: string;
+}
+
+/** The payload fields the timeline shows (an action, a lifecycle status, a state). */
+interface PayloadView {
+  action_type?: string;
+  arguments?: { command?: string };
+  status?: string;
+  current_state?: string;
+}
+
+function tap(record: (channel: string, msg: WireMessage) => void, names: [string, string]): { a: Stream; b: Stream } {
   const t = (channel: string) =>
     new TransformStream<AnyMessage, AnyMessage>({
       transform(chunk, controller) {
-        record(channel, chunk as Record<string, any>);
+        record(channel, chunk as WireMessage);
         controller.enqueue(chunk);
       },
     });
@@ -122,8 +155,8 @@ export async function runAcpDemo(options: AcpDemoOptions): Promise<AcpDemoResult
   const approvals = new Set<string>();
   let escalatedEventId = "";
   const policy = composeHandlers(new PolicyEngine(DEFAULT_POLICY));
-  const describeEvent = (e: AhpEvent) => {
-    const p = e.payload as Record<string, any>;
+  const describeEvent = (e: AhpEvent): string => {
+    const p = e.payload as PayloadView | undefined;
     return p?.action_type
       ? `${p.action_type}${p.arguments?.command ? ` ${p.arguments.command}` : ""}`
       : p?.status
@@ -153,7 +186,7 @@ export async function runAcpDemo(options: AcpDemoOptions): Promise<AcpDemoResult
   await ahp.connect(agentSide);
 
   const methods = new Map<string, string>();
-  const record = (channel: string, m: Record<string, any>) => {
+  const record = (channel: string, m: WireMessage) => {
     const key = `${channel}:${String(m.id)}`;
     if (typeof m.method === "string") {
       if (m.id !== undefined) methods.set(`${reverse(channel)}:${String(m.id)}`, m.method);
@@ -171,7 +204,7 @@ export async function runAcpDemo(options: AcpDemoOptions): Promise<AcpDemoResult
       return push(
         channel,
         m.method,
-        m.method === "session/prompt" ? JSON.stringify(m.params.prompt.map((b: { text?: string }) => b.text)).slice(0, 70) : "",
+        m.method === "session/prompt" ? JSON.stringify((m.params?.prompt ?? []).map((b: { text?: string }) => b.text)).slice(0, 70) : "",
       );
     }
     const method = methods.get(key) ?? "?";

@@ -45,7 +45,7 @@ async function stdioPeer(script: string, env: NodeJS.ProcessEnv = {}): Promise<P
   const conn = client({ name: "bench" })
     .onNotification("session/update", () => undefined)
     .connect(
-      ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>),
+      ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>),
     );
   await conn.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
   const { sessionId } = await conn.agent.request("session/new", { cwd: "/bench", mcpServers: [] });
@@ -55,7 +55,7 @@ async function stdioPeer(script: string, env: NodeJS.ProcessEnv = {}): Promise<P
     sessionId,
     close: async () => {
       conn.close();
-      child.stdin!.end();
+      child.stdin.end();
       await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once("exit", resolve)));
     },
   };

@@ -154,7 +154,7 @@ export class AcpBridgeEngine extends SuspendCore {
         },
       },
       ...(params.clientInfo ? { clientInfo: params.clientInfo } : {}),
-    } as InitializeRequest);
+    });
     const caps = obj(downInit.agentCapabilities) ?? {};
     const agentDescriptor = this.downstream.caps.suspend;
     this.#freshTranscript = this.o.emulateFreshTranscript === true || agentDescriptor?.freshTranscript === true;
@@ -332,11 +332,12 @@ export class AcpBridgeEngine extends SuspendCore {
       };
     }
     let response: PromptResponse | undefined;
-    let failure: unknown;
+    // Boxed so that a rejection is rethrown as it came, whatever value it carries.
+    let failure: { error: unknown } | undefined;
     try {
       response = await this.downstream.request<PromptResponse>("session/prompt", down, signal);
     } catch (error) {
-      failure = error;
+      failure = { error };
     }
     // Updates read before the response must be forwarded before it (their handlers run as microtasks).
     await nextMacrotask();
@@ -361,9 +362,9 @@ export class AcpBridgeEngine extends SuspendCore {
       const stored = await this.turnEndedWhileSuspending(s);
       this.apply(s, "turn_end");
       if (stored) setImmediate(() => this.commitPending(s));
-      if (failure !== undefined) throw failure;
+      if (failure !== undefined) throw failure.error;
       const meta = { ...(obj(response?._meta) ?? {}), ...(stored ? { [META.suspend]: { handle: sus.handle, state: "suspended" } } : {}) };
-      return { ...response, stopReason, _meta: meta } as PromptResponse;
+      return { ...response, stopReason, _meta: meta };
     }
     if (s.state === "active.running") this.apply(s, "turn_end");
     const status = failure !== undefined ? "failed" : response?.stopReason === "cancelled" ? "cancelled" : "completed";
@@ -373,7 +374,7 @@ export class AcpBridgeEngine extends SuspendCore {
     });
     s.runId = undefined;
     s.runStartedAt = undefined;
-    if (failure !== undefined) throw failure;
+    if (failure !== undefined) throw failure.error;
     return response!;
   }
 

@@ -224,7 +224,7 @@ export class SuspendCore {
           eventType: sus.park.eventType,
           eventId: sus.park.eventId,
           waitingOn: sus.park.waitingOn,
-          event: sus.park.event as never,
+          event: sus.park.event,
           reason: sus.park.reason,
           resumeWhen: sus.park.resumeWhen,
         };
@@ -686,7 +686,7 @@ export class SuspendCore {
             const retry = gate.retryAfterMs;
             this.revert(s);
             s.timers.push(
-              new DeadlineTimer(this.clock, this.clock.now() + retry, () => this.wake(s, w).catch((e: unknown) => this.report(e))),
+              new DeadlineTimer(this.clock, this.clock.now() + retry, () => void this.wake(s, w).catch((e: unknown) => this.report(e))),
             );
             throw gate.error;
           }

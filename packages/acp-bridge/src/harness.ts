@@ -121,7 +121,7 @@ export class HarnessLink {
   #call(event: AhpEventInput): Promise<unknown> {
     this.#events++;
     const options = this.#o.timeoutMs === undefined ? {} : { timeoutMs: this.#o.timeoutMs };
-    return this.#client.request(event as AhpEventInput & { event_type: EventType }, options) as Promise<unknown>;
+    return this.#client.request(event, options);
   }
 
   #fail(failure: HarnessFailure): void {
@@ -304,7 +304,7 @@ export class HarnessLink {
       this.#fail({ phase: "action", sessionId: String(park.event.session_id), error: error as Error, outcome: "stayed_suspended" });
       throw harnessUnavailable("resume", (error as Error).message);
     }
-    const outcome = this.#classify(park.eventType as "pre_action", park.event, park.eventId, park.event.payload, decision);
+    const outcome = this.#classify(park.eventType, park.event, park.eventId, park.event.payload, decision);
     if (outcome === "retry" || typeof outcome === "number") return { kind: "park", park };
     if ("proceedAfterMs" in outcome) return { kind: "allow" };
     return outcome;

@@ -48,6 +48,7 @@ export interface ConditionOptions {
 const CONDITION_KEYS = new Set(["onEvent", "trigger", "timeout", "_meta"]);
 const TIMEOUT_KEYS = new Set(["durationMinutes", "onTimeout", "_meta"]);
 // Whitespace or control characters (C0, DEL, C1) anywhere in the trimmed name.
+// eslint-disable-next-line no-control-regex -- matching control characters is what this validation is for.
 const BAD_EVENT_CHAR = /[\s\u0000-\u001f\u007f-\u009f]/u;
 
 /** V1–V10 for `resumeWhen` (suspend) or `conditions` (await_resumption). */
