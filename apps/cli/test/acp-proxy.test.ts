@@ -8,6 +8,12 @@ import { fileURLToPath } from "node:url";
 import { client, ndJsonStream } from "@agentclientprotocol/sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
+/** The initialize result as these assertions read it (capability `_meta` entries are objects). */
+interface InitView {
+  protocolVersion: number;
+  agentCapabilities: { _meta: Record<string, Record<string, unknown>>; [key: string]: unknown };
+}
+
 const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const AGENT = fileURLToPath(new URL("./fixtures/acp-agent.mjs", import.meta.url));
 const running: ChildProcess[] = [];
@@ -27,20 +33,20 @@ function proxy(args: string[]) {
   running.push(child);
   let stderr = "";
   let stdout = "";
-  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
   // Keep a copy of every stdout byte to check that stdout carries only JSON-RPC.
   const tee = new PassThrough();
-  child.stdout!.on("data", (c: Buffer) => {
+  child.stdout.on("data", (c: Buffer) => {
     stdout += c.toString();
     tee.write(c);
   });
-  child.stdout!.on("end", () => tee.end());
-  const received: Array<Record<string, any>> = [];
+  child.stdout.on("end", () => tee.end());
+  const received: Array<{ update: { content?: { text?: string } } }> = [];
   const conn = client({ name: "e2e" })
     .onNotification("session/update", ({ params }) => {
       received.push(params as never);
     })
-    .connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(tee) as ReadableStream<Uint8Array>));
+    .connect(ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(tee) as ReadableStream<Uint8Array>));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return { child, conn, ctx: conn.agent, received, stderr: () => stderr, stdout: () => stdout, exited };
 }
@@ -69,18 +75,18 @@ describe("ahp acp-proxy", () => {
   it("proxies a stock agent with the embedded harness: prompt, suspend, resume; stdout is only ACP, logs are JSON on stderr", async () => {
     const store = join(dir, "store-1");
     const p = proxy(["--store", store, "--", process.execPath, AGENT]);
-    const init = (await p.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })) as any;
+    const init = (await p.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })) as unknown as InitView;
     expect(init.agentCapabilities._meta["ahpHarness/suspend"]).toMatchObject({ supportsSuspend: true });
     const { sessionId } = await p.ctx.request("session/new", { cwd: "/work/project", mcpServers: [] });
     expect((await p.ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello" }] })).stopReason).toBe("end_turn");
-    const sus = await p.ctx.request<Record<string, any>>("_ahpHarness/session/suspend", { sessionId, reason: "lunch" });
+    const sus = await p.ctx.request<Record<string, unknown>>("_ahpHarness/session/suspend", { sessionId, reason: "lunch" });
     expect(sus.handle).toMatch(/^sus_/);
     expect((await readdir(store)).filter((f) => f.endsWith(".suspension.json"))).toHaveLength(1);
     const bad = await p.ctx
       .request("_ahpHarness/session/suspend", { sessionId, resumeWhen: { timeout: { durationMinutes: 0 } } })
       .catch((e: unknown) => e);
     expect(bad).toMatchObject({ code: -32602, data: { field: "resumeWhen.timeout.durationMinutes" } });
-    const res = await p.ctx.request<Record<string, any>>("session/resume", {
+    const res = await p.ctx.request<{ _meta: Record<string, unknown> }>("session/resume", {
       sessionId,
       cwd: "/work/project",
       _meta: { "ahpHarness/resume": { handle: sus.handle, input: "back" } },
@@ -89,7 +95,7 @@ describe("ahp acp-proxy", () => {
     await p.ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go on" }] });
     expect(p.received.map((u) => u.update.content?.text).filter(Boolean)).toEqual(["turn 1: hello", "turn 2: Resume input: back go on"]);
     p.conn.close();
-    p.child.stdin!.end();
+    p.child.stdin.end();
     expect(await p.exited).toBe(0);
     for (const line of p
       .stdout()

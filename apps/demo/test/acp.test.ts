@@ -47,6 +47,7 @@ describe("demo --scenario acp", () => {
     expect(result.resumedTurnText).toContain("Approval received");
     expect(result.resumedTurnText).toContain("Installed left-pad");
     const text = out.text();
+    // eslint-disable-next-line no-control-regex -- the assertion is that no ANSI escape (ESC) reaches plain output.
     expect(text).not.toMatch(/\u001b\[/);
     expect(text).toMatch(/second turn\s+end_turn/);
   });

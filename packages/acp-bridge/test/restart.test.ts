@@ -25,14 +25,14 @@ function startBridge(store: string, agentStore: string) {
   const child = spawn(process.execPath, ["--import", "tsx", MAIN, store, agentStore], { stdio: ["pipe", "pipe", "pipe"] });
   children.push(child);
   let stderr = "";
-  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
   const received: Array<{ update: Record<string, any> }> = [];
   const conn = client({ name: "restart-test" })
     .onNotification("session/update", ({ params }) => {
-      received.push(params as never);
+      received.push(params);
     })
     .connect(
-      ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>),
+      ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>),
     );
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return { child, conn, ctx: conn.agent, received, stderr: () => stderr, exited };

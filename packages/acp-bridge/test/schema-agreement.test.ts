@@ -37,7 +37,7 @@ interface Example {
 const examples: Example[] = [];
 for (const type of readdirSync(examplesDir).sort()) {
   for (const expected of ["valid", "invalid"] as const) {
-    let files: string[] = [];
+    let files: string[];
     try {
       files = readdirSync(join(examplesDir, type, expected)).sort();
     } catch {
@@ -142,7 +142,7 @@ describe("checked-in files", () => {
     const generator = new URL("../../../schemas/scripts/bundles.ts", import.meta.url).href;
     const { bundles, buildMeta } = (await import(/* @vite-ignore */ generator)) as {
       bundles: { file: string; build(): unknown }[];
-      buildMeta(): { bundles: Record<string, unknown>; acp_bridge: { methods: Record<string, unknown> } };
+      buildMeta: () => { bundles: Record<string, unknown>; acp_bridge: { methods: Record<string, unknown> } };
     };
     const entry = bundles.find((b) => b.file === "acp-bridge.schema.json");
     expect(entry).toBeDefined();

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as legacy from "@zed-industries/agent-client-protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createAcpBridge, ManualClock, MemorySuspensionStore, META, spawnAgent, type AcpBridge, type SpawnedAgent } from "../src/index.js";
+import { createAcpBridge, ManualClock, MemorySuspensionStore, META, spawnAgent, type AcpBridge } from "../src/index.js";
 import { clientDouble, resumeWith, settle, suspend, until } from "./helpers/setup.js";
 import { assertStockSafe, indexOf, labels, lifecycleEvents, tappedPair } from "./helpers/wire.js";
 

@@ -100,7 +100,7 @@ describe("FileSuspensionStore", () => {
     await settle();
     go.resolve();
     const [pr, err] = await Promise.all([p, s]);
-    expect((pr as any)._meta?.["ahpHarness/suspend"]).toBeUndefined();
+    expect(pr._meta?.["ahpHarness/suspend"]).toBeUndefined();
     expect(err).toMatchObject({ code: -32603, data: { reason: "store_unavailable", detail: expect.stringContaining("EROFS") } });
     expect(r.bridge.stateOf(id)).toBe("active.idle");
     await settle();

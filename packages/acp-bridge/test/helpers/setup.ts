@@ -75,7 +75,7 @@ export function clientDouble(options: ClientOptions = {}): ClientDouble {
   const requests: ClientDouble["requests"] = [];
   let app = client({ name: "stock-client" })
     .onNotification("session/update", ({ params }) => {
-      received.push(params as never);
+      received.push(params);
     })
     .onRequest("session/request_permission", ({ params }) => {
       requests.push({ method: "session/request_permission", params });
@@ -173,7 +173,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     ctx: conn.agent,
     errors,
     async open(cwd = "/work/project") {
-      await conn.agent.request("initialize", { protocolVersion: 1, clientCapabilities: (options.client?.caps ?? {}) as never });
+      await conn.agent.request("initialize", { protocolVersion: 1, clientCapabilities: options.client?.caps ?? {} });
       const s = await conn.agent.request("session/new", { cwd, mcpServers: [] });
       return s.sessionId;
     },

@@ -19,7 +19,7 @@ export function tappedPair(log: WireEntry[] = []): TappedPair {
   const tap = (from: WireEntry["from"]) =>
     new TransformStream<AnyMessage, AnyMessage>({
       transform(chunk, controller) {
-        log.push({ from, msg: structuredClone(chunk) as Record<string, unknown> });
+        log.push({ from, msg: structuredClone(chunk) });
         controller.enqueue(chunk);
       },
     });

@@ -7,6 +7,9 @@ import type { TurnContext } from "../helpers/agent.js";
 import { resumeWith, rig, settle, suspend, testHarness, until, type Rig } from "../helpers/setup.js";
 import { lifecycleEvents } from "../helpers/wire.js";
 
+/** An event payload as the assertions read it (the envelope types it `unknown`). */
+type Payload = Record<string, unknown>;
+
 let r: Rig | undefined;
 afterEach(async () => {
   await r?.close();
@@ -39,14 +42,14 @@ const asking = (answers: unknown[]) => async (t: TurnContext) => {
 };
 
 const preActions = (rg: Rig, type = "tool_call") =>
-  rg.harness!.events.filter((e) => e.event_type === "pre_action" && (e.payload as any).action_type === type);
+  rg.harness!.events.filter((e) => e.event_type === "pre_action" && (e.payload as Payload).action_type === type);
 
 describe("AHP mapping", () => {
   it("S44 suspend gate block → -31002; the session keeps running; no lifecycle output", async () => {
     const done = deferred();
     r = await rig({
       harness: (e) =>
-        (e.payload as any)?.action_type === "session_suspend" ? { decision: "block", reason: "no pausing" } : { decision: "allow" },
+        (e.payload as Payload)?.action_type === "session_suspend" ? { decision: "block", reason: "no pausing" } : { decision: "allow" },
       agent: { turn: async () => (await done.promise, "end_turn") },
     });
     const id = await r.open();
@@ -63,7 +66,7 @@ describe("AHP mapping", () => {
   it("S45 suspend gate modify: the harness rewrites reason and mode; the response echoes them", async () => {
     r = await rig({
       harness: (e) =>
-        (e.payload as any)?.action_type === "session_suspend"
+        (e.payload as Payload)?.action_type === "session_suspend"
           ? { decision: "modify", modified_payload: { arguments: { reason: "rewritten by policy", mode: "interrupt_immediate" } } }
           : { decision: "allow" },
       agent: { turn: async (t) => (await t.whenCancelled, "cancelled") },
@@ -82,7 +85,7 @@ describe("AHP mapping", () => {
     let toolCalls = 0;
     r = await rig({
       harness: (e) => {
-        if ((e.payload as any)?.action_type !== "tool_call") return { decision: "allow" };
+        if ((e.payload as Payload)?.action_type !== "tool_call") return { decision: "allow" };
         return toolCalls++ === 0 ? { decision: "defer", retry_after_ms: 300_000 } : { decision: "allow" };
       },
       agent: { turn: asking(answers) },
@@ -116,7 +119,9 @@ describe("AHP mapping", () => {
     let n = 0;
     r = await rig({
       harness: (e) =>
-        (e.payload as any)?.action_type === "tool_call" && n++ === 0 ? { decision: "defer", retry_after_ms: 2000 } : { decision: "allow" },
+        (e.payload as Payload)?.action_type === "tool_call" && n++ === 0
+          ? { decision: "defer", retry_after_ms: 2000 }
+          : { decision: "allow" },
       agent: { turn: asking(answers) },
     });
     const id = await r.open();
@@ -134,7 +139,7 @@ describe("AHP mapping", () => {
     let approved = false;
     r = await rig({
       harness: (e) =>
-        (e.payload as any)?.action_type !== "tool_call"
+        (e.payload as Payload)?.action_type !== "tool_call"
           ? { decision: "allow" }
           : approved
             ? { decision: "allow" }
@@ -168,7 +173,7 @@ describe("AHP mapping", () => {
       [{ decision: "escalate" }, "suspended", { outcome: { outcome: "cancelled" } }],
     ] as const) {
       const answers: unknown[] = [];
-      const harness = await testHarness(() => ({ decision: "allow" }), { typed: { confirmation: () => decision as never } });
+      const harness = await testHarness(() => ({ decision: "allow" }), { typed: { confirmation: () => decision } });
       r = await rig({ harness, bridge: { permissionEvent: "confirmation" }, agent: { turn: asking(answers) } });
       const id = await r.open();
       await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "install" }] });
@@ -253,18 +258,18 @@ describe("AHP mapping", () => {
     const events = r.harness!.events;
     const runs = events.filter((e) => e.event_type === "run_lifecycle");
     expect(runs.length).toBeGreaterThanOrEqual(4);
-    for (const e of runs) expect(RunStatusSchema.safeParse((e.payload as any).status).success).toBe(true);
+    for (const e of runs) expect(RunStatusSchema.safeParse((e.payload as Payload).status).success).toBe(true);
     const suspendedRun = runs.find((e: AhpEvent) => e.metadata?.acp_suspension !== undefined)!;
-    expect((suspendedRun.payload as any).status).toBe("executing");
+    expect((suspendedRun.payload as Payload).status).toBe("executing");
     expect(JSON.stringify(suspendedRun.payload)).not.toContain("suspend");
     expect(runs.find((e) => e.metadata?.acp_resumption !== undefined)).toBeDefined();
     // The run spans the suspension: the turn after the resume keeps the run id.
     const ids = new Set(
-      runs.slice(0, runs.findIndex((e) => (e.payload as any).status === "completed") + 1).map((e) => (e.payload as any).run_id),
+      runs.slice(0, runs.findIndex((e) => (e.payload as Payload).status === "completed") + 1).map((e) => (e.payload as Payload).run_id),
     );
     expect(ids.size).toBe(1);
     const hb = events.find((e) => e.event_type === "heartbeat")!;
-    expect((hb.payload as any).current_state).toBe("suspended");
+    expect((hb.payload as Payload).current_state).toBe("suspended");
     expect(hb.metadata?.acp_suspension).toMatchObject({ handle: sr.handle });
   });
 

@@ -5,6 +5,9 @@ import { META } from "../../src/index.js";
 import { rig, settle, suspend, until, type Rig } from "../helpers/setup.js";
 import { assertStockSafe, indexOf, labels, lifecycleEvents, updates } from "../helpers/wire.js";
 
+/** An event payload as the assertions read it (the envelope types it `unknown`). */
+type Payload = Record<string, unknown>;
+
 let r: Rig | undefined;
 afterEach(async () => {
   await r?.close();
@@ -37,7 +40,7 @@ describe("caller suspend", () => {
     t1.resolve();
     const [pr, sr] = await Promise.all([p, s]);
     expect(pr.stopReason).toBe("end_turn");
-    expect((pr as any)._meta[META.suspend]).toEqual({ handle: sr.handle, state: "suspended" });
+    expect(pr._meta?.[META.suspend]).toEqual({ handle: sr.handle, state: "suspended" });
     expect(sr._meta[META.suspend]).toMatchObject({
       state: "suspended",
       stopReason: "end_turn",
@@ -124,7 +127,7 @@ describe("caller suspend", () => {
     expect([b.handle, b.suspendedAt]).toEqual([a.handle, a.suspendedAt]);
     await settle();
     expect(lifecycleEvents(r.log).filter((e) => e.event === "suspended")).toHaveLength(1);
-    const gates = r.harness!.events.filter((e) => (e.payload as any)?.action_type === "session_suspend");
+    const gates = r.harness!.events.filter((e) => (e.payload as Payload)?.action_type === "session_suspend");
     expect(gates).toHaveLength(1);
   });
 

@@ -124,7 +124,7 @@ describe("agent self-park", () => {
     const id = await r.open();
     const pr = await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "go" }] });
     expect(pr.stopReason).toBe("end_turn");
-    expect((pr as any)._meta[META.suspend].handle).toBe("client-h1");
+    expect((pr._meta?.[META.suspend] as Record<string, unknown> | undefined)?.handle).toBe("client-h1");
     await settle();
     const ls = labels(r.log);
     const order = [
@@ -160,7 +160,7 @@ describe("agent self-park", () => {
     const id = await r.open();
     const pr = await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "go" }] });
     expect(pr.stopReason).toBe("end_turn");
-    expect((pr as any)._meta[META.suspend].state).toBe("suspended");
+    expect((pr._meta?.[META.suspend] as Record<string, unknown> | undefined)?.state).toBe("suspended");
     expect(r.clientDouble.requests.filter((q) => q.method.includes("await_resumption"))).toEqual([]);
     await settle();
     const next = await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "the build passed" }] });

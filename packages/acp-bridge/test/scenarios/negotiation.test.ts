@@ -6,6 +6,12 @@ import { agentDouble } from "../helpers/agent.js";
 import { AWARE_CAPS, resumeWith, rig, settle, suspend, until, type Rig } from "../helpers/setup.js";
 import { assertStockSafe, labels, tappedPair, updates } from "../helpers/wire.js";
 
+/** The initialize result as these assertions read it (capability `_meta` entries are objects). */
+interface InitView {
+  protocolVersion: number;
+  agentCapabilities: { _meta: Record<string, Record<string, unknown>>; [key: string]: unknown };
+}
+
 let r: Rig | undefined;
 afterEach(async () => {
   await r?.close();
@@ -16,17 +22,17 @@ afterEach(async () => {
 describe("negotiation and stock-peer interop", () => {
   it("S1 capability advertisement: only under agentCapabilities._meta, no root RFC flags unless configured", async () => {
     r = await rig();
-    const init = (await r.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })) as any;
+    const init = (await r.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })) as unknown as InitView;
     expect(init.protocolVersion).toBe(1);
     const caps = init.agentCapabilities;
     expect(caps._meta[META.suspend]).toMatchObject({ version: 1, supportsSuspend: true, supportsAwaitResumption: true, firstClass: false });
-    expect(caps._meta[META.suspend].resumeCauses).toEqual(["explicit_resume", "condition_fired", "timeout", "external_event"]);
+    expect(caps._meta[META.suspend]?.resumeCauses).toEqual(["explicit_resume", "condition_fired", "timeout", "external_event"]);
     expect(caps.sessionCapabilities).toMatchObject({ resume: {}, close: {} });
     expect(caps.supportsSuspend).toBeUndefined();
     expect(caps.resumeCauses).toBeUndefined();
     await r.close();
     r = await rig({ bridge: { rootCapabilityFlags: true } });
-    const rooted = (await r.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })) as any;
+    const rooted = (await r.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })) as unknown as InitView;
     expect(rooted.agentCapabilities.supportsSuspend).toBe(true);
     expect(assertStockSafe(r.log)).toEqual([]);
   });
@@ -87,7 +93,7 @@ describe("negotiation and stock-peer interop", () => {
       continueTranscript: true,
       _meta: { [META.resume]: { handle: sus.handle, input: "meta input", continueTranscript: false } },
     } as never);
-    expect((res as any)._meta[META.resume]).toMatchObject({ hadResumeInput: true, continueTranscript: false });
+    expect(res._meta?.[META.resume]).toMatchObject({ hadResumeInput: true, continueTranscript: false });
     // A stock agent sees only the _meta copy as well.
     const agent = agentDouble();
     const c = client({ name: "raw" }).connect(agent.app);
@@ -139,10 +145,10 @@ describe("negotiation and stock-peer interop", () => {
       update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "alive" } },
     } as never);
     await until(() => received.length === 1, "the second update");
-    expect((received[0] as any).update.sessionUpdate).toBe("agent_message_chunk");
-    expect(
-      errors.mock.calls.some((call) => String(call[0]).includes("Error handling notification") && (call[1] as any)?.code === -32602),
-    ).toBe(true);
+    expect((received[0] as { update: { sessionUpdate: string } }).update.sessionUpdate).toBe("agent_message_chunk");
+    expect(errors.mock.calls.some((call) => String(call[0]).includes("Error handling notification") && call[1]?.code === -32602)).toBe(
+      true,
+    );
     c.close();
     // Through the bridge: a stock client gets only the carrier; a client asking for first_class gets both.
     r = await rig();

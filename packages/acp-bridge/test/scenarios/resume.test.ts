@@ -5,13 +5,16 @@ import { META } from "../../src/index.js";
 import { resumeWith, rig, settle, suspend, until, type Rig } from "../helpers/setup.js";
 import { indexOf, labels, lifecycleEvents } from "../helpers/wire.js";
 
+/** An event payload as the assertions read it (the envelope types it `unknown`). */
+type Payload = Record<string, unknown>;
+
 let r: Rig | undefined;
 afterEach(async () => {
   await r?.close();
   r = undefined;
 });
 
-const runLifecycles = (rg: Rig) => rg.harness!.events.filter((e) => e.event_type === "run_lifecycle").map((e) => e.payload as any);
+const runLifecycles = (rg: Rig) => rg.harness!.events.filter((e) => e.event_type === "run_lifecycle").map((e) => e.payload as Payload);
 
 describe("resume", () => {
   it("S23 explicit resume with input: resumed precedes the response; the input leads the next prompt (P2 on_next_prompt)", async () => {
@@ -69,7 +72,7 @@ describe("resume", () => {
     const gate = deferred();
     r = await rig({
       harness: async (e) => {
-        if ((e.payload as any)?.action_type === "session_resume") await gate.promise;
+        if ((e.payload as Payload)?.action_type === "session_resume") await gate.promise;
         return { decision: "allow" };
       },
     });
@@ -100,7 +103,7 @@ describe("resume", () => {
         .slice(before)
         .filter((p) => p.status === "executing"),
     ).toHaveLength(1);
-    expect(r.harness!.events.filter((e) => (e.payload as any)?.action_type === "session_resume")).toHaveLength(1);
+    expect(r.harness!.events.filter((e) => (e.payload as Payload)?.action_type === "session_resume")).toHaveLength(1);
   });
 
   it("S27 serialized second resume → -31001 handle_consumed", async () => {
@@ -137,7 +140,7 @@ describe("resume", () => {
     const gate = deferred();
     r = await rig({
       harness: async (e) => {
-        if ((e.payload as any)?.action_type !== "session_resume") return { decision: "allow" };
+        if ((e.payload as Payload)?.action_type !== "session_resume") return { decision: "allow" };
         if (blockNext) {
           blockNext = false;
           await gate.promise;
@@ -163,7 +166,7 @@ describe("resume", () => {
     let n = 0;
     r = await rig({
       harness: (e) =>
-        (e.payload as any)?.action_type === "session_resume" && n++ === 0 ? { decision: "block", reason: "no" } : { decision: "allow" },
+        (e.payload as Payload)?.action_type === "session_resume" && n++ === 0 ? { decision: "block", reason: "no" } : { decision: "allow" },
     });
     const id = await r.open();
     const sus = await suspend(r.ctx, { sessionId: id });

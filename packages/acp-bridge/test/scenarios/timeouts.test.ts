@@ -4,6 +4,9 @@ import { DeadlineTimer, MAX_TIMER_CHUNK_MS, META, systemClock } from "../../src/
 import { resumeWith, rig, settle, suspend, type Rig } from "../helpers/setup.js";
 import { lifecycleEvents } from "../helpers/wire.js";
 
+/** An event payload as the assertions read it (the envelope types it `unknown`). */
+type Payload = Record<string, unknown>;
+
 let r: Rig | undefined;
 afterEach(async () => {
   await r?.close();
@@ -61,8 +64,8 @@ describe("timeouts and conditions", () => {
     expect(r.bridge.stateOf(id)).toBe("failed");
     expect(lifecycleEvents(r.log).find((e) => e.event === "failed")).toMatchObject({ handle: sus.handle, reason: "resume_timeout" });
     const events = r.harness!.events;
-    expect(events.find((e) => e.event_type === "run_lifecycle" && (e.payload as any).status === "failed")).toBeDefined();
-    expect(events.find((e) => e.event_type === "error" && (e.payload as any).reason === "resume_timeout")).toBeDefined();
+    expect(events.find((e) => e.event_type === "run_lifecycle" && (e.payload as Payload).status === "failed")).toBeDefined();
+    expect(events.find((e) => e.event_type === "error" && (e.payload as Payload).reason === "resume_timeout")).toBeDefined();
     const p = await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "x" }] }).catch((e: unknown) => e);
     expect(p).toMatchObject({ code: -31001, data: { reason: "session_failed" } });
     const q = await resumeWith(r.ctx, id, { handle: sus.handle }).catch((e: unknown) => e);
@@ -116,7 +119,7 @@ describe("timeouts and conditions", () => {
   });
 
   it("S35 trigger: a host matcher match resumes with cause condition_fired", async () => {
-    r = await rig({ bridge: { triggerMatcher: (trigger, payload) => (payload as any)?.path === trigger.path } });
+    r = await rig({ bridge: { triggerMatcher: (trigger, payload) => (payload as Payload)?.path === trigger.path } });
     const id = await r.open();
     await suspend(r.ctx, { sessionId: id, resumeWhen: { trigger: { path: "src/lib.rs" } } });
     expect(await r.bridge.fireTrigger({ path: "README.md" })).toBe(0);

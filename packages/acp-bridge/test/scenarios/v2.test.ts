@@ -16,7 +16,7 @@ describe("v2 draft", () => {
     const clientConn = v2
       .client({ name: "v2-stock-client" })
       .onNotification("session/update", ({ params }) => {
-        got.push(params as never);
+        got.push(params);
       })
       .connect(pair.clientSide);
     await clientConn.agent.request("initialize", { protocolVersion: 2, info: { name: "c", version: "1" }, capabilities: {} } as never);
