@@ -15,6 +15,7 @@ import { POLICY_SCHEMA_TYPES } from "../../packages/policy/src/schema.js";
 import { AARTS_SCHEMA_TYPES } from "../../packages/aarts/src/schema/index.js";
 import { AARTS_EVENT_VERSION, HOOK_CATALOG, HOOK_POINTS } from "../../packages/aarts/src/catalog.js";
 import { ACP_BRIDGE_SCHEMA_TYPES, ACP_BRIDGE_META } from "../../packages/acp-bridge/src/schema.js";
+import { applyIntegerWidths } from "./integers.js";
 
 export const SCHEMA_BASE = "urn:ahp:schemas:2.4";
 
@@ -31,12 +32,14 @@ export const bundles: Bundle[] = [
     file: "ahp.schema.json",
     id: `${SCHEMA_BASE}:ahp`,
     build: () =>
-      toJsonSchemaBundle(AHP_SCHEMA_TYPES, {
-        id: `${SCHEMA_BASE}:ahp`,
-        title: "Agent Harness Protocol 2.4 wire types",
-        description:
-          "Generated from the zod schemas of @ahp/core. Each named wire type is under $defs; members follow the presence rules of the AHP 2.4 specification (unknown members are allowed).",
-      }),
+      applyIntegerWidths(
+        toJsonSchemaBundle(AHP_SCHEMA_TYPES, {
+          id: `${SCHEMA_BASE}:ahp`,
+          title: "Agent Harness Protocol 2.4 wire types",
+          description:
+            "Generated from the zod schemas of @ahp/core. Each named wire type is under $defs; members follow the presence rules of the AHP 2.4 specification (unknown members are allowed).",
+        }),
+      ),
   },
   {
     file: "policy.schema.json",

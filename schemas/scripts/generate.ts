@@ -9,15 +9,15 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundles, buildMeta } from "./bundles.js";
-import { stableJson } from "../../packages/core/src/json-schema.js";
+import { schemaText } from "./integers.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outDir = join(here, "..");
 const check = process.argv.includes("--check");
 
 const files = new Map<string, string>();
-for (const bundle of bundles) files.set(bundle.file, stableJson(bundle.build()));
-files.set("meta.json", stableJson(buildMeta()));
+for (const bundle of bundles) files.set(bundle.file, schemaText(bundle.build()));
+files.set("meta.json", schemaText(buildMeta()));
 
 let stale = 0;
 for (const [name, text] of files) {

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { beforeAll, describe, expect, it } from "vitest";
-import { AHP_SCHEMA_TYPES, stableJson, toJsonSchemaBundle, type JsonSchemaObject } from "../src/index.js";
+import { AHP_SCHEMA_TYPES, INTEGER_WIDTHS, stableJson, toJsonSchemaBundle, type JsonSchemaObject } from "../src/index.js";
 
 const schemasDir = fileURLToPath(new URL("../../../schemas/", import.meta.url));
 const examplesDir = join(schemasDir, "examples");
@@ -80,6 +80,52 @@ function compileAll(schema: JsonSchemaObject & { $id: string }): Map<string, Val
 
 const verdict = (ok: boolean) => (ok ? "valid" : "invalid");
 
+/**
+ * Instances holding an integer beyond JavaScript's exact range (|n| > 2^53 − 1). Their folder is
+ * the spec's verdict, which Python's `jsonschema` gives (it reads integers exactly). In
+ * JavaScript `JSON.parse` has already rounded the number before any validator sees it:
+ * - zod refuses every such integer (its `z.int()` accepts safe integers only), valid or not;
+ * - ajv compares the rounded number with the rounded bound: 2^64 − 1, 2^64 − 2 and 2^64 all
+ *   become 2^64 (and ±(2^63 − 1), ±2^63, −2^63 − 1 become ±2^63), so a value just past a 64-bit
+ *   bound is accepted.
+ * Every such file must be listed here with what zod and ajv say (a guard test checks it).
+ */
+const BEYOND_SAFE_INTEGERS: Readonly<Record<string, { zod: "valid" | "invalid"; ajv: "valid" | "invalid" }>> = {
+  "U64/valid/beyond-safe-9007199254740992.json": { zod: "invalid", ajv: "valid" },
+  "U64/valid/below-max-18446744073709551614.json": { zod: "invalid", ajv: "valid" },
+  "U64/valid/max-18446744073709551615.json": { zod: "invalid", ajv: "valid" },
+  "U64/invalid/above-max-18446744073709551616.json": { zod: "invalid", ajv: "valid" },
+  "I64/valid/min-negative-9223372036854775808.json": { zod: "invalid", ajv: "valid" },
+  "I64/valid/above-min-negative-9223372036854775807.json": { zod: "invalid", ajv: "valid" },
+  "I64/valid/below-max-9223372036854775806.json": { zod: "invalid", ajv: "valid" },
+  "I64/valid/max-9223372036854775807.json": { zod: "invalid", ajv: "valid" },
+  "I64/invalid/below-min-negative-9223372036854775809.json": { zod: "invalid", ajv: "valid" },
+  "I64/invalid/above-max-9223372036854775808.json": { zod: "invalid", ajv: "valid" },
+  "Decision/valid/defer-retry-after-ms-u64-max-18446744073709551615.json": { zod: "invalid", ajv: "valid" },
+  "Decision/valid/defer-retry-after-ms-below-u64-max-18446744073709551614.json": { zod: "invalid", ajv: "valid" },
+  "Decision/invalid/defer-retry-after-ms-above-u64-18446744073709551616.json": { zod: "invalid", ajv: "valid" },
+  "RateLimitDecision/invalid/retry-after-ms-above-u64-18446744073709551616.json": { zod: "invalid", ajv: "valid" },
+  "ArtifactRef/valid/size-bytes-u64-max-18446744073709551615.json": { zod: "invalid", ajv: "valid" },
+  "TimeRange/valid/i64-min-and-max.json": { zod: "invalid", ajv: "valid" },
+  "TimeRange/invalid/to-above-i64-9223372036854775808.json": { zod: "invalid", ajv: "valid" },
+  // 1e20 is an exponent literal: JavaScript and Python both read it as a float, above every bound.
+  "U64/invalid/exponent-1e20-above-max.json": { zod: "invalid", ajv: "invalid" },
+};
+
+/** True when the file's text holds an integer literal (or an exponent form) beyond ±(2^53 − 1). */
+function holdsUnsafeInteger(text: string): boolean {
+  for (const m of text.matchAll(/-?\b\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b/g)) {
+    const literal = m[0];
+    if (/[.eE]/.test(literal)) {
+      if (/[eE]/.test(literal) && Math.abs(Number(literal)) > Number.MAX_SAFE_INTEGER) return true;
+      continue;
+    }
+    const n = BigInt(literal);
+    if (n > BigInt(Number.MAX_SAFE_INTEGER) || n < BigInt(Number.MIN_SAFE_INTEGER)) return true;
+  }
+  return false;
+}
+
 describe("schema corpus", () => {
   it("has at least 200 instances, in folders named after $defs types", () => {
     expect(examples.length).toBeGreaterThanOrEqual(200);
@@ -136,6 +182,9 @@ describe("schema corpus", () => {
       "JsonRpcSuccessResponse/invalid/result-null",
       "TaskStatus/valid/in_progress",
       "TaskStatus/invalid/InProgress-wrong-case",
+      "U64/valid/max-18446744073709551615",
+      "U64/invalid/above-max-18446744073709551616",
+      "I64/invalid/below-min-negative-9223372036854775809",
     ];
     const have = new Set(examples.map((e) => `${e.type}/${e.expected}/${e.name}`));
     expect(required.filter((r) => !have.has(r))).toEqual([]);
@@ -154,8 +203,70 @@ describe("zod and the JSON Schema bundle agree on every example", () => {
     const ajvOk = validate(example.value);
     const zodDetail = zod.success ? "" : JSON.stringify(zod.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
     const ajvDetail = ajvOk ? "" : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`).join("; ");
-    expect(verdict(zod.success), `zod: ${zodDetail}`).toBe(example.expected);
-    expect(verdict(ajvOk), `ajv: ${ajvDetail}`).toBe(example.expected);
+    const js = BEYOND_SAFE_INTEGERS[example.path];
+    expect(verdict(zod.success), `zod: ${zodDetail}`).toBe(js?.zod ?? example.expected);
+    expect(verdict(ajvOk), `ajv: ${ajvDetail}`).toBe(js?.ajv ?? example.expected);
+  });
+});
+
+describe("integer kinds (spec §0): exact bounds, and what JavaScript can check", () => {
+  const schemaText = readFileSync(join(schemasDir, "ahp.schema.json"), "utf8");
+
+  it("states the spec's exact bounds of U64, U32, I32 and I64 in the JSON Schema text", () => {
+    for (const [name, width] of Object.entries(INTEGER_WIDTHS)) {
+      // The text, not JSON.parse: 18446744073709551615 does not survive JSON.parse.
+      const block = new RegExp(`"${name}": \\{[^}]*"minimum": (-?\\d+),\\s*"maximum": (-?\\d+)`).exec(schemaText);
+      expect(block, `$defs/${name} with minimum and maximum`).not.toBeNull();
+      expect([block![1], block![2]]).toEqual([width.minimum, width.maximum]);
+    }
+    expect(BigInt(INTEGER_WIDTHS.U64.maximum)).toBe(2n ** 64n - 1n);
+    expect(BigInt(INTEGER_WIDTHS.I64.minimum)).toBe(-(2n ** 63n));
+    expect(BigInt(INTEGER_WIDTHS.I64.maximum)).toBe(2n ** 63n - 1n);
+    expect(BigInt(INTEGER_WIDTHS.U32.maximum)).toBe(2n ** 32n - 1n);
+    expect(BigInt(INTEGER_WIDTHS.I32.minimum)).toBe(-(2n ** 31n));
+  });
+
+  it("every integer member of the wire types refers to one of the four kinds", () => {
+    const defs = bundle.$defs;
+    const inline: string[] = [];
+    const walk = (node: unknown, where: string) => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${where}/${i}`));
+      if (node === null || typeof node !== "object") return;
+      const schema = node as Record<string, unknown>;
+      if (schema.type === "integer" || (Array.isArray(schema.type) && schema.type.includes("integer"))) inline.push(where);
+      for (const [k, v] of Object.entries(schema)) if (k !== "const" && k !== "default" && k !== "enum") walk(v, `${where}/${k}`);
+    };
+    for (const [name, def] of Object.entries(defs)) if (!(name in INTEGER_WIDTHS)) walk(def, name);
+    // JSON-RPC ids may be any integer the implementation accepts; they are no spec integer kind.
+    expect(inline).toEqual(["JsonRpcId/anyOf/1"]);
+  });
+
+  it("has boundary instances at, just inside and just outside every bound, judged alike by Python (see BEYOND_SAFE_INTEGERS for JavaScript)", () => {
+    for (const [name, width] of Object.entries(INTEGER_WIDTHS)) {
+      const values = (expected: "valid" | "invalid") =>
+        examples
+          .filter((e) => e.type === name && e.expected === expected)
+          .map((e) => readFileSync(join(examplesDir, e.path), "utf8").trim());
+      const min = BigInt(width.minimum);
+      const max = BigInt(width.maximum);
+      expect(values("valid"), `${name} valid`).toEqual(expect.arrayContaining([String(min), String(max), String(max - 1n)]));
+      if (min < 0n) expect(values("valid"), `${name} valid`).toContain(String(min + 1n));
+      expect(values("invalid"), `${name} invalid`).toEqual(expect.arrayContaining([String(min - 1n), String(max + 1n)]));
+    }
+  });
+
+  it("lists every corpus file that holds an integer beyond JavaScript's exact range", () => {
+    const unsafe = examples.filter((e) => holdsUnsafeInteger(readFileSync(join(examplesDir, e.path), "utf8"))).map((e) => e.path);
+    expect(unsafe.sort()).toEqual(Object.keys(BEYOND_SAFE_INTEGERS).sort());
+  });
+
+  it("zod refuses U64 / I64 values it cannot hold exactly, with a clear message", () => {
+    const result = AHP_SCHEMA_TYPES.U64!.safeParse(2 ** 53);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.message).toMatch(/9007199254740991/);
+    expect(AHP_SCHEMA_TYPES.U64!.safeParse(2 ** 53 - 1).success).toBe(true);
+    expect(AHP_SCHEMA_TYPES.I64!.safeParse(-(2 ** 53) + 1).success).toBe(true);
+    expect(AHP_SCHEMA_TYPES.I64!.safeParse(-(2 ** 53)).success).toBe(false);
   });
 });
 
@@ -175,7 +286,9 @@ describe('zod output of every valid example fits the io: "output" bundle', () =>
     expect(defs.ContextPerceptionEvent?.required).toEqual(expect.arrayContaining(["domain", "constraints"]));
   });
 
-  it.each(examples.filter((e) => e.expected === "valid").map((e) => [e.path, e] as const))("%s", (_path, example) => {
+  // zod refuses the valid instances it cannot hold exactly (BEYOND_SAFE_INTEGERS); there is no output to check.
+  const parseable = examples.filter((e) => e.expected === "valid" && BEYOND_SAFE_INTEGERS[e.path]?.zod !== "invalid");
+  it.each(parseable.map((e) => [e.path, e] as const))("%s", (_path, example) => {
     const parsed = AHP_SCHEMA_TYPES[example.type]!.parse(example.value);
     const validate = validators.get(example.type)!;
     const ok = validate(parsed);
@@ -196,15 +309,21 @@ describe("checked-in schema files", () => {
     bundles: { file: string; id: string; build(): JsonSchemaObject }[];
     buildMeta(): JsonSchemaObject;
   }
+  interface IntegersModule {
+    schemaText: (value: unknown) => string;
+  }
 
   it("equal what the generator produces now (run `pnpm schemas` when this fails)", async () => {
     // Loaded at run time: the generator lives in the schemas workspace, outside this package's tsconfig.
     const mod = (await import(new URL("../../../schemas/scripts/bundles.ts", import.meta.url).href)) as BundlesModule;
+    const { schemaText } = (await import(new URL("../../../schemas/scripts/integers.ts", import.meta.url).href)) as IntegersModule;
     expect(mod.bundles.length).toBeGreaterThan(0);
     for (const b of mod.bundles) {
-      const text = stableJson(b.build());
+      const text = schemaText(b.build());
       expect(text, `schemas/${b.file} is stale`).toBe(readFileSync(join(schemasDir, b.file), "utf8"));
       expect((JSON.parse(text) as { $id: string }).$id).toBe(b.id);
+      // Without bigints the generator's text is exactly @ahp/core's stableJson.
+      if (!text.includes("18446744073709551615")) expect(text).toBe(stableJson(JSON.parse(text)));
     }
     expect(stableJson(mod.buildMeta()), "schemas/meta.json is stale").toBe(readFileSync(join(schemasDir, "meta.json"), "utf8"));
   });

@@ -12,14 +12,46 @@
  */
 import { z } from "zod";
 
-/** Non-negative integer (`uint`, a u64 on the reference; safe-integer range here). Fractions are rejected. */
-export const uint = () => z.int().min(0);
+/**
+ * The integer kinds of the specification (§0) with their exact bounds, written as decimal text
+ * because two of them lie beyond what a JavaScript number holds exactly. The generated JSON
+ * Schema states these bounds (`$defs/U64`, `U32`, `I32`, `I64`); the zod schemas below accept the
+ * part of each range that a JavaScript number represents exactly (for `U64` and `I64`: the safe
+ * integers, |n| <= 2^53 - 1) and refuse the rest, since `JSON.parse` has already rounded such a
+ * value to a different number. See docs/adr/0060-integer-widths.md.
+ */
+export const INTEGER_WIDTHS = Object.freeze({
+  /** Spec `uint`: unsigned 64-bit (the reference's `u64`). */
+  U64: Object.freeze({ spec: "uint", minimum: "0", maximum: "18446744073709551615" }),
+  /** Spec `u32`. */
+  U32: Object.freeze({ spec: "u32", minimum: "0", maximum: "4294967295" }),
+  /** Spec `i32`. */
+  I32: Object.freeze({ spec: "i32", minimum: "-2147483648", maximum: "2147483647" }),
+  /** Spec `i64`. */
+  I64: Object.freeze({ spec: "i64", minimum: "-9223372036854775808", maximum: "9223372036854775807" }),
+});
+export type IntegerWidth = keyof typeof INTEGER_WIDTHS;
+
+/** `uint`: 0 … 2^64 − 1 on the wire; here 0 … 2^53 − 1 (safe integers). Fractions are rejected. */
+export const U64Schema = z.int().min(0);
+/** `u32`: 0 … 4 294 967 295. */
+export const U32Schema = z.int().min(0).max(4_294_967_295);
+/** `i32`: −2 147 483 648 … 2 147 483 647. */
+export const I32Schema = z.int().min(-2_147_483_648).max(2_147_483_647);
+/** `i64`: −2^63 … 2^63 − 1 on the wire; here the safe integers. */
+export const I64Schema = z.int();
+
+/**
+ * Every use of a kind is the same schema instance, so the JSON Schema bundle refers to it as
+ * `#/$defs/U64` (…) and code generators in other languages can map it to their native type.
+ */
+export const uint = () => U64Schema;
 /** Non-negative integer <= 4 294 967 295. */
-export const u32 = () => z.int().min(0).max(4_294_967_295);
+export const u32 = () => U32Schema;
 /** Signed 32-bit integer. */
-export const i32 = () => z.int().min(-2_147_483_648).max(2_147_483_647);
+export const i32 = () => I32Schema;
 /** Signed 64-bit integer (safe-integer range here). */
-export const i64 = () => z.int();
+export const i64 = () => I64Schema;
 /** Single-precision float on the reference: any finite JSON number. Compare with a tolerance (~1e-6). */
 export const f32 = () => z.number();
 

@@ -1,5 +1,6 @@
 /** JSON-RPC 2.0 envelope (spec §3). */
 import { z } from "zod";
+import { i32 } from "./common.js";
 
 /**
  * Request id. The reference uses strings only (UUID v4) and treats a numeric id as a
@@ -25,7 +26,7 @@ export const JsonRpcNotificationSchema = z.object({
 export type JsonRpcNotification = z.infer<typeof JsonRpcNotificationSchema>;
 
 export const JsonRpcErrorObjectSchema = z.object({
-  code: z.int().min(-2_147_483_648).max(2_147_483_647),
+  code: i32(),
   message: z.string(),
   data: z.unknown().optional(),
 });

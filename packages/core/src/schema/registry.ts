@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import * as auth from "./auth.js";
+import * as common from "./common.js";
 import * as context from "./context.js";
 import * as decision from "./decision.js";
 import * as event from "./event.js";
@@ -93,4 +94,9 @@ export const AHP_SCHEMA_TYPES: Readonly<Record<string, z.ZodType>> = Object.free
   SuccessEvent: informative.SuccessEventSchema,
   // configuration
   AuthConfig: auth.AuthConfigSchema,
+  // integer kinds (spec §0); their exact bounds are applied by the generator from INTEGER_WIDTHS
+  U64: common.U64Schema,
+  U32: common.U32Schema,
+  I32: common.I32Schema,
+  I64: common.I64Schema,
 });
