@@ -1,0 +1,3 @@
+import type { ClientCase } from "../format.js";
+const cases: ClientCase[] = [];
+export default cases;
