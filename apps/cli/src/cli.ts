@@ -12,6 +12,7 @@ Commands:
   audit     verify, tail or summarise a tamper-evident audit log
   hook      answer an agent host's hook (Claude Code, Cursor, Copilot, ...) through a harness (AARTS)
   acp-proxy run any ACP agent behind the suspend/resume bridge (stdio proxy, AHP-gated)
+  conformance  run the AHP wire vectors against any stdio harness
 
 Run 'ahp <command> --help' for the options of a command; 'ahp --version' prints the version.
 `;
@@ -30,6 +31,7 @@ const commands: Record<string, () => Promise<Command>> = {
   audit: () => import("./commands/audit.js"),
   hook: () => import("./commands/hook.js"),
   "acp-proxy": () => import("./commands/acp-proxy.js"),
+  conformance: () => import("./commands/conformance.js"),
 };
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
