@@ -77,7 +77,7 @@ export function loadHarnessCases(dir: string): HarnessCase[] {
       try {
         value = JSON.parse(line);
       } catch (error) {
-        throw new Error(`${file}:${i + 1}: ${(error as Error).message}`);
+        throw new Error(`${file}:${i + 1}: ${(error as Error).message}`, { cause: error });
       }
       const c = value as HarnessCase;
       if (typeof c?.id !== "string" || !Array.isArray(c.steps) || c.steps.length === 0) throw new Error(`${file}:${i + 1}: not a vector`);
