@@ -37,7 +37,7 @@ for (const [name, text] of files) {
 }
 // A vector file that the sources no longer produce is stale too.
 for (const folder of ["harness", "client"]) {
-  let names: string[] = [];
+  let names: string[];
   try {
     names = readdirSync(join(vectorsDir, folder)).filter((f) => f.endsWith(".jsonl"));
   } catch {
