@@ -70,6 +70,22 @@ export function validateCases(harness: HarnessCase[], client: ClientCase[]): voi
     if (!parsed.success) problems.push(`${c.id}: ${parsed.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}`);
     if (ids.has(c.id)) problems.push(`${c.id}: duplicate id`);
     ids.add(c.id);
+    const calls = new Set<string>();
+    for (const s of [...c.steps, ...(c.branches ?? []).flatMap((b) => b.steps)]) {
+      if ("call" in s) calls.add(s.as);
+      if ("expect_sent" in s) problems.push(...checkPattern(s.expect_sent).map((p) => `${c.id}: expect_sent ${p}`));
+      if ("reply" in s) problems.push(...checkPattern(s.reply, "$", true).map((p) => `${c.id}: reply ${p}`));
+      if ("expect_returns" in s) problems.push(...checkPattern(s.expect_returns.value).map((p) => `${c.id}: expect_returns ${p}`));
+      const named =
+        "expect_returns" in s
+          ? s.expect_returns.call
+          : "expect_fails" in s
+            ? s.expect_fails.call
+            : "expect_pending" in s
+              ? s.expect_pending
+              : undefined;
+      if (named !== undefined && !calls.has(named)) problems.push(`${c.id}: ${named} is not a call made before`);
+    }
   }
   if (problems.length > 0) throw new Error(`invalid vectors:\n${problems.join("\n")}`);
 }

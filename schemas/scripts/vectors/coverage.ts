@@ -6,6 +6,7 @@ export const NOT_COVERED: Readonly<Record<number, string>> = {
   51: "needs a query handler; the profile has none (`ahp serve` answers no query), so its vectors check the -32603 default instead (item 52)",
   60: "needs a handler that fails for one batch element; the profile's decisions never fail",
   70: "HTTP only: on stdio a response with an unknown id is dropped (client/transport vectors check that instead)",
+  79: "a timeout depends on time passing: client runners replay without a clock, so an SDK checks it with its own fake timers",
   86: "HTTP transport: the vectors speak stdio",
   87: "HTTP transport: the vectors speak stdio",
   88: "HTTP transport: the vectors speak stdio",
