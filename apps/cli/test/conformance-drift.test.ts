@@ -9,8 +9,23 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CHECKLIST } from "../../../packages/conformance/src/checklist.js";
-import { allClientCases, allHarnessCases, buildVectorFiles } from "../../../schemas/scripts/vectors/build.js";
 import { loadHarnessCases } from "../src/commands/conformance.js";
+
+/**
+ * The generator is a script of `@ahp/schemas` (outside this project's TypeScript program: that
+ * package is not an ES module package for tsc), so it is loaded at run time through its URL.
+ */
+interface VectorCase {
+  id: string;
+  checklist: number[];
+}
+interface VectorBuilder {
+  buildVectorFiles: (readme: string) => Map<string, string>;
+  allHarnessCases: () => VectorCase[];
+  allClientCases: () => VectorCase[];
+}
+const BUILD = new URL("../../../schemas/scripts/vectors/build.ts", import.meta.url).href;
+const { allClientCases, allHarnessCases, buildVectorFiles } = (await import(/* @vite-ignore */ BUILD)) as VectorBuilder;
 
 const VECTORS = fileURLToPath(new URL("../../../schemas/vectors/", import.meta.url));
 const read = (name: string) => readFileSync(join(VECTORS, name), "utf8");
