@@ -482,7 +482,7 @@ def main(argv):
     parser.add_argument("target", choices=["harness"])
     parser.add_argument("--filter", action="append", default=[], help="only vectors whose id contains TEXT (repeatable)")
     parser.add_argument("--verbose", action="store_true", help="show the exchange and the differences of failing vectors")
-    parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1), help="vectors run in parallel")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="vectors run in parallel (default: the number of CPUs)")
     parser.add_argument("--timeout-ms", type=int, default=10000, help="time a vector may take (default 10000)")
     parser.add_argument("--vectors", default=os.path.dirname(os.path.abspath(__file__)), help="the vectors folder")
     parser.add_argument("--list", action="store_true", help="list the vectors and exit")

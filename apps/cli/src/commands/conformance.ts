@@ -25,7 +25,7 @@ vectors/harness/profile.json); for this repository's harness:
 Options:
   --filter TEXT     only vectors whose id contains TEXT (repeatable: any of them)
   --verbose         show the exchange and the differences of every failing vector
-  --jobs N          vectors run in parallel (default: the number of CPUs, at most 4)
+  --jobs N          vectors run in parallel (default: the number of CPUs)
   --timeout-ms N    time a vector may take (default 10000)
   --vectors DIR     the vectors folder (default: the one shipped in @ahp/schemas)
   --list            list the vectors and exit
@@ -533,7 +533,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   if (cases.length === 0) throw new UsageError(`no vector matches ${filters.map((f) => JSON.stringify(f)).join(", ")}`);
   const [command, ...args] = harness;
   if (command === undefined) throw new UsageError("give the command that starts the harness after --");
-  const jobs = toInt("jobs", values.jobs, { min: 1 }) ?? Math.min(4, availableParallelism());
+  const jobs = toInt("jobs", values.jobs, { min: 1 }) ?? availableParallelism();
   const timeoutMs = toInt("timeout-ms", values["timeout-ms"], { min: 1 }) ?? 10_000;
   const byId = new Map(cases.map((c) => [c.id, c]));
   const results = await runCases(cases, command, args, {
