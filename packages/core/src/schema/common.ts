@@ -30,6 +30,7 @@ export const INTEGER_WIDTHS = Object.freeze({
   /** Spec `i64`. */
   I64: Object.freeze({ spec: "i64", minimum: "-9223372036854775808", maximum: "9223372036854775807" }),
 });
+/** The integer kinds the specification names (`u32`, `u64`, `i32`, `i64`), keys of {@link INTEGER_WIDTHS}. */
 export type IntegerWidth = keyof typeof INTEGER_WIDTHS;
 
 /** `uint`: 0 … 2^64 − 1 on the wire; here 0 … 2^53 − 1 (safe integers). Fractions are rejected. */
