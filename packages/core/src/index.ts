@@ -21,6 +21,8 @@ export * from "./ndjson-stream.js";
 export * from "./ndjson-server.js";
 export * from "./ndjson-client.js";
 export * from "./in-flight.js";
+export * from "./in-flight-limit.js";
+export * from "./http-limits.js";
 export * from "./sniff-id.js";
 export * from "./linked-pair.js";
 export * from "./server.js";

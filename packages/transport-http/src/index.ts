@@ -24,4 +24,4 @@ export {
   httpServerOptions,
   reportClientErrors,
   type HttpServerLimits,
-} from "./http-limits.js";
+} from "@ahp/core";

@@ -37,7 +37,7 @@ import {
   type TransportInfo,
 } from "@ahp/core";
 import { AhpLocalError, CredentialVerifier, credentialsFromHeaders, type AuthorizeRequest, type ServerAuthOption } from "@ahp/core";
-import { httpServerOptions, reportClientErrors, type HttpServerLimits } from "./http-limits.js";
+import { httpServerOptions, reportClientErrors, type HttpServerLimits } from "@ahp/core";
 
 export const DEFAULT_HTTP_PATH = "/ahp";
 export const DEFAULT_HEALTH_PATH = "/healthz";

@@ -13,4 +13,4 @@ export {
   type ServeStdioOptions,
   type StdioServerTransportOptions,
 } from "./server.js";
-export { DEFAULT_MAX_IN_FLIGHT, limitInFlight, type ReadGate } from "./in-flight-limit.js";
+export { DEFAULT_MAX_IN_FLIGHT, limitInFlight, type ReadGate } from "@ahp/core";

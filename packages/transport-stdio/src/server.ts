@@ -6,7 +6,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import { AhpLocalError, NdjsonServerTransport, type AhpServer, type MessageLimits, type NdjsonWriteOptions } from "@ahp/core";
-import { DEFAULT_MAX_IN_FLIGHT, limitInFlight } from "./in-flight-limit.js";
+import { DEFAULT_MAX_IN_FLIGHT, limitInFlight } from "@ahp/core";
 
 export { DEFAULT_DRAIN_TIMEOUT_MS } from "@ahp/core";
 

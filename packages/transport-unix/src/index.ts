@@ -17,4 +17,4 @@ export {
   type UnixSocketServerTransportOptions,
 } from "./server-transport.js";
 export { MAX_SOCKET_PATH_BYTES } from "./socket.js";
-export { DEFAULT_MAX_IN_FLIGHT, limitInFlight, type ReadGate } from "./in-flight-limit.js";
+export { DEFAULT_MAX_IN_FLIGHT, limitInFlight, type ReadGate } from "@ahp/core";

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { AhpErrorCode, AhpLocalError, toError, type AhpServer, type MessageLimits, type NdjsonWriteOptions } from "@ahp/core";
-import { DEFAULT_MAX_IN_FLIGHT, limitInFlight } from "./in-flight-limit.js";
+import { DEFAULT_MAX_IN_FLIGHT, limitInFlight } from "@ahp/core";
 import { UnixSocketServerTransport } from "./server-transport.js";
 import { clearStaleSocket, listenAt, removeSocketFile, type SocketIdentity } from "./socket-file.js";
 import { MAX_SOCKET_PATH_BYTES, endSocket, noop } from "./socket.js";

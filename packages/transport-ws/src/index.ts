@@ -27,11 +27,11 @@ export {
   type WebSocketConnectionOptions,
   type WebSocketListener,
 } from "./server.js";
-export { DEFAULT_MAX_IN_FLIGHT, limitInFlight, type ReadGate } from "./in-flight-limit.js";
+export { DEFAULT_MAX_IN_FLIGHT, limitInFlight, type ReadGate } from "@ahp/core";
 export {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   httpServerOptions,
   reportClientErrors,
   type HttpServerLimits,
-} from "./http-limits.js";
+} from "@ahp/core";

@@ -28,8 +28,14 @@ import { closeCause, errorCause } from "./close-cause.js";
 import { CredentialVerifier, type AuthorizeRequest, type ServerAuthOption } from "@ahp/core";
 import { credentialsFromUpgrade } from "./credentials.js";
 import { FrameSender } from "./sender.js";
-import { DEFAULT_MAX_IN_FLIGHT, limitInFlight, type ReadGate } from "./in-flight-limit.js";
-import { httpServerOptions, reportClientErrors, type HttpServerLimits } from "./http-limits.js";
+import {
+  DEFAULT_MAX_IN_FLIGHT,
+  httpServerOptions,
+  limitInFlight,
+  reportClientErrors,
+  type HttpServerLimits,
+  type ReadGate,
+} from "@ahp/core";
 
 export const DEFAULT_WS_PATH = "/ahp";
 export const DEFAULT_SERVER_MAX_BUFFERED_BYTES = 1024 * 1024;

@@ -1,16 +1,20 @@
 /**
- * A per-connection limit on requests being handled. A connection that has `max` requests
- * received and not yet answered (an answer counts once its write has completed) stops being
- * read until answers go out; its peer sees ordinary socket backpressure. Messages that were
- * already read (the rest of the chunk that reached the limit) wait here, in order, and are
- * handed on as answers go out. A peer that pipelines without reading its answers thus holds at
- * most `max` answers and one read chunk in the harness's memory, and handlers never see more
- * than `max` of its requests at once.
+ * A per-connection limit on requests being handled, shared by the stream and WebSocket server
+ * transports (stdio, Unix socket, WebSocket). A connection with `max` requests received and not
+ * yet answered (an answer counts once the transport has written it) stops being read until
+ * answers go out; its peer sees ordinary pipe, socket or TCP backpressure. Messages already read
+ * (the rest of the chunk that reached the limit) wait here, in order, and are handed on as
+ * answers go out, so handlers never see more than `max` requests of one connection at once, and a
+ * peer that pipelines without reading its answers holds at most `max` answers and one read chunk
+ * in the harness's memory.
  */
-import type { JsonRpcId, JsonRpcMessage, Transport, TransportInfo, TransportSendOptions } from "@ahp/core";
+import type { JsonRpcId, JsonRpcMessage } from "./schema/jsonrpc.js";
+import type { Transport, TransportInfo, TransportSendOptions } from "./transport.js";
 
+/** Requests one connection may have in handling at once, unless configured otherwise. */
 export const DEFAULT_MAX_IN_FLIGHT = 256;
 
+/** How the limiter stops and restarts reading a connection (the transport's stream or socket). */
 export interface ReadGate {
   pause(): void;
   resume(): void;
@@ -35,6 +39,7 @@ function responseId(message: JsonRpcMessage): JsonRpcId | undefined {
  * Wraps `inner` (as AhpServer sees it) so that at most `max` requests are in flight; `gate`
  * stops and restarts reading. `onlimit` is called the first time the limit is reached.
  */
+/** Wraps a server-side transport so that at most `max` of its requests are in handling at once (see the module comment). */
 export function limitInFlight(inner: Transport, max: number, gate: ReadGate, onlimit?: (inFlight: number) => void): Transport {
   const pending = new Map<JsonRpcId, number>();
   let count = 0;

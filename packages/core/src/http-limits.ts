@@ -1,15 +1,18 @@
 /**
- * Limits of the HTTP server (the same rules as the WebSocket listener's): how
+ * Limits of an HTTP server (the HTTP transport's, and the one that carries WebSocket upgrades): how
  * long a client may take to send its request headers and its whole request, how often that is
  * checked, and a report of every connection cut for it (slowloris clients, malformed requests).
  */
 import type * as http from "node:http";
 import type { Duplex } from "node:stream";
-import { AhpLocalError } from "@ahp/core";
+import { AhpLocalError } from "./errors.js";
 
+/** Time a client has to send its request headers (ms). */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** Time a client has to send its whole request (ms). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
+/** Time limits of an HTTP server against slow or stalled clients. */
 export interface HttpServerLimits {
   /** A client must send its request headers within this time (ms), or gets 408 and is closed. Default 10000. */
   headersTimeoutMs?: number;
