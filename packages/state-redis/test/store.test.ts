@@ -112,7 +112,7 @@ describe.runIf(runRedis)("RedisStateStore on a real redis-server", () => {
   });
 
   contract("RedisStateStore", async () => {
-    const store = new RedisStateStore({ url: redis.url, keyPrefix: `t${Date.now()}:` });
+    const store = new RedisStateStore({ url: redis.url, keyPrefix: `t${Date.now()}:`, commandTimeoutMs: 10_000 });
     expect(await store.ready()).toBe(true);
     return store;
   });
@@ -124,7 +124,10 @@ describe.runIf(runRedis)("RedisStateStore on a real redis-server", () => {
         { id: "r", events: "pre_action" as const, rate_limit: { scope: "global" as const, rate: 1, interval_ms: 60_000, burst: 10 } },
       ],
     };
-    const stores = [0, 1, 2].map(() => new RedisStateStore({ url: redis.url, keyPrefix: "replicas:" }));
+    // A generous command timeout: this test is about exactness, not latency, and CI machines are loaded.
+    const stores = [0, 1, 2].map(() => new RedisStateStore({ url: redis.url, keyPrefix: "replicas:", commandTimeoutMs: 10_000 }));
+    // Steps fail closed until a store is connected; every replica must be up before the burst.
+    expect(await Promise.all(stores.map((s) => s.ready(10_000)))).toEqual([true, true, true]);
     await stores[0]!.reset();
     const replicas = stores.map((stateStore) => composeHandlers(new PolicyEngine(policy, { stateStore })));
     const decisions = await Promise.all(
@@ -132,6 +135,7 @@ describe.runIf(runRedis)("RedisStateStore on a real redis-server", () => {
         replicas[i % 3]!.onEvent!(bash("ls", { session_id: `s${i}`, agent_id: `a${i % 5}` }), {} as never),
       ),
     );
+    expect(decisions.filter((d) => tag(d) !== "allow" && tag(d) !== "defer")).toEqual([]);
     expect(decisions.filter((d) => tag(d) === "allow")).toHaveLength(10);
     expect(decisions.filter((d) => tag(d) === "defer")).toHaveLength(20);
     // One round trip per decision on a policy without counter conditions.
@@ -151,8 +155,9 @@ describe.runIf(runRedis)("RedisStateStore on a real redis-server", () => {
         },
       ],
     };
-    const a = new RedisStateStore({ url: redis.url, keyPrefix: "quota:" });
-    const b = new RedisStateStore({ url: redis.url, keyPrefix: "quota:" });
+    const a = new RedisStateStore({ url: redis.url, keyPrefix: "quota:", commandTimeoutMs: 10_000 });
+    const b = new RedisStateStore({ url: redis.url, keyPrefix: "quota:", commandTimeoutMs: 10_000 });
+    expect(await Promise.all([a.ready(10_000), b.ready(10_000)])).toEqual([true, true]);
     await a.reset();
     const ha = composeHandlers(new PolicyEngine(policy, { stateStore: a }));
     const hb = composeHandlers(new PolicyEngine(policy, { stateStore: b }));
