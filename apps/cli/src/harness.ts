@@ -15,7 +15,7 @@ import {
   type AuditSyncMode,
 } from "@ahp/audit";
 import { createAhpMetrics, trackConnections, withMetrics, type AhpMetrics, type Logger } from "@ahp/observability";
-import { RedisStateStore, redactRedisUrl } from "@ahp/state-redis";
+import type { RedisStateStore } from "@ahp/state-redis";
 import { Counter, Gauge } from "prom-client";
 import {
   DEFAULT_POLICY,
@@ -184,6 +184,8 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
 
 /** The Redis state store with its log lines (one per change of reachability) and metrics. */
 async function openStateStore(state: NonNullable<HarnessOptions["state"]>, log: Logger, metrics: AhpMetrics) {
+  // Loaded only when used: a harness without shared state never loads the Redis client.
+  const { RedisStateStore, redactRedisUrl } = await import("@ahp/state-redis");
   const failures = new Counter({
     name: "ahp_state_store_failures_total",
     help: "Policy evaluations that needed the shared state store and could not use it (failed closed or lost a counter update)",

@@ -1,16 +1,11 @@
 /** `ahp serve`: run the harness on one or several transports. */
 import { AUDIT_KEY_ENV, AUDIT_SYNC_MODES, loadAuditKey, type AuditSyncMode } from "@ahp/audit";
 import { readFile } from "node:fs/promises";
-import { AgentHost, listenAgentHost, loadTokenFile, type TokenEntry } from "@ahp/agent-host";
-import { inspectorAssetsDir, whoamiRoute } from "@ahp/inspector/server";
+import type { AgentHost, TokenEntry } from "@ahp/agent-host";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HarnessConfig } from "@ahp/core";
 import { createLogger, listenMetrics, metricsHandler, type LogLevel } from "@ahp/observability";
 import { DEFAULT_POLICY, type PolicyFileInput } from "@ahp/policy";
-import { listenHttp } from "@ahp/transport-http";
-import { serveStdio } from "@ahp/transport-stdio";
-import { listenUnix } from "@ahp/transport-unix";
-import { listenWebSocket } from "@ahp/transport-ws";
 import { checkHostPorts, hostPort, parse, toInt } from "../args.js";
 import { loadServeConfig, type ServeConfig } from "../config.js";
 import { createHarness, type HarnessAuditOptions } from "../harness.js";
@@ -262,6 +257,8 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     const address = hostPort("agent-host", agentHostSpec);
     const approvalTimeoutMs =
       toInt("approval-timeout-ms", values["approval-timeout-ms"], { min: 1 }) ?? file.agent_host?.approval_timeout_ms ?? 300_000;
+    // Loaded only when used: every module a start-up loads costs every harness process its time.
+    const { AgentHost, loadTokenFile } = await import("@ahp/agent-host");
     let tokens: TokenEntry[];
     try {
       tokens = await loadTokenFile(tokenFile);
@@ -329,6 +326,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   try {
     for (const spec of listeners.http) {
       const { host, port } = hostPort("http", spec);
+      const { listenHttp } = await import("@ahp/transport-http");
       const l = await listenHttp(server, {
         host,
         port,
@@ -345,6 +343,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     }
     for (const spec of listeners.ws) {
       const { host, port } = hostPort("ws", spec);
+      const { listenWebSocket } = await import("@ahp/transport-ws");
       const l = await listenWebSocket(server, {
         host,
         port,
@@ -361,6 +360,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
       log.info("listening", { transport: "ws", url: l.url });
     }
     for (const path of listeners.unix) {
+      const { listenUnix } = await import("@ahp/transport-unix");
       const l = await listenUnix(server, {
         path,
         maxConnections: limits.maxConnections,
@@ -371,6 +371,10 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
       log.info("listening", { transport: "unix", path });
     }
     if (agentHost !== undefined) {
+      const [{ listenAgentHost }, { inspectorAssetsDir, whoamiRoute }] = await Promise.all([
+        import("@ahp/agent-host"),
+        import("@ahp/inspector/server"),
+      ]);
       const l = await listenAgentHost(agentHost.host, {
         tokens: agentHost.tokens,
         host: agentHost.address.host,
@@ -392,6 +396,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     if (listeners.stdio) {
       log.info("listening", { transport: "stdio" });
       // stdio ends the harness when the agent ends stdin (or on a signal).
+      const { serveStdio } = await import("@ahp/transport-stdio");
       const cause = await serveStdio(server, { signal: stop.signal, maxInFlight: limits.maxInFlight, onlimit: onerror("stdio") });
       if (cause !== undefined) log.warn("stdio closed", { error: cause.message });
     } else {
