@@ -20,9 +20,9 @@
  * Needs a build (`pnpm build`) and the npm registry. Prints one line per check and ends with
  * "N passed, N failed".
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { publishablePackages, typedEntryPoints, workspacePackages } from "./lib/workspace.mjs";
@@ -37,6 +37,20 @@ function check(name, fn) {
   const started = Date.now();
   try {
     const note = fn();
+    passed++;
+    console.log(`ok   ${name}${note ? ` (${note})` : ""} [${((Date.now() - started) / 1000).toFixed(1)} s]`);
+    return true;
+  } catch (error) {
+    failed++;
+    console.log(`FAIL ${name}\n${indent(error instanceof Error ? error.message : String(error))}`);
+    return false;
+  }
+}
+/** `check` for work that runs concurrently with other checks (its line is printed when it ends). */
+async function checkAsync(name, fn) {
+  const started = Date.now();
+  try {
+    const note = await fn();
     passed++;
     console.log(`ok   ${name}${note ? ` (${note})` : ""} [${((Date.now() - started) / 1000).toFixed(1)} s]`);
     return true;
@@ -61,6 +75,33 @@ function run(command, args, options = {}) {
   }
   return r;
 }
+
+/** `run` without blocking: the child's output is collected and a non-zero exit rejects. */
+function runAsync(command, args, options = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], ...options });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (status) => {
+      if (status === 0) resolve({ stdout, stderr });
+      else reject(new Error(`${command} ${args.join(" ")} exited ${status}\n${stdout}${stderr}`));
+    });
+  });
+}
+
+/** Runs `fn` over `items` with at most `limit` at a time, in order of start. */
+async function eachLimited(items, limit, fn) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+/** Packing and type checking are mostly process start-up and single-threaded compiles. */
+const JOBS = Math.max(2, availableParallelism());
 
 const packages = publishablePackages();
 const work = mkdtempSync(join(tmpdir(), "ahp-consumer-"));
@@ -93,17 +134,21 @@ try {
 
   // 1. Pack.
   const packed = new Map();
-  check(`pack ${packages.length} packages`, () => {
+  await checkAsync(`pack ${packages.length} packages`, async () => {
     for (const pkg of packages) {
       for (const entry of typedEntryPoints(pkg)) {
         if (!existsSync(join(pkg.dir, entry.types))) throw new Error(`${pkg.name}: ${entry.types} is missing; run pnpm build first`);
       }
-      const before = new Set(readdirSync(tarballs));
-      run("pnpm", ["pack", "--pack-destination", tarballs], { cwd: pkg.dir });
-      const file = readdirSync(tarballs).find((f) => !before.has(f));
-      if (file === undefined) throw new Error(`${pkg.name}: pnpm pack wrote no tarball`);
-      packed.set(pkg.name, join(tarballs, file));
     }
+    // One destination folder per package, so concurrent packs never mistake each other's tarball.
+    await eachLimited(packages, JOBS, async (pkg) => {
+      const dest = mkdtempSync(join(tarballs, "p-"));
+      await runAsync("pnpm", ["pack", "--pack-destination", dest], { cwd: pkg.dir });
+      const files = readdirSync(dest);
+      if (files.length !== 1) throw new Error(`${pkg.name}: pnpm pack wrote ${files.length} tarballs`);
+      packed.set(pkg.name, join(dest, files[0]));
+    });
+    return `${JOBS} at a time`;
   });
   check("every tarball has LICENSE, README.md and package.json", () => {
     const problems = [];
@@ -191,15 +236,17 @@ main().catch((error: unknown) => {
 
   // The 6.x compiler also emits the program that step 4 runs (its type check is the same).
   const emitter = TS_VERSIONS.find((v) => v.startsWith("6.")) ?? TS_VERSIONS[0];
-  let built = false;
-  for (const version of TS_VERSIONS) {
-    const emits = version === emitter;
-    const ok = check(`tsc ${version}: strict, module nodenext, no "types" setting, ESM and CJS${emits ? " (and emit)" : ""}`, () => {
-      const tsc = join(app, "node_modules", `ts-${version}`, "bin", "tsc");
-      run(process.execPath, [tsc, "-p", emits ? "tsconfig.build.json" : "tsconfig.json", "--pretty", "false"], { cwd: app });
-    });
-    if (emits) built = ok;
-  }
+  // The three compilers check the same program independently: run them side by side.
+  const results = await Promise.all(
+    TS_VERSIONS.map((version) => {
+      const emits = version === emitter;
+      return checkAsync(`tsc ${version}: strict, module nodenext, no "types" setting, ESM and CJS${emits ? " (and emit)" : ""}`, async () => {
+        const tsc = join(app, "node_modules", `ts-${version}`, "bin", "tsc");
+        await runAsync(process.execPath, [tsc, "-p", emits ? "tsconfig.build.json" : "tsconfig.json", "--pretty", "false"], { cwd: app });
+      });
+    }),
+  );
+  const built = results[TS_VERSIONS.indexOf(emitter)];
 
   // 4. Run it.
   const bin = join(app, "node_modules", ".bin", "ahp");
