@@ -240,10 +240,13 @@ main().catch((error: unknown) => {
   const results = await Promise.all(
     TS_VERSIONS.map((version) => {
       const emits = version === emitter;
-      return checkAsync(`tsc ${version}: strict, module nodenext, no "types" setting, ESM and CJS${emits ? " (and emit)" : ""}`, async () => {
-        const tsc = join(app, "node_modules", `ts-${version}`, "bin", "tsc");
-        await runAsync(process.execPath, [tsc, "-p", emits ? "tsconfig.build.json" : "tsconfig.json", "--pretty", "false"], { cwd: app });
-      });
+      return checkAsync(
+        `tsc ${version}: strict, module nodenext, no "types" setting, ESM and CJS${emits ? " (and emit)" : ""}`,
+        async () => {
+          const tsc = join(app, "node_modules", `ts-${version}`, "bin", "tsc");
+          await runAsync(process.execPath, [tsc, "-p", emits ? "tsconfig.build.json" : "tsconfig.json", "--pretty", "false"], { cwd: app });
+        },
+      );
     }),
   );
   const built = results[TS_VERSIONS.indexOf(emitter)];
