@@ -27,17 +27,29 @@ export const HOOK_POINTS = [
   "PostCompact",
   "PostAskResolution",
 ] as const;
+/** Name of one of the 20 AARTS 0.1 hook points (spec §1.4); the envelope's `hook_point`. */
 export type HookPoint = (typeof HOOK_POINTS)[number];
 
+/**
+ * How a host waits for a hook's verdict (spec §1.4, §2.1): `required` (wait and enforce),
+ * `recommended` (as required, but a timeout may proceed when `recommendedTimeoutProceeds` is set),
+ * `notification` (fire and forget; never produces a verdict).
+ */
 export type BlockingMode = "required" | "recommended" | "notification";
+/** AARTS conformance level (spec §2.6): 1 Basic, 2 Standard, 3 Comprehensive; levels are cumulative. */
 export type ConformanceLevel = "basic" | "standard" | "comprehensive";
+/** A standard extension merged flat into an event (spec §1.3): Turn, Tool Context, Trust Source, Modification Tracking, Provenance. */
 export type ExtensionName = "turn" | "tool" | "trust_source" | "modification" | "provenance";
+/** A hook-specific directive a verdict may carry on `allow` (spec §1.8); `x-ahp` is not listed because every hook accepts it. */
 export type DirectiveName = "inject_context" | "permitted_tools" | "strip_hooks";
+/** Phase of the agent lifecycle a hook point belongs to (the Phase column of spec §1.4). */
 export type Phase = "session" | "config" | "prompt" | "tool" | "sub_agent" | "output" | "memory" | "verdict";
 
 /** Which AHP event a hook travels as (spec §5.3). */
 export interface AhpRoute {
+  /** AHP event type the hook is sent as. */
   readonly eventType: "pre_action" | "pre_prompt" | "post_action" | "session_end";
+  /** `request` for blocking hooks (the harness answers with a decision), `notification` for Notification hooks. */
   readonly kind: "request" | "notification";
   /** `action_type` (pre_action/post_action) or `prompt_stage` (pre_prompt) value; absent for session_end. */
   readonly discriminator?: { readonly key: "action_type" | "prompt_stage"; readonly value: string };
@@ -55,13 +67,19 @@ export interface AhpRoute {
   readonly modify?: { readonly payloadKey: string; readonly replaces: string };
 }
 
+/** One row of the hook point catalog (spec §1.4) with its AHP route (§5.3); read it from {@link HOOK_CATALOG}. */
 export interface HookPointInfo {
+  /** The hook point this row describes. */
   readonly hookPoint: HookPoint;
   /** Catalog number 1–20. */
   readonly number: number;
+  /** Lifecycle phase (spec §1.4 Phase column). */
   readonly phase: Phase;
+  /** Blocking mode: how the host waits for and enforces the verdict (spec §2.1). */
   readonly blocking: BlockingMode;
+  /** Standard extensions the event carries (spec §1.3). */
   readonly extensions: readonly ExtensionName[];
+  /** Lowest conformance level that requires this hook (spec §2.6). */
   readonly level: ConformanceLevel;
   /** Default verdict timeout in ms (absent for Notification hooks). */
   readonly defaultTimeoutMs?: number;
@@ -69,6 +87,7 @@ export interface HookPointInfo {
   readonly denyEffect: string;
   /** Directives honoured on `allow`. */
   readonly directives: readonly DirectiveName[];
+  /** How the bridge sends the hook to an AHP harness (spec §5.3). */
   readonly ahp: AhpRoute;
 }
 
@@ -410,6 +429,7 @@ export const HOOK_CATALOG: { readonly [H in HookPoint]: HookPointInfo } = {
   },
 };
 
+/** `true` when `value` is one of the 20 hook point names (case-sensitive). */
 export const isHookPoint = (value: unknown): value is HookPoint =>
   typeof value === "string" && Object.prototype.hasOwnProperty.call(HOOK_CATALOG, value);
 
@@ -451,7 +471,9 @@ export const CANONICAL_TOOL_NAMES = [
   "delegate",
   "other",
 ] as const;
+/** A canonical tool name (spec §3.1): the Tool Context `tool_name`; `other` when no category fits. */
 export type CanonicalToolName = (typeof CANONICAL_TOOL_NAMES)[number];
+/** `true` when `value` is one of the 13 canonical tool names (spec §3.1). */
 export const isCanonicalToolName = (value: unknown): value is CanonicalToolName =>
   typeof value === "string" && (CANONICAL_TOOL_NAMES as readonly string[]).includes(value);
 
@@ -465,20 +487,35 @@ export const BASIC_TOOL_COVERAGE: readonly CanonicalToolName[] = [
   "package_install",
 ];
 
+/** Closed set of Trust Source `source` values (spec §1.3): where a plugin, skill, MCP server or modifier comes from. */
 export const TRUST_SOURCES = ["managed", "project", "user", "marketplace"] as const;
+/** A Trust Source `source` value (spec §1.3). */
 export type TrustSourceKind = (typeof TRUST_SOURCES)[number];
+/** Closed set of ModifierEntry `config_source` values (spec §1.3): where a modifying hook was configured. */
 export const CONFIG_SOURCES = ["managed", "project", "user", "plugin"] as const;
+/** A ModifierEntry `config_source` value (spec §1.3). */
 export type ConfigSource = (typeof CONFIG_SOURCES)[number];
+/** Closed set of PreMCPConnect `transport` values (spec §1.5 hook 5). */
 export const MCP_TRANSPORTS = ["stdio", "sse", "streamable_http"] as const;
+/** Closed set of PreSkillLoad `load_context` values (spec §1.5 hook 4): who triggered the skill load. */
 export const LOAD_CONTEXTS = ["main_session", "sub_agent", "skill_invocation"] as const;
+/** Closed set of PostAskResolution `resolution` values (spec §1.5 hook 20, §2.4): the user's answer to an `ask`. */
 export const RESOLUTIONS = ["approved", "denied", "allow_always", "allow_similar", "deny_always", "deny_similar"] as const;
+/** The user's answer to an `ask` prompt (spec §2.4): `approved`/`allow_*` proceed, `denied`/`deny_*` block. */
 export type Resolution = (typeof RESOLUTIONS)[number];
 /** Standard `suggested_resolutions` values in their canonical order (spec §2.3 step 4). */
 export const STANDARD_SUGGESTED_RESOLUTIONS = ["allow_always", "allow_similar", "deny_always", "deny_similar"] as const;
+/** Closed set of verdict `decision` values (spec §1.7), in increasing strictness. */
 export const VERDICT_DECISIONS = ["allow", "deny", "ask"] as const;
+/**
+ * Verdict decision (spec §1.7): `allow` proceeds, `deny` blocks and surfaces `reasons`, `ask` prompts the user (or is `deny` where the host cannot prompt).
+ */
 export type VerdictDecision = (typeof VERDICT_DECISIONS)[number];
+/** Closed set of verdict `severity` values (spec §1.7), in increasing order. */
 export const SEVERITIES = ["info", "warning", "critical"] as const;
+/** Verdict severity (spec §1.7); merging takes the highest (`critical > warning > info`, §2.3). */
 export type Severity = (typeof SEVERITIES)[number];
+/** Closed set of Artifact `type` values (spec §1.6). */
 export const ARTIFACT_TYPES = [
   "url",
   "command",
@@ -489,7 +526,9 @@ export const ARTIFACT_TYPES = [
   "credential",
   "network_address",
 ] as const;
+/** Artifact type (spec §1.6): what kind of security-relevant value an artifact holds. */
 export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
+/** Closed set of `inject_context.position` values (spec §1.8): where a PostCompact `allow` adds its content. */
 export const INJECT_POSITIONS = ["prepend", "append", "system"] as const;
 
 /** `host_id` pattern (spec §1.2). */
@@ -524,6 +563,7 @@ export const HOST_IDS = [
   "openai-agents",
   "langchain",
 ] as const;
+/** `host_id` of one of this package's native adapters (spec §1.2). */
 export type HostId = (typeof HOST_IDS)[number];
 
 /** Package version reported as `engine_version` / `agent_info.version`. */

@@ -26,12 +26,24 @@ export type FailureCause =
 
 const BRAND = Symbol.for("@ahp/aarts.EngineFailure");
 
+/**
+ * An engine-role component could not produce a verdict (spec §2.2). The bridge rejects with it
+ * instead of answering; {@link AartsHost} (the host role) catches it and applies its failure policy
+ * (`fail-open` ⇒ synthetic `allow`, `fail-closed` ⇒ synthetic `deny`). Recognise it across
+ * package copies with {@link EngineFailure.isInstance}, not `instanceof`.
+ */
 export class EngineFailure extends Error {
+  /** What went wrong (spec §2.2 failure catalogue). */
   readonly failureCause: FailureCause;
   /** Id of the engine that failed, when known. */
   readonly engineId?: string;
   declare readonly [BRAND]: true;
 
+  /**
+   * @param failureCause - what went wrong
+   * @param message - short cause; appears in the synthetic verdict's reason
+   * @param options - `engineId` of the failing engine and the underlying `cause`
+   */
   constructor(failureCause: FailureCause, message: string, options?: { engineId?: string; cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "EngineFailure";
@@ -40,6 +52,7 @@ export class EngineFailure extends Error {
     Object.defineProperty(this, BRAND, { value: true });
   }
 
+  /** `true` for an EngineFailure, also one created by another copy of this package (brand check). */
   static isInstance(value: unknown): value is EngineFailure {
     return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
   }

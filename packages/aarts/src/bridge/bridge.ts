@@ -47,12 +47,17 @@ const CORE_EVENT_TYPES = [
   "verification",
 ];
 
+/** A log record of {@link AhpBridge}, delivered through `onlog` (library code does not log itself). */
 export interface BridgeLogEntry {
+  /** Severity: `error` for a refused or failed handshake, `warn` for local denies, dropped notifications and mapping warnings. */
   readonly level: "debug" | "info" | "warn" | "error";
+  /** Human-readable text naming hooks, ids and causes. */
   readonly message: string;
+  /** The hook the record is about, when there is one. */
   readonly hookPoint?: HookPoint;
 }
 
+/** Options of {@link AhpBridge}. Only `transport` is required; every other option has the default named on it. */
 export interface AhpBridgeOptions {
   /** The AHP client transport, or a function that opens one (called at the version check). */
   readonly transport: Transport | (() => Transport | Promise<Transport>);
@@ -64,9 +69,9 @@ export interface AhpBridgeOptions {
   readonly supportedMajors?: readonly string[];
   /** Hooks whose AHP modification the host can apply (§5.5). Default none. */
   readonly hostModifiable?: readonly HookPoint[];
-  /** Default `deny`. */
+  /** What to do with a `modify` the host cannot apply (spec §5.5). Default `deny`. */
   readonly modifyUnsupported?: ModifyUnsupported;
-  /** Default true. */
+  /** Treat an invalid result that still says `block` as a `deny` instead of a failure (spec §2.2 deny salvage). Default `true`. */
   readonly salvageMalformedDeny?: boolean;
   /** Companion notifications (§5.4.2). Default false. */
   readonly lifecycleNotifications?: boolean;
@@ -76,18 +81,29 @@ export interface AhpBridgeOptions {
   readonly deferRetries?: number;
   /** `session_id` of the handshake; default a fresh UUID per bridge connection. */
   readonly connectionId?: string;
+  /** JSON-RPC request id generator; default a random UUID v4. */
   readonly generateId?: () => string;
+  /** Receives the bridge's log records; default: dropped. */
   readonly onlog?: (entry: BridgeLogEntry) => void;
+  /** Clock in epoch ms for deadlines and the ask memory; default `Date.now` (inject one in tests). */
   readonly now?: () => number;
 }
 
+/** What the bridge learned from the harness's `ahp/handshake` result (spec §5.2); read it from {@link AhpBridge.handshake}. */
 export interface BridgeHandshake {
+  /** `harness_info.name`; verdicts default to source `ahp:<harnessName>`. */
   readonly harnessName: string;
+  /** `harness_info.version`, reported as the version check's `engine_version`. */
   readonly harnessVersion?: string;
+  /** `protocol_version` the harness answered (a 2.x version). */
   readonly protocolVersion: string;
+  /** Event types the harness advertised; every core AHP event type when it advertised none (spec §5.2 step 5). */
   readonly capabilities: ReadonlySet<string>;
+  /** `config.timeout_ms`: caps every hook's timeout when positive. */
   readonly timeoutMs?: number;
+  /** `config.max_depth`: events from deeper sub-agents get a local `deny` (category `depth_limit`). */
   readonly maxDepth?: number;
+  /** `config.batch_size` as advertised (informative; the bridge sends one event per request). */
   readonly batchSize?: number;
   /** The harness echoed `aarts/0.1` (D5). */
   readonly aartsAware: boolean;
@@ -104,6 +120,13 @@ export function bridgeLevel(capabilities: ReadonlySet<string>): ConformanceLevel
   return capabilities.has("session_end") ? "comprehensive" : "standard";
 }
 
+/**
+ * The AHP bridge engine (spec §5): plug it into an {@link AartsHost} as its engine to have an AHP
+ * harness decide AARTS hooks. {@link AhpBridge.versionCheck} performs the AHP handshake;
+ * {@link AhpBridge.evaluate} sends each blocking hook as an `ahp/event` request and maps the
+ * decision to a verdict; {@link AhpBridge.notify} sends Notification hooks. Harness failures are
+ * never turned into verdicts: they reject with {@link EngineFailure} so the host's failure policy decides.
+ */
 export class AhpBridge implements AartsEngine {
   readonly #options: AhpBridgeOptions;
   #rpc?: RpcChannel;
@@ -111,6 +134,7 @@ export class AhpBridge implements AartsEngine {
   readonly #depths = new Map<string, number>();
   readonly #asks = new Map<string, { requestId: string | number; expires: number }>();
 
+  /** Creates the bridge; nothing connects until {@link AhpBridge.versionCheck}. */
   constructor(options: AhpBridgeOptions) {
     this.#options = options;
   }
@@ -216,7 +240,14 @@ export class AhpBridge implements AartsEngine {
     return { rpc: this.#rpc, handshake: this.#handshake };
   }
 
-  /** Evaluates a blocking hook (Required / Recommended). */
+  /**
+   * Evaluates a blocking hook (Required / Recommended) and resolves with the mapped verdict
+   * (spec §5.3–§5.5). Resolves with a local `deny` (category `depth_limit`) when the event's
+   * depth exceeds the harness's `max_depth`. Rejects with {@link EngineFailure}: `invalid_event`
+   * (the event does not validate, or is a Notification hook), `incompatible` (no successful
+   * version check), `uncovered_hook` (the harness lacks the capability the hook needs), or
+   * `timeout`, `transport`, `protocol`, `engine_error`, `invalid_response` from the exchange.
+   */
   async evaluate(raw: AartsEvent, options: EvaluateOptions = {}): Promise<Verdict> {
     const checked = validateEvent(raw);
     if (!checked.ok) throw new EngineFailure("invalid_event", checked.message, { engineId: this.#engineId });
@@ -386,6 +417,7 @@ export class AhpBridge implements AartsEngine {
     return entry.requestId;
   }
 
+  /** Closes the connection to the harness; pending requests fail with `transport`. */
   async close(): Promise<void> {
     await this.#rpc?.close();
   }

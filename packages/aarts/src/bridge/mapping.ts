@@ -23,6 +23,7 @@ export interface AhpEventParams {
   metadata: { aarts: Record<string, unknown> };
 }
 
+/** Options of {@link toAhpEvent}. */
 export interface ToAhpEventOptions {
   /** Nesting depth of the emitting session (§5.4.1). Default 0. */
   depth?: number;
@@ -87,9 +88,15 @@ export function toAhpEvent(
 
 // ------------------------------------------------------------------ decisions
 
+/**
+ * What the bridge does with an AHP `modify` the host cannot apply for the hook (spec §5.5): `deny`
+ * (default: block the action), `ask` (let the user decide) or `allow` (drop the change, warn and proceed unmodified).
+ */
 export type ModifyUnsupported = "deny" | "ask" | "allow";
 
+/** Context {@link fromAhpDecision} needs to map one AHP decision: which hook and request it answers, and the host's abilities. */
 export interface FromAhpDecisionContext {
+  /** Hook the decision answers (decides directive applicability and the modification key). */
   readonly hookPoint: HookPoint;
   /** AHP request id (for the `x-ahp` directive). */
   readonly requestId: string | number;
@@ -99,13 +106,15 @@ export interface FromAhpDecisionContext {
   readonly harnessName: string;
   /** Hooks whose modification the host can apply (spec §5.5). Default none. */
   readonly hostModifiable?: readonly HookPoint[];
-  /** Default `deny`. */
+  /** What to do with a `modify` the host cannot apply (spec §5.5). Default `deny`. */
   readonly modifyUnsupported?: ModifyUnsupported;
-  /** Default true. */
+  /** Treat an invalid result that still says `block` as a `deny` instead of a failure (spec §2.2 deny salvage). Default `true`. */
   readonly salvageMalformedDeny?: boolean;
 }
 
+/** Result of {@link fromAhpDecision}. */
 export interface FromAhpDecisionResult {
+  /** The AARTS verdict (with an `x-ahp` directive unless an embedded verdict was returned verbatim). */
   readonly verdict: Verdict;
   /** Warnings to log (dropped modification, ignored directives). */
   readonly warnings: string[];
@@ -115,6 +124,7 @@ export interface FromAhpDecisionResult {
   readonly retryAfterMs?: number;
 }
 
+/** First reason of a verdict produced by `modifyUnsupported: "deny"` or `"ask"` (spec §5.5). */
 export const UNSUPPORTED_MODIFY_REASON = "Harness requires a modification this host cannot apply";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

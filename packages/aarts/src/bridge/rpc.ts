@@ -14,9 +14,11 @@ interface Pending {
   cleanup: () => void;
 }
 
+/** Options of an {@link RpcChannel}. */
 export interface RpcOptions {
   /** Engine id used in failures. */
   readonly engineId?: string;
+  /** Request id generator; default: a random UUID v4 ({@link newRequestId}). */
   readonly generateId?: () => string;
   /** Non-fatal problems (undecodable frames, stray responses). */
   readonly onerror?: (error: Error) => void;
@@ -31,8 +33,16 @@ const defaultId = (): string => {
   const h = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 };
+/** Returns a random UUID v4, the default JSON-RPC request id of {@link RpcChannel} (uses `globalThis.crypto`). */
 export const newRequestId = defaultId;
 
+/**
+ * A minimal JSON-RPC 2.0 requester over an `@ahp/core` `Transport`, used by {@link AhpBridge} to
+ * reach the harness. It hands back the raw `result` so the bridge validates decisions itself
+ * (spec §5.5). Every failure rejects with an {@link EngineFailure}: `transport` (cannot connect,
+ * send failed, connection closed: all pending requests fail at once), `timeout`, `protocol`
+ * (id mismatch, wrong `jsonrpc`, no `result`) or `engine_error` (a JSON-RPC error object).
+ */
 export class RpcChannel {
   readonly #transport: Transport;
   readonly #options: RpcOptions;
@@ -40,15 +50,18 @@ export class RpcChannel {
   #started?: Promise<void>;
   #closed?: EngineFailure;
 
+  /** Wraps `transport`; nothing is sent until {@link RpcChannel.start} or the first request. */
   constructor(transport: Transport, options: RpcOptions = {}) {
     this.#transport = transport;
     this.#options = options;
   }
 
+  /** `true` once the connection closed or {@link RpcChannel.close} was called; later calls reject. */
   get closed(): boolean {
     return this.#closed !== undefined;
   }
 
+  /** Starts the transport (idempotent). Rejects with an `EngineFailure("transport")` when it cannot connect. */
   start(): Promise<void> {
     this.#started ??= (async () => {
       const t = this.#transport;
@@ -182,6 +195,7 @@ export class RpcChannel {
     this.#pending.clear();
   }
 
+  /** Fails every pending request with `connection closed` and closes the transport (best effort; never rejects). */
   async close(): Promise<void> {
     if (this.#closed === undefined) this.#closed = this.#failure("transport", "connection closed");
     for (const pending of this.#pending.values()) {

@@ -29,9 +29,11 @@ import {
   type MergePolicy,
 } from "./policy.js";
 
+/** >>  */
 export interface HookRegistration {
   /** Shown in merged reasons (`[id] …`) and audit records. */
   readonly id: string;
+  /** The engine that answers this hook (an {@link AhpBridge}, an in-process engine, …). */
   readonly engine: AartsEngine;
   /** Hook points this hook is registered for; default all. */
   readonly hookPoints?: readonly HookPoint[];
@@ -43,8 +45,15 @@ export interface SubAgentRecord {
   /** Canonical tool names the sub-agent may use; absent = parent's scope. */
   readonly permitted?: readonly string[];
 }
+/**
+ * Where {@link AartsHost} records spawned sub-agents and their `permitted_tools` (spec §2.5). The
+ * default is a {@link MemorySubAgentRegistry}; subprocess hosts pass one backed by a {@link StateStore}
+ * so the record survives between hook processes.
+ */
 export interface SubAgentRegistry {
+  /** The record of a sub-agent session, or `undefined` when the session is not a known sub-agent. */
   get(subAgentId: string): SubAgentRecord | undefined;
+  /** Records a sub-agent after its PreSubAgentSpawn was allowed. */
   set(subAgentId: string, record: SubAgentRecord): void;
   /** Recorded sub-agents spawned by `parent`. */
   childrenOf(parent: string): string[];
@@ -85,14 +94,23 @@ export interface AuditRecord {
   readonly hooks?: { id: string; decision?: VerdictDecision; failure?: string }[];
 }
 
+/**
+ * A log record of {@link AartsHost}, delivered through `onlog` (spec §2.2: every failure is logged; §2.3: every individual hook result).
+ */
 export interface HostLogEntry {
+  /** `error` for engine failures, `warn` for directives not honoured, `debug` for individual hook results. */
   readonly level: "debug" | "info" | "warn" | "error";
+  /** Human-readable text. */
   readonly message: string;
+  /** The hook point the record is about. */
   readonly hookPoint?: HookPoint;
+  /** The registered hook the record is about. */
   readonly hookId?: string;
 }
 
+/** Options of {@link AartsHost}. Only `hooks` is required; every other option has the default named on it. */
 export interface AartsHostOptions {
+  /** The engines to consult, in registration order (the merge order, spec §2.3). */
   readonly hooks: readonly HookRegistration[];
   /** Default `fail-open` (AARTS). */
   readonly failurePolicy?: FailurePolicy;
@@ -104,23 +122,27 @@ export interface AartsHostOptions {
   readonly timeoutMs?: number;
   /** Version-check timeout; default 10 000 ms. */
   readonly versionCheckTimeoutMs?: number;
-  /** Default false (spec §2.1). */
+  /** A timeout on a Recommended hook yields a synthetic `allow` (severity `warning`) instead of the failure policy (spec §2.1). Default `false`. */
   readonly recommendedTimeoutProceeds?: boolean;
-  /** Default true (spec §2.2, Q4). */
+  /** An invalid verdict that still says `deny` counts as a `deny`, never as a failure (spec §2.2, Q4). Default `true`. */
   readonly salvageMalformedDeny?: boolean;
   /** Whether the host can prompt the user for an `ask` on this hook (capability matrix §4.9). Default false. */
   readonly canPrompt?: boolean | ((hookPoint: HookPoint) => boolean);
   /** Whether the host can keep a skill's text while discarding its hooks. Default false. */
   readonly canStripHooks?: boolean;
-  /** Default `deny` (spec §2.5). */
+  /** A `strip_hooks: true` allow on a host that cannot strip hooks becomes `deny`, or loads the skill with a warning (`allow`) (spec §2.5). Default `deny`. */
   readonly stripHooksUnsupported?: "deny" | "allow";
   /** AARTS major sent in the version check (Q1). Default "0". */
   readonly versionCheckMajor?: string;
+  /** Sub-agent bookkeeping for `permitted_tools`; default a fresh {@link MemorySubAgentRegistry}. */
   readonly subAgents?: SubAgentRegistry;
   /** Sampling rate for audit records of `allow` decisions, 0–1. Default 1. */
   readonly auditAllowSampleRate?: number;
+  /** Receives an audit record for every `deny` and `ask` and for sampled `allow` decisions (spec §2.7); credentials in it are masked. */
   readonly onaudit?: (record: AuditRecord) => void;
+  /** Receives log records; default: dropped. */
   readonly onlog?: (entry: HostLogEntry) => void;
+  /** Clock for event timestamps and audit records; default `new Date()`. */
   readonly now?: () => Date;
 }
 
@@ -145,20 +167,30 @@ interface Activation {
   readonly failure?: EngineFailure;
 }
 
+/**
+ * The AARTS host role (spec §2): what a host adapter calls with the events it built. It runs the
+ * version check with every registered engine once ({@link AartsHost.activate}), then per event
+ * applies timeouts, the failure policy, the multi-hook merge, directives and `permitted_tools`,
+ * and returns a {@link HostDecision} for the adapter to render. Engine failures never throw: they
+ * become synthetic verdicts under `failurePolicy` and are reported through `onlog`.
+ */
 export class AartsHost {
   readonly #options: AartsHostOptions;
   readonly #subAgents: SubAgentRegistry;
   #activation?: Promise<Activation[]>;
 
+  /** Creates the host; engines are contacted on the first event (or {@link AartsHost.activate}). */
   constructor(options: AartsHostOptions) {
     this.#options = options;
     this.#subAgents = options.subAgents ?? new MemorySubAgentRegistry();
   }
 
+  /** The failure policy in force (`fail-open` unless configured). */
   get failurePolicy(): FailurePolicy {
     return this.#options.failurePolicy ?? "fail-open";
   }
 
+  /** The sub-agent registry in use. */
   get subAgents(): SubAgentRegistry {
     return this.#subAgents;
   }
@@ -168,6 +200,7 @@ export class AartsHost {
     return this.#options.timeouts?.[hookPoint] ?? this.#options.timeoutMs ?? HOOK_CATALOG[hookPoint].defaultTimeoutMs ?? 5_000;
   }
 
+  /** Whether this host can show an `ask` prompt for `hookPoint` (option `canPrompt`); otherwise `ask` is enforced as `deny`. */
   canPrompt(hookPoint: HookPoint): boolean {
     const c = this.#options.canPrompt;
     return typeof c === "function" ? c(hookPoint) : c === true;
@@ -221,7 +254,11 @@ export class AartsHost {
     this.#options.onlog?.(entry);
   }
 
-  /** Evaluates a blocking hook event and returns what the host must do. */
+  /**
+   * Evaluates a blocking hook event and returns what the host must do. Engine failures, timeouts
+   * and invalid verdicts become synthetic verdicts (failure policy, spec §2.2); a Notification
+   * event is passed to {@link AartsHost.notify} and answered with a synthetic `allow`.
+   */
   async evaluate(event: AartsEvent, options: { subAgents?: SubAgentRegistry } = {}): Promise<HostDecision> {
     const hookPoint = event.hook_point;
     const subAgents = options.subAgents ?? this.#subAgents;
@@ -457,6 +494,7 @@ export class AartsHost {
     return event;
   }
 
+  /** Closes every registered engine (errors ignored). */
   async close(): Promise<void> {
     await Promise.allSettled(this.#options.hooks.map(async (h) => h.engine.close?.()));
   }

@@ -14,13 +14,19 @@ import {
 } from "../catalog.js";
 import { tableCoverage, tableCoversAllCategories } from "../taxonomy/canonicalize.js";
 
+/** What a host can do with one hook point (spec §2.6 [PROJECT]). */
 export interface HookCapability {
+  /** The host fires the hook. */
   readonly fired: boolean;
+  /** The host can enforce `deny` on it. */
   readonly canDeny: boolean;
+  /** The host can prompt the user on `ask`. */
   readonly canAsk?: boolean;
 }
 
+/** A host's capabilities as {@link computeLevel} reads them (spec §2.6 [PROJECT]); our adapters' profiles are in {@link HOST_PROFILES}. */
 export interface HostProfile {
+  /** Per hook point, whether it is fired and can deny or ask; a missing hook is not fired. */
   readonly hooks: Partial<Record<HookPoint, HookCapability>>;
   /** Canonical names the host's tool map can emit. */
   readonly toolCoverage: readonly string[];

@@ -6,7 +6,13 @@ import { STANDARD_SUGGESTED_RESOLUTIONS, type Severity, type VerdictDecision } f
 import { EngineFailure } from "../errors.js";
 import type { Directives, Verdict } from "../types.js";
 
+/** What an engine failure becomes (spec §2.2): `fail-open` (the AARTS default) ⇒ synthetic `allow`; `fail-closed` ⇒ synthetic `deny`. */
 export type FailurePolicy = "fail-open" | "fail-closed";
+/**
+ * How the verdicts of several hooks on one hook point merge (spec §2.3): `permissive` (the least
+ * strict vote wins: `deny` only if all deny; the AARTS default), `strict` (the strictest vote wins),
+ * `majority` (most votes; ties go to the stricter decision).
+ */
 export type MergePolicy = "permissive" | "strict" | "majority";
 
 /** One hook's outcome: a valid verdict or a failure. */
@@ -111,12 +117,17 @@ function mergeDirectives(contributors: readonly Verdict[]): Directives | undefin
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
+/** Options of {@link mergeResults}. */
 export interface MergeOptions {
+  /** How votes combine (spec §2.3 step 3). */
   readonly mergePolicy: MergePolicy;
+  /** `fail-closed`: any failure makes the merged verdict a synthetic `deny`; `fail-open`: failures abstain (spec §2.3 step 1). */
   readonly failurePolicy: FailurePolicy;
 }
 
+/** Result of {@link mergeResults}: the merged verdict and who caused it. */
 export interface MergeOutcome {
+  /** The merged verdict (spec §2.3 step 4), or a synthetic one. */
   readonly verdict: Verdict;
   /** Hook ids whose decision equals the merged decision (empty for synthetic verdicts). */
   readonly contributors: readonly string[];

@@ -9,6 +9,11 @@ import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statS
 import { homedir } from "node:os";
 import { join } from "node:path";
 
+/**
+ * Key-value store for state that must outlive one hook process (turn counters, pending asks,
+ * sub-agent bindings, compaction snapshots). Values are JSON. Implement it to keep that state
+ * elsewhere; {@link FileStateStore} is the default of the hook command, {@link MemoryStateStore} of in-process hosts.
+ */
 export interface StateStore {
   /** The current value (undefined when none). Reads never block. */
   read<T>(key: string): Promise<T | undefined>;
@@ -34,6 +39,7 @@ export class MemoryStateStore implements StateStore {
   }
 }
 
+/** Options of {@link FileStateStore}. */
 export interface FileStateStoreOptions {
   /** How long to wait for the lock. Default 2 000 ms. */
   readonly lockTimeoutMs?: number;
@@ -49,10 +55,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * round trips on its critical path); only waiting for a contended lock yields.
  */
 export class FileStateStore implements StateStore {
+  /** Directory holding the files (created with mode 0700 on the first write). */
   readonly dir: string;
   readonly #options: FileStateStoreOptions;
   #ready = false;
 
+  /** Creates a store in `dir` (see {@link defaultStateDir}); nothing is touched on disk until the first write. */
   constructor(dir: string, options: FileStateStoreOptions = {}) {
     this.dir = dir;
     this.#options = options;
@@ -81,6 +89,11 @@ export class FileStateStore implements StateStore {
     }
   }
 
+  /**
+   * Read-modify-write under an exclusive lock file; the new value is written atomically (file mode
+   * 0600, temporary file + rename). Throws when the lock stays held by a live process for longer than
+   * `lockTimeoutMs`, or on a file system error.
+   */
   async update<T>(key: string, fn: (current: T | undefined) => T | undefined): Promise<T | undefined> {
     this.#ensureDir();
     const file = this.fileOf(key);

@@ -26,12 +26,18 @@ import {
 } from "../catalog.js";
 import type { AartsEvent, Verdict, VersionCheckRequest, VersionCheckResponse } from "../types.js";
 
+/** One rule an input broke, as reported by the `validate*` functions. */
 export interface ValidationIssue {
   /** Dotted path of the offending member (`host_id`, `artifacts.0.type`); empty for the root. */
   readonly path: string;
+  /** What is wrong, e.g. `missing required field` or `expected one of allow, deny, ask, got "maybe"`. */
   readonly message: string;
 }
 
+/**
+ * Result of a `validate*` function: never throws. `ok: true` carries the input itself (not a copy,
+ * unknown members kept); `ok: false` lists every issue and a one-line `message` naming the first.
+ */
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[]; message: string };
 
 type Check = (value: unknown, path: string, out: ValidationIssue[]) => void;
@@ -304,12 +310,14 @@ export function validateArtifact(value: unknown): ValidationResult<unknown> {
   return result(value, out, "artifact");
 }
 
+/** Validates a version check request (spec §1.1): `aarts_version` must be a string. */
 export function validateVersionCheckRequest(value: unknown): ValidationResult<VersionCheckRequest> {
   const out: ValidationIssue[] = [];
   obj({ req: { aarts_version: str } })(value, "", out);
   return result(value, out, "version check request");
 }
 
+/** Validates a version check response (spec §1.1): boolean `compatible`, string `engine_id`, optional string `engine_version`. */
 export function validateVersionCheckResponse(value: unknown): ValidationResult<VersionCheckResponse> {
   const out: ValidationIssue[] = [];
   obj({ req: { compatible: bool, engine_id: str }, opt: { engine_version: str } })(value, "", out);
