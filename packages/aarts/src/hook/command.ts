@@ -25,12 +25,20 @@ import { SUBPROCESS_HOSTS } from "../hosts/registry.js";
 import { openTransport, parseConnect, type ConnectSpec } from "./connect.js";
 import { INSTALL_HOSTS, installPlan, type InstallHost } from "./install.js";
 
+/**
+ * The process streams and environment {@link runHookCommand} works with; the bin passes the real
+ * ones, tests and the `ahp hook` CLI command pass their own.
+ */
 export interface HookCommandIo {
   /** The host's hook JSON (a stream, or the bytes already read). */
   readonly stdin: AsyncIterable<Uint8Array | string> | Uint8Array | string;
+  /** Receives the answer in the host's native format (nothing else is written to it). */
   readonly stdout: { write(chunk: string): unknown };
+  /** Receives usage errors, host-specific messages and, with `--verbose`, diagnostics. */
   readonly stderr: { write(chunk: string): unknown };
+  /** Environment variables read (`AHP_CONNECT`, `AHP_HOOK_*`, `HOME`, …); default none. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Working directory (relative socket paths, project-scope install targets); default `process.cwd()`. */
   readonly cwd?: string;
   /** Clock (tests). */
   readonly now?: () => Date;

@@ -10,9 +10,12 @@ import { NdjsonStreamTransport, type Transport } from "@ahp/core";
 import { tokenizeShell } from "@ahp/shell";
 import { EngineFailure } from "../errors.js";
 
+/** How the hook command reaches the harness: a Unix socket, a child process on stdio, HTTP(S) or WebSocket. */
 export type ConnectKind = "unix" | "stdio" | "http" | "ws";
 
+/** A parsed `--connect` value (see {@link parseConnect}). */
 export interface ConnectSpec {
+  /** Transport kind, from the value's prefix (`unix:`, `stdio:`, `http(s)://`, `ws(s)://`). */
   readonly kind: ConnectKind;
   /** Socket path, command line or URL. */
   readonly target: string;
@@ -37,16 +40,23 @@ export function parseConnect(value: string): ConnectSpec {
   throw new Error(`--connect ${JSON.stringify(value)}: expected unix:PATH, stdio:CMD, http(s)://URL or ws(s)://URL`);
 }
 
+/** Options of {@link openTransport}. */
 export interface OpenOptions {
+  /** Resolves a relative `unix:` path and is the working directory of a `stdio:` harness; default `process.cwd()`. */
   readonly cwd?: string;
+  /** Environment of a `stdio:` harness; default the current process's. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Connection establishment limit. Default 5 000 ms. */
   readonly connectTimeoutMs?: number;
-  /** HTTP: limit of one exchange. */
+  /** HTTP: limit of one request/response exchange, in ms; default the HTTP transport's. */
   readonly requestTimeoutMs?: number;
 }
 
-/** Opens a client transport for a `--connect` spec (not started). */
+/**
+ * Opens a client transport for a `--connect` spec (not started). Rejects with an
+ * {@link EngineFailure} (`transport`) when the socket cannot be reached in time, the command
+ * cannot be started, or the optional peer `@ahp/transport-http` / `@ahp/transport-ws` is not installed.
+ */
 export async function openTransport(spec: ConnectSpec, options: OpenOptions = {}): Promise<Transport> {
   switch (spec.kind) {
     case "unix":

@@ -5,24 +5,32 @@
  */
 import { join } from "node:path";
 
+/** A host `ahp-aarts-hook install` can write a hook configuration for. */
 export type InstallHost = "claude-code" | "cursor" | "copilot-cli" | "vscode" | "cline" | "windsurf";
+/** Every {@link InstallHost}, in the order usage messages list them. */
 export const INSTALL_HOSTS: readonly InstallHost[] = ["claude-code", "cursor", "copilot-cli", "vscode", "cline", "windsurf"];
 
+/** Options of {@link installPlan}. */
 export interface InstallOptions {
   /** The hook command prefix, e.g. `ahp-aarts-hook` or `ahp hook`. */
   readonly command: string;
   /** Extra arguments after the host name (`--connect …`, `--fail-closed`, …), already quoted. */
   readonly args: readonly string[];
+  /** Also ask the host to block when the hook itself crashes, where it has such a setting (Cursor's `failClosed`). */
   readonly failClosed: boolean;
+  /** Home directory: user-scope configuration files live under it. */
   readonly home: string;
+  /** Project directory: project-scope configuration files (Copilot CLI, VS Code) live under it. */
   readonly cwd: string;
   /** Native events to register (default: every mapped event of the host). */
   readonly events?: readonly string[];
 }
 
+/** What `install` prints or writes for one host (see {@link installPlan}): a JSON configuration to merge, or hook scripts. */
 export interface InstallPlan {
   /** Configuration file (JSON hosts) or directory (Cline hook scripts). */
   readonly path: string;
+  /** `user` (written by `--write`) or `project` (written only with `--project`, spec §2.7). */
   readonly scope: "user" | "project";
   /** JSON hosts: merge our entries into an existing configuration (idempotent). */
   readonly merge?: (existing: Record<string, unknown> | undefined) => Record<string, unknown>;
@@ -30,6 +38,7 @@ export interface InstallPlan {
   readonly files?: Readonly<Record<string, string>>;
   /** What to print. */
   readonly text: string;
+  /** Remarks for the user (printed as `#` comments): what the configuration does and where it applies. */
   readonly notes: readonly string[];
 }
 
@@ -157,7 +166,7 @@ function claudeLike(host: "claude-code" | "vscode", options: InstallOptions): In
   };
 }
 
-/** Builds the install plan for a host. */
+/** Builds the install plan for a host (pure: reads and writes nothing). Throws an `Error` naming the known events when `options.events` has one the host does not know. */
 export function installPlan(host: InstallHost, options: InstallOptions): InstallPlan {
   switch (host) {
     case "claude-code":

@@ -17,9 +17,12 @@ export interface NativeResponse {
   readonly exitCode: number;
 }
 
+/** A {@link NativeResponse} that writes `value` as one JSON line to stdout with `exitCode` (default 0). */
 export const json = (value: unknown, exitCode = 0): NativeResponse => ({ stdout: `${JSON.stringify(value)}\n`, stderr: "", exitCode });
+/** The empty answer `{}` with exit code 0: "no opinion", the host proceeds as without the hook. */
 export const EMPTY: NativeResponse = Object.freeze({ stdout: "{}\n", stderr: "", exitCode: 0 });
 
+/** Thrown by {@link decodeHookInput} when a host's hook input is not a JSON object in UTF-8 or UTF-16LE. */
 export class HookInputError extends Error {
   override readonly name = "HookInputError";
 }
@@ -69,6 +72,7 @@ export interface SessionState {
   extra?: Record<string, unknown>;
 }
 
+/** A fresh {@link SessionState}: turn 0, nothing pending, zero counters. */
 export const emptySessionState = (): SessionState => ({
   turn: 0,
   pendingSpawns: [],
@@ -95,11 +99,13 @@ export interface HookRuntime {
   readonly options: AdapterOptions;
 }
 
+/** Options of the subprocess host adapters (`run*Hook`), usually filled from the hook command's flags. */
 export interface AdapterOptions {
   /** Claude Code / VS Code: how an applied modification is rendered. Default `ask`. */
   readonly modifyAs?: "ask" | "allow";
   /** Host version to put in events when the input does not carry it. */
   readonly hostVersion?: string;
+  /** BCP 47 locale to put in events (envelope `locale`). */
   readonly locale?: string;
   /** MCP tool names for hosts whose MCP rule is set membership. */
   readonly mcpTools?: readonly string[];
@@ -109,11 +115,17 @@ export interface AdapterOptions {
   readonly home?: string;
 }
 
+/** Inputs of {@link envelope}. */
 export interface EnvelopeFields {
+  /** `host_id` (e.g. `claude-code`). */
   readonly hostId: string;
+  /** `session_id` of the event. */
   readonly sessionId: string;
+  /** Becomes `timestamp` (RFC 3339 UTC with milliseconds). */
   readonly now: Date;
+  /** `host_version`, when known. */
   readonly hostVersion?: string | undefined;
+  /** `locale`, when known. */
   readonly locale?: string | undefined;
 }
 
@@ -171,6 +183,7 @@ export function toolInputOf(value: unknown): Record<string, unknown> {
   return value === undefined || value === null ? {} : { raw: value };
 }
 
+/** `v` when it is a string, else `undefined`. */
 export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 /** A tool result as `string or object` (§1.5 PostToolUse). */

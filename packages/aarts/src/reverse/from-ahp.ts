@@ -29,6 +29,7 @@ export interface AhpEventLike {
   readonly metadata?: Record<string, unknown> | null;
 }
 
+/** Context of {@link fromAhpEvent}: what the AHP connection knows beyond the event itself. */
 export interface FromAhpEventContext {
   /** `agent_info` of the connection's handshake, when one was made. */
   readonly agentInfo?: { readonly framework?: string; readonly version?: string };

@@ -59,14 +59,21 @@ const NOT_ADVERTISED = new Set([
   "handshake",
 ]);
 
+/** A log record of {@link AartsReverseBridge}, delivered through `onlog`. */
 export interface ReverseBridgeLogEntry {
+  /** `error` for engine failures and a failed version check, `info` for non-`allow` verdicts, `debug` for `allow`. */
   readonly level: "debug" | "info" | "warn" | "error";
+  /** Human-readable text. */
   readonly message: string;
+  /** The AARTS hook the AHP event was mapped to. */
   readonly hookPoint?: HookPoint;
+  /** The engine's verdict, when the record reports one. */
   readonly verdict?: Verdict;
 }
 
+/** Options of {@link AartsReverseBridge}. Only `engine` is required. */
 export interface ReverseBridgeOptions {
+  /** The AARTS engine that decides (version-checked once, on the first event). */
   readonly engine: AartsEngine;
   /** AARTS failure policy for single requests. Default `fail-open`; inside `ahp/batch` failures always block (§5.9). */
   readonly failurePolicy?: FailurePolicy;
@@ -74,25 +81,38 @@ export interface ReverseBridgeOptions {
   readonly timeouts?: Partial<Record<HookPoint, number>>;
   /** Events deeper than this are answered with `block` (§5.7). Default 10. */
   readonly maxDepth?: number;
+  /** `harness_info` the agents see in the handshake; default name `aarts-reverse-bridge`, this package's version. */
   readonly harnessInfo?: { readonly name?: string; readonly version?: string };
-  /** Default true. */
+  /** An invalid verdict that still says `deny` is answered as `block`, not as a failure (spec §2.2). Default `true`. */
   readonly salvageMalformedDeny?: boolean;
   /** AARTS major sent in the version check (Q1). Default "0". */
   readonly versionCheckMajor?: string;
   /** Extra AhpServer options (transport limits, `onerror`). */
   readonly server?: Omit<AhpServerOptions, "handlers" | "harnessInfo" | "requireHandshake">;
+  /** Receives log records; default: dropped. */
   readonly onlog?: (entry: ReverseBridgeLogEntry) => void;
+  /** Clock used as the receipt time of events; default `new Date()`. */
   readonly now?: () => Date;
 }
 
 type Outcome = { ok: true; verdict: Verdict } | { ok: false; failure: EngineFailure };
 
+/**
+ * The AHP reverse bridge (spec §5.7, §5.9): an AHP harness whose decisions come from an AARTS
+ * engine. Agents connect with {@link AartsReverseBridge.connect}; each `pre_action`/`pre_prompt`
+ * becomes an AARTS event for the engine and the verdict goes back as an AHP decision (§5.6).
+ * Engine failures are answered by the failure policy (`allow` or `block`, with
+ * `metadata.aarts.failure`); inside `ahp/batch` they always block. Requests for event types it
+ * does not advertise get JSON-RPC -32601.
+ */
 export class AartsReverseBridge {
+  /** The underlying `@ahp/core` server (handshake required; advertises {@link REVERSE_BRIDGE_CAPABILITIES}). */
   readonly server: AhpServer;
   readonly #options: ReverseBridgeOptions;
   #activation?: Promise<EngineFailure | undefined>;
   #engineId = "aarts-engine";
 
+  /** Creates the bridge; the engine is contacted on the first event. */
   constructor(options: ReverseBridgeOptions) {
     this.#options = options;
     this.server = new AhpServer({
@@ -122,6 +142,7 @@ export class AartsReverseBridge {
     return this.server.connect(new AdvertisedTypesGate(transport));
   }
 
+  /** Closes the server and every connection, then the engine. */
   async close(): Promise<void> {
     await this.server.close();
     await this.#options.engine.close?.();
