@@ -38,9 +38,15 @@ export type HookPoint = (typeof HOOK_POINTS)[number];
 export type BlockingMode = "required" | "recommended" | "notification";
 /** AARTS conformance level (spec §2.6): 1 Basic, 2 Standard, 3 Comprehensive; levels are cumulative. */
 export type ConformanceLevel = "basic" | "standard" | "comprehensive";
-/** A standard extension merged flat into an event (spec §1.3): Turn, Tool Context, Trust Source, Modification Tracking, Provenance. */
+/**
+ * A standard extension merged flat into an event (spec §1.3): Turn, Tool Context, Trust Source,
+ * Modification Tracking, Provenance.
+ */
 export type ExtensionName = "turn" | "tool" | "trust_source" | "modification" | "provenance";
-/** A hook-specific directive a verdict may carry on `allow` (spec §1.8); `x-ahp` is not listed because every hook accepts it. */
+/**
+ * A hook-specific directive a verdict may carry on `allow` (spec §1.8); `x-ahp` is not listed because
+ * every hook accepts it.
+ */
 export type DirectiveName = "inject_context" | "permitted_tools" | "strip_hooks";
 /** Phase of the agent lifecycle a hook point belongs to (the Phase column of spec §1.4). */
 export type Phase = "session" | "config" | "prompt" | "tool" | "sub_agent" | "output" | "memory" | "verdict";
@@ -508,7 +514,8 @@ export const STANDARD_SUGGESTED_RESOLUTIONS = ["allow_always", "allow_similar", 
 /** Closed set of verdict `decision` values (spec §1.7), in increasing strictness. */
 export const VERDICT_DECISIONS = ["allow", "deny", "ask"] as const;
 /**
- * Verdict decision (spec §1.7): `allow` proceeds, `deny` blocks and surfaces `reasons`, `ask` prompts the user (or is `deny` where the host cannot prompt).
+ * Verdict decision (spec §1.7): `allow` proceeds, `deny` blocks and surfaces `reasons`, `ask` prompts
+ * the user (or is `deny` where the host cannot prompt).
  */
 export type VerdictDecision = (typeof VERDICT_DECISIONS)[number];
 /** Closed set of verdict `severity` values (spec §1.7), in increasing order. */

@@ -166,7 +166,10 @@ function claudeLike(host: "claude-code" | "vscode", options: InstallOptions): In
   };
 }
 
-/** Builds the install plan for a host (pure: reads and writes nothing). Throws an `Error` naming the known events when `options.events` has one the host does not know. */
+/**
+ * Builds the install plan for a host (pure: reads and writes nothing). Throws an `Error` naming
+ * the known events when `options.events` has one the host does not know.
+ */
 export function installPlan(host: InstallHost, options: InstallOptions): InstallPlan {
   switch (host) {
     case "claude-code":

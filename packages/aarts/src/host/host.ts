@@ -95,7 +95,8 @@ export interface AuditRecord {
 }
 
 /**
- * A log record of {@link AartsHost}, delivered through `onlog` (spec §2.2: every failure is logged; §2.3: every individual hook result).
+ * A log record of {@link AartsHost}, delivered through `onlog` (spec §2.2: every failure is logged;
+ * §2.3: every individual hook result).
  */
 export interface HostLogEntry {
   /** `error` for engine failures, `warn` for directives not honoured, `debug` for individual hook results. */
@@ -122,15 +123,24 @@ export interface AartsHostOptions {
   readonly timeoutMs?: number;
   /** Version-check timeout; default 10 000 ms. */
   readonly versionCheckTimeoutMs?: number;
-  /** A timeout on a Recommended hook yields a synthetic `allow` (severity `warning`) instead of the failure policy (spec §2.1). Default `false`. */
+  /**
+   * A timeout on a Recommended hook yields a synthetic `allow` (severity `warning`) instead of the
+   * failure policy (spec §2.1). Default `false`.
+   */
   readonly recommendedTimeoutProceeds?: boolean;
-  /** An invalid verdict that still says `deny` counts as a `deny`, never as a failure (spec §2.2, Q4). Default `true`. */
+  /**
+   * An invalid verdict that still says `deny` counts as a `deny`, never as a failure (spec §2.2, Q4).
+   * Default `true`.
+   */
   readonly salvageMalformedDeny?: boolean;
   /** Whether the host can prompt the user for an `ask` on this hook (capability matrix §4.9). Default false. */
   readonly canPrompt?: boolean | ((hookPoint: HookPoint) => boolean);
   /** Whether the host can keep a skill's text while discarding its hooks. Default false. */
   readonly canStripHooks?: boolean;
-  /** A `strip_hooks: true` allow on a host that cannot strip hooks becomes `deny`, or loads the skill with a warning (`allow`) (spec §2.5). Default `deny`. */
+  /**
+   * A `strip_hooks: true` allow on a host that cannot strip hooks becomes `deny`, or loads the skill
+   * with a warning (`allow`) (spec §2.5). Default `deny`.
+   */
   readonly stripHooksUnsupported?: "deny" | "allow";
   /** AARTS major sent in the version check (Q1). Default "0". */
   readonly versionCheckMajor?: string;
@@ -138,7 +148,10 @@ export interface AartsHostOptions {
   readonly subAgents?: SubAgentRegistry;
   /** Sampling rate for audit records of `allow` decisions, 0–1. Default 1. */
   readonly auditAllowSampleRate?: number;
-  /** Receives an audit record for every `deny` and `ask` and for sampled `allow` decisions (spec §2.7); credentials in it are masked. */
+  /**
+   * Receives an audit record for every `deny` and `ask` and for sampled `allow` decisions (spec §2.7);
+   * credentials in it are masked.
+   */
   readonly onaudit?: (record: AuditRecord) => void;
   /** Receives log records; default: dropped. */
   readonly onlog?: (entry: HostLogEntry) => void;
@@ -200,7 +213,10 @@ export class AartsHost {
     return this.#options.timeouts?.[hookPoint] ?? this.#options.timeoutMs ?? HOOK_CATALOG[hookPoint].defaultTimeoutMs ?? 5_000;
   }
 
-  /** Whether this host can show an `ask` prompt for `hookPoint` (option `canPrompt`); otherwise `ask` is enforced as `deny`. */
+  /**
+   * Whether this host can show an `ask` prompt for `hookPoint` (option `canPrompt`); otherwise `ask`
+   * is enforced as `deny`.
+   */
   canPrompt(hookPoint: HookPoint): boolean {
     const c = this.#options.canPrompt;
     return typeof c === "function" ? c(hookPoint) : c === true;

@@ -6,7 +6,10 @@ import { STANDARD_SUGGESTED_RESOLUTIONS, type Severity, type VerdictDecision } f
 import { EngineFailure } from "../errors.js";
 import type { Directives, Verdict } from "../types.js";
 
-/** What an engine failure becomes (spec §2.2): `fail-open` (the AARTS default) ⇒ synthetic `allow`; `fail-closed` ⇒ synthetic `deny`. */
+/**
+ * What an engine failure becomes (spec §2.2): `fail-open` (the AARTS default) ⇒ synthetic `allow`;
+ * `fail-closed` ⇒ synthetic `deny`.
+ */
 export type FailurePolicy = "fail-open" | "fail-closed";
 /**
  * How the verdicts of several hooks on one hook point merge (spec §2.3): `permissive` (the least
@@ -121,7 +124,10 @@ function mergeDirectives(contributors: readonly Verdict[]): Directives | undefin
 export interface MergeOptions {
   /** How votes combine (spec §2.3 step 3). */
   readonly mergePolicy: MergePolicy;
-  /** `fail-closed`: any failure makes the merged verdict a synthetic `deny`; `fail-open`: failures abstain (spec §2.3 step 1). */
+  /**
+   * `fail-closed`: any failure makes the merged verdict a synthetic `deny`; `fail-open`: failures
+   * abstain (spec §2.3 step 1).
+   */
   readonly failurePolicy: FailurePolicy;
 }
 
