@@ -30,6 +30,9 @@ import {
 } from "./common.js";
 import { parseSkillFile } from "./frontmatter.js";
 
+/**
+ * A host that speaks Claude Code's hook JSON: Claude Code itself ({@link CLAUDE_CODE}) or VS Code agent hooks ({@link VSCODE}) (spec §4.1, §4.3).
+ */
 export interface ClaudeCompatibleHost {
   /** `claude-code` or `vscode`. */
   readonly hostId: "claude-code" | "vscode";
@@ -39,7 +42,9 @@ export interface ClaudeCompatibleHost {
   readonly skillTool?: string;
 }
 
+/** Claude Code: sub-agents through `Task`/`Agent`, skills through `Skill` (spec §4.1). */
 export const CLAUDE_CODE: ClaudeCompatibleHost = { hostId: "claude-code", delegateTools: ["Task", "Agent"], skillTool: "Skill" };
+/** VS Code agent hooks: Claude-compatible JSON, sub-agents through `runSubagent`, no skill tool (spec §4.3). */
 export const VSCODE: ClaudeCompatibleHost = { hostId: "vscode", delegateTools: ["runSubagent"] };
 
 /** Native hook events the adapter maps (others answer `{}`). */
@@ -70,8 +75,11 @@ const RENDER_HOOK: Record<string, HookPoint> = {
   SubagentStop: "PostSubAgentResult",
 };
 
+/** Options of {@link renderClaudeCode}. */
 export interface ClaudeRenderOptions {
+  /** The native `hook_event_name` being answered; decides the output shape. */
   readonly nativeEvent: string;
+  /** Engine named in the rendered reason (`Blocked by <engineId>: …`). */
   readonly engineId: string;
   /** Native tool name (MCP detection for PostToolUse redaction). */
   readonly toolName?: string;
@@ -163,13 +171,24 @@ export const claudeCanPrompt = (hookPoint: HookPoint): boolean => hookPoint === 
 
 // ------------------------------------------------------------------ event builders (pure)
 
+/**
+ * What the Claude Code event builders need besides the hook input: the host flavour, the clock,
+ * the session state kept between hook processes, and the adapter options.
+ */
 export interface ClaudeContext {
+  /** Claude Code or VS Code. */
   readonly host: ClaudeCompatibleHost;
+  /** Becomes the event `timestamp`. */
   readonly now: Date;
+  /** The session's state (turn counter, bound sub-agents, pending asks). */
   readonly state: SessionState;
+  /** `host_version` of the events. */
   readonly hostVersion?: string;
+  /** `locale` of the events. */
   readonly locale?: string;
+  /** Native tool names to canonicalise as `mcp_call` (spec §3.2). */
   readonly mcpTools?: readonly string[];
+  /** User tool map, native name → canonical name (spec §3.2 rule 3). */
   readonly toolMap?: Readonly<Record<string, string>>;
 }
 
@@ -187,6 +206,7 @@ export function attribution(input: Record<string, unknown>, state: SessionState)
   return { sessionId };
 }
 
+/** The `turn_id` of an input: Claude Code's `prompt_id` when present, else `<session_id>:<turn counter>`. */
 export function turnIdOf(input: Record<string, unknown>, state: SessionState): string {
   return str(input.prompt_id) ?? `${str(input.session_id) ?? "unknown"}:${state.turn}`;
 }

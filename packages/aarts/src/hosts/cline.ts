@@ -37,6 +37,10 @@ export function renderCline(
   return json({ cancel: true, errorMessage: r });
 }
 
+/**
+ * Renders a failure-policy verdict in Cline's output (`{cancel, errorMessage}`), for an input the
+ * adapter could not process; `ask` becomes `deny` (Cline cannot prompt).
+ */
 export function renderClineFailure(input: Record<string, unknown>, verdict: Verdict, engineId: string): NativeResponse {
   return renderCline({ verdict, enforced: verdict.decision === "ask" ? "deny" : verdict.decision }, str(input.hookName) ?? "", engineId);
 }
@@ -63,6 +67,11 @@ export function clinePreToolUse(input: Record<string, unknown>, turnId: string, 
   } as AartsEvent;
 }
 
+/**
+ * Runs one Cline hook invocation (spec §4.4): maps the input named by `hookName` to an AARTS event,
+ * evaluates it through `rt`, keeps the session state (turn counter, summary) and returns Cline's
+ * `{cancel, contextModification?, errorMessage?}` answer. Unknown hook names answer `{"cancel":false}`.
+ */
 export async function runClineHook(input: Record<string, unknown>, rt: HookRuntime): Promise<NativeResponse> {
   const hookName = str(input.hookName) ?? "";
   const sessionId = str(input.taskId) ?? "unknown";

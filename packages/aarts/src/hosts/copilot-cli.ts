@@ -38,6 +38,7 @@ export function renderCopilotCli(
   });
 }
 
+/** Renders a failure-policy verdict in Copilot CLI's output, for an input the adapter could not process; only `preToolUse` can block. */
 export function renderCopilotCliFailure(input: Record<string, unknown>, verdict: Verdict, engineId: string): NativeResponse {
   return renderCopilotCli({ verdict, enforced: verdict.decision }, nativeEventOf(input), engineId);
 }

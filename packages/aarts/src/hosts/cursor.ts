@@ -40,8 +40,11 @@ const RENDER_HOOK: Record<string, HookPoint> = {
 /** Can Cursor prompt (capability matrix §4.9)? Permission events except `beforeReadFile`. */
 export const cursorCanPrompt = (nativeEvent: string): boolean => PERMISSION_EVENTS.has(nativeEvent) && nativeEvent !== "beforeReadFile";
 
+/** Options of {@link renderCursor}. */
 export interface CursorRenderOptions {
+  /** The native `hook_event_name` being answered; decides the output shape. */
   readonly nativeEvent: string;
+  /** Engine named in the rendered reason. */
   readonly engineId: string;
   /** The tool is an MCP tool (PostToolUse redaction). */
   readonly mcp?: boolean;
@@ -79,17 +82,27 @@ export function renderCursor(
   return EMPTY;
 }
 
+/**
+ * Renders a failure-policy verdict in Cursor's output, for an input the adapter could not process
+ * (bad input, configuration error, harness failure); `ask` becomes `deny` where Cursor cannot prompt.
+ */
 export function renderCursorFailure(input: Record<string, unknown>, verdict: Verdict, engineId: string): NativeResponse {
   const nativeEvent = str(input.hook_event_name) ?? "";
   const enforced = verdict.decision === "ask" && !cursorCanPrompt(nativeEvent) ? "deny" : verdict.decision;
   return renderCursor({ verdict, enforced, hookPoint: RENDER_HOOK[nativeEvent] ?? "PreToolUse" }, { nativeEvent, engineId });
 }
 
+/** What the Cursor event builders need besides the hook input. */
 export interface CursorContext {
+  /** Becomes the event `timestamp`. */
   readonly now: Date;
+  /** `host_version` when the input carries no `cursor_version`. */
   readonly hostVersion?: string;
+  /** `locale` of the events. */
   readonly locale?: string;
+  /** Native tool names to canonicalise as `mcp_call` (spec §3.2). */
   readonly mcpTools?: readonly string[];
+  /** User tool map, native name → canonical name (spec §3.2 rule 3). */
   readonly toolMap?: Readonly<Record<string, string>>;
 }
 

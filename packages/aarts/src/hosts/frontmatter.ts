@@ -5,8 +5,11 @@
  * its frontmatter cannot be parsed, PreSkillLoad is not fired").
  */
 
+/** A skill or agent-definition file split by {@link parseSkillFile}. */
 export interface SkillDocument {
+  /** The parsed `---` frontmatter (PreSkillLoad `frontmatter`). */
   readonly frontmatter: Record<string, unknown>;
+  /** Everything after the frontmatter (PreSkillLoad `body_content`). */
   readonly body: string;
 }
 
@@ -25,6 +28,11 @@ interface Line {
   readonly text: string;
 }
 
+/**
+ * Parses the YAML subset skill frontmatter uses: block and flow scalars, nested maps and lists by
+ * indentation, `|` and `>` blocks. Throws an `Error` on anything outside the subset (tabs in indentation,
+ * bad indentation, flow maps, unterminated strings), so the caller can skip PreSkillLoad instead of guessing.
+ */
 export function parseYamlSubset(source: string): unknown {
   const lines: Line[] = [];
   for (const raw of source.split("\n")) {

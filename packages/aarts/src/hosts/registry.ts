@@ -8,7 +8,9 @@ import { nativeEventOf, renderCopilotCliFailure, runCopilotCliHook } from "./cop
 import { renderCursorFailure, runCursorHook } from "./cursor.js";
 import { renderWindsurfFailure, runWindsurfHook } from "./windsurf.js";
 
+/** A host the hook command serves: how to run one invocation and how to answer when it fails. */
 export interface SubprocessHost {
+  /** `host_id` of the events it builds. */
   readonly hostId: string;
   /** Runs one invocation. `eventName` is the `--event` flag (Copilot CLI inputs do not name their event). */
   run(input: Record<string, unknown>, rt: HookRuntime, eventName?: string): Promise<NativeResponse>;
@@ -23,6 +25,10 @@ export interface SubprocessHost {
 const nativeEvent = (input: Record<string, unknown>) => (typeof input.hook_event_name === "string" ? input.hook_event_name : "");
 const claudePrompt: readonly HookPoint[] = ["PreToolUse", "PreSubAgentSpawn", "PreSkillLoad"];
 
+/**
+ * The hosts `ahp-aarts-hook <host>` serves, keyed by the command-line host name (`claude-code`,
+ * `vscode`, `cursor`, `copilot-cli`, `cline`, `windsurf`), with what each can prompt on and modify (spec §4.9).
+ */
 export const SUBPROCESS_HOSTS: Readonly<Record<string, SubprocessHost>> = {
   "claude-code": {
     hostId: "claude-code",

@@ -11,11 +11,16 @@ import { envelope, provenance, str, stringOrObject, toolContext, toolInputOf, ty
 
 const ALLOW: NativeResponse = Object.freeze({ stdout: "", stderr: "", exitCode: 0 });
 
+/**
+ * Renders a decision for a Windsurf pre-hook (spec §4.5): `allow` exits 0 silently; `deny` and `ask`
+ * (Windsurf cannot prompt) exit 2 with the reason on stderr.
+ */
 export function renderWindsurf(decision: { verdict: Verdict; enforced: "allow" | "deny" | "ask" }, engineId: string): NativeResponse {
   if (decision.enforced === "allow") return ALLOW;
   return { stdout: "", stderr: `${reasonText(decision.verdict, engineId, "deny")}\n`, exitCode: 2 };
 }
 
+/** Renders a failure-policy verdict for an input the adapter could not process; post-hooks always exit 0 (they cannot block). */
 export function renderWindsurfFailure(input: Record<string, unknown>, verdict: Verdict, engineId: string): NativeResponse {
   const action = str(input.agent_action_name) ?? "";
   // Only pre-hooks can block; post-hooks always exit 0.
@@ -49,6 +54,12 @@ function toolOf(
   }
 }
 
+/**
+ * Maps a Windsurf hook input to an AARTS event (spec §4.5): `pre_*` tool actions → PreToolUse,
+ * `post_*` → PostToolUse, `pre_user_prompt` → PreUserInput, `post_cascade_response` →
+ * PreOutputDeliver; `undefined` for an action it does not map. `session_id` is `trajectory_id`,
+ * `turn_id` is `execution_id`.
+ */
 export function windsurfEvent(input: Record<string, unknown>, now: Date, hostVersion?: string): AartsEvent | undefined {
   const action = str(input.agent_action_name) ?? "";
   const info = (typeof input.tool_info === "object" && input.tool_info !== null ? input.tool_info : {}) as Record<string, unknown>;
@@ -85,6 +96,10 @@ export function windsurfEvent(input: Record<string, unknown>, now: Date, hostVer
   } as AartsEvent;
 }
 
+/**
+ * Runs one Windsurf hook invocation: evaluates the mapped event through `rt` and renders the answer;
+ * post-hooks and unmapped actions always exit 0 (observe only).
+ */
 export async function runWindsurfHook(input: Record<string, unknown>, rt: HookRuntime): Promise<NativeResponse> {
   const now = rt.now();
   const event = windsurfEvent(input, now, rt.options.hostVersion);
