@@ -57,6 +57,10 @@ export function redactSecrets(text: string): string {
   return out;
 }
 
+/**
+ * Cuts `text` to {@link CONTENT_CAP} UTF-16 code units for a `content` artifact (spec §1.6); shorter
+ * text is returned unchanged.
+ */
 export const capContent = (text: string): string => (text.length > CONTENT_CAP ? text.slice(0, CONTENT_CAP) : text);
 
 /** Shell artifacts (spec §3.5 row `shell`): the command verbatim, then its URLs. */
@@ -105,6 +109,7 @@ function leafUrls(out: Artifact[], value: unknown, path: string, depth: number):
   else if (isRecord(value)) for (const [k, v] of Object.entries(value)) leafUrls(out, v, `${path}.${k}`, depth + 1);
 }
 
+/** Options of {@link extractArtifacts}. */
 export interface ExtractOptions {
   /** Host table for the per-host field names (spec §3.5); default: every known field name. */
   readonly hostId?: string;

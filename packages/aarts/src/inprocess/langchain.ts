@@ -14,14 +14,24 @@ import { provenance, stringOrObject, toolContext } from "../hosts/common.js";
 import type { AartsEvent } from "../types.js";
 import { AartsBlockedError } from "./openai-agents.js";
 
+/**
+ * Fields of the LangChain `ToolMessage` the middleware asks `toolMessage` to build when it denies or
+ * redacts a tool call.
+ */
 export interface ToolMessageFields {
+  /** The reason (deny) or the redaction notice (PostToolUse deny). */
   content: string;
+  /** Id of the tool call being answered. */
   tool_call_id: string;
+  /** Tool name. */
   name: string;
+  /** `error` (used for a denied call and for a redacted result). */
   status: "success" | "error";
 }
 
+/** Options of {@link createLangChainMiddleware}. `host` and `toolMessage` are required. */
 export interface LangChainAdapterOptions {
+  /** The host role that evaluates the events. */
   readonly host: AartsHost;
   /** Builds a ToolMessage (e.g. `(f) => new ToolMessage(f)` from `@langchain/core/messages`). */
   readonly toolMessage: (fields: ToolMessageFields) => unknown;
@@ -36,14 +46,21 @@ export interface LangChainAdapterOptions {
   }) => Promise<Resolution | "approve" | "reject" | "edit">;
   /** MCP tools are recognised by origin, not name: return true for tools from the MCP adapters. */
   readonly isMcpTool?: (tool: unknown) => boolean;
+  /** User tool map, native name → canonical name (spec §3.2 rule 3). */
   readonly toolMap?: Readonly<Record<string, string>>;
+  /** `host_version` of the events. */
   readonly hostVersion?: string;
+  /** Clock for event timestamps; default `new Date()`. */
   readonly now?: () => Date;
 }
 
+/** A tool call as LangChain passes it to `wrapToolCall`. */
 export interface ToolCallLike {
+  /** Tool call id (becomes the ToolMessage's `tool_call_id`). */
   readonly id?: string;
+  /** Native tool name. */
   readonly name: string;
+  /** Tool arguments (the AARTS `tool_input`). */
   readonly args: Record<string, unknown>;
 }
 
@@ -71,6 +88,15 @@ const textOf = (content: unknown): string =>
           .join("")
       : JSON.stringify(content ?? "");
 
+/**
+ * LangChain JS `createAgent` middleware hooks backed by an {@link AartsHost} (spec §4.8): spread the
+ * result into `createMiddleware({ name: "aarts", ... })`. `beforeAgent` fires SessionStart (first
+ * invocation of a thread) and PreUserInput, `wrapModelCall` PreLLMRequest and PostLLMResponse,
+ * `wrapToolCall` PreToolUse and PostToolUse, `afterAgent` PreOutputDeliver. An `ask` on a tool
+ * call goes to `interrupt` (none ⇒ deny); a denied tool call answers the model with an error
+ * ToolMessage, a denied result is redacted; a deny anywhere else throws {@link AartsBlockedError}.
+ * The session is the LangGraph `thread_id` when configured.
+ */
 export function createLangChainMiddleware(options: LangChainAdapterOptions) {
   const now = options.now ?? (() => new Date());
   const seenThreads = new Set<string>();

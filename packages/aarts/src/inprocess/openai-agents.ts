@@ -6,7 +6,8 @@
  *   const aarts = createOpenAIAgentsAdapter({ host });
  *   const shell = tool({ ..., needsApproval: aarts.needsApprovalFor("shell"),
  *                        inputGuardrails: [aarts.toolInputGuardrail], outputGuardrails: [aarts.toolOutputGuardrail] });
- *   const agent = new Agent({ ..., inputGuardrails: [aarts.inputGuardrail], outputGuardrails: [aarts.outputGuardrail] });
+ *   const agent = new Agent({ ..., inputGuardrails: [aarts.inputGuardrail], outputGuardrails:
+ * [aarts.outputGuardrail] });
  *   await run(agent, input, { callModelInputFilter: aarts.callModelInputFilter });
  */
 import { randomUUID } from "node:crypto";
@@ -16,10 +17,16 @@ import { reasonText } from "../host/policy.js";
 import { provenance, stringOrObject, toolContext } from "../hosts/common.js";
 import type { AartsEvent } from "../types.js";
 
+/** Options of {@link createOpenAIAgentsAdapter}. Only `host` is required. */
 export interface OpenAIAgentsAdapterOptions {
+  /**
+   * The host role that evaluates the events (create it with `canPrompt` for the hooks where the app
+   * approves interruptions).
+   */
   readonly host: AartsHost;
   /** Session id: fixed, or from the run context (SDK session id, group id); default one UUID per adapter. */
   readonly sessionId?: string | ((runContext: unknown) => string | undefined);
+  /** `host_version` of the events (the SDK version, if you want it recorded). */
   readonly hostVersion?: string;
   /** User map for function tools (§3.2 rule 3). */
   readonly toolMap?: Readonly<Record<string, string>>;
@@ -27,6 +34,7 @@ export interface OpenAIAgentsAdapterOptions {
   readonly mcpTools?: readonly string[];
   /** On deny, throw a tripwire (`throwException`) instead of returning the reason to the model. Default false. */
   readonly haltOnDeny?: boolean;
+  /** Clock for event timestamps; default `new Date()`. */
   readonly now?: () => Date;
 }
 
@@ -40,8 +48,14 @@ export interface FunctionCallItemLike {
 }
 
 type Behavior = { type: "allow" } | { type: "rejectContent"; message: string } | { type: "throwException" };
+/**
+ * What the SDK expects from a tool guardrail: `allow`, `rejectContent` (the model sees `message`
+ * instead of the tool running / its output) or `throwException` (halts the run).
+ */
 export interface ToolGuardrailOutput {
+  /** The SDK guardrail behaviour. */
   behavior: Behavior;
+  /** The AARTS verdict behind the behaviour, for tracing. */
   outputInfo?: unknown;
 }
 
@@ -82,6 +96,14 @@ function inputText(input: unknown): string {
   return JSON.stringify(input ?? "");
 }
 
+/**
+ * Wires an {@link AartsHost} into an OpenAI Agents SDK (JavaScript) agent (spec §4.7) without a
+ * dependency on the SDK: returns tool input/output guardrails (PreToolUse, PostToolUse),
+ * `needsApprovalFor(tool)` (ask ⇒ SDK approval interruption) with `resolveApproval` (PostAskResolution),
+ * agent input/output guardrails (PreUserInput, PreOutputDeliver), `callModelInputFilter`
+ * (PreLLMRequest; deny throws {@link AartsBlockedError}), and `startSession`/`endSession`. Engine
+ * failures follow the host's failure policy; nothing here throws for them.
+ */
 export function createOpenAIAgentsAdapter(options: OpenAIAgentsAdapterOptions) {
   const fallbackSession = randomUUID();
   const now = options.now ?? (() => new Date());

@@ -9,6 +9,10 @@ import type { Artifact } from "../types.js";
 /** Maximum nesting of `$( … )`, backquotes and `sh -c` re-entry that is parsed (spec §3.4). */
 export const MAX_SHELL_NESTING = 2;
 
+/**
+ * How one package manager's command line installs or fetches-and-runs packages (a row of the spec §3.4
+ * table), as data; see {@link INSTALL_FORMS}.
+ */
 export interface InstallForm {
   /** Registry id used as artifact `context` (spec §3.4 table). */
   readonly registry: string;
@@ -204,6 +208,10 @@ export const INSTALL_FORMS: Readonly<Record<string, InstallForm>> = {
 /** Binaries matched by pattern (`pip3.11`). */
 const PATTERN_FORMS: readonly (readonly [RegExp, string])[] = [[/^pip(3(\.[0-9]+)?)?$/, "pip"]];
 
+/**
+ * The install form of a binary name (already reduced by {@link binaryName}), including versioned names
+ * such as `pip3.11`; `undefined` when it is no package manager.
+ */
 export function installFormOf(binary: string): InstallForm | undefined {
   if (Object.prototype.hasOwnProperty.call(INSTALL_FORMS, binary)) return INSTALL_FORMS[binary];
   for (const [re, name] of PATTERN_FORMS) if (re.test(binary)) return INSTALL_FORMS[name];
@@ -226,16 +234,23 @@ export function segmentBinary(words: readonly string[]): string | undefined {
 
 // ------------------------------------------------------------------ install analysis
 
+/** One target word of an install command, after quote removal. */
 export interface InstallTarget {
+  /** The word verbatim (package spec, URL or path). */
   readonly word: string;
   /** `requirements` for pip/uv `-r`/`-c` files, `editable` for `-e` values. */
   readonly role: "target" | "requirements" | "editable";
 }
 
+/** One package-manager invocation found in a command by {@link findInstalls}. */
 export interface InstallSegment {
+  /** The package manager's binary name (e.g. `npm`, `pip`). */
   readonly binary: string;
+  /** Its install form. */
   readonly form: InstallForm;
+  /** A fetch-and-run form (`npx`, `pnpm dlx`, `uvx`, …): package artifacts get the context `<registry>:exec`. */
   readonly exec: boolean;
+  /** What it installs, in command-line order. */
   readonly targets: readonly InstallTarget[];
 }
 
@@ -354,7 +369,9 @@ export function findInstalls(command: string, depth = 0): InstallSegment[] {
 const URL_PREFIXES = ["http://", "https://", "git+", "git://", "ssh://"];
 const PATH_PREFIXES = ["./", "../", "/", "~/", "file:"];
 
+/** Result of {@link parseInstalls}. */
 export interface ParseInstallsResult {
+  /** The command installs a package somewhere: the tool call is `package_install` (spec §3.2). */
   readonly isInstall: boolean;
   /** The §3.4 artifacts (url / file_path / package), without the verbatim `command` artifact. */
   readonly artifacts: Artifact[];

@@ -7,6 +7,7 @@ import { isCanonicalToolName, type CanonicalToolName } from "../catalog.js";
 import { parseInstalls } from "../shell/installs.js";
 import { HOST_TOOL_TABLES, type HostToolTable, type ToolTableId } from "./tables.js";
 
+/** Options of {@link canonicalize}: what the host knows beyond the tool name. */
 export interface CanonicalizeOptions {
   /**
    * The native event itself is MCP-specific (Cursor `beforeMCPExecution`, Windsurf
@@ -19,8 +20,11 @@ export interface CanonicalizeOptions {
   readonly toolMap?: Readonly<Record<string, string>>;
 }
 
+/** Result of {@link canonicalize}: the Tool Context names (spec §1.3). */
 export interface CanonicalTool {
+  /** Canonical name; `other` when no rule applies. */
   readonly tool_name: CanonicalToolName;
+  /** The host's own name, unchanged. */
   readonly tool_name_native: string;
 }
 

@@ -6,7 +6,9 @@
  */
 import type { CanonicalToolName } from "../catalog.js";
 
+/** One native tool of a host table: its canonical name, or `patch` (decided from the operations, spec §3.2 rule 5). */
 export interface ToolTableEntry {
+  /** Canonical name the native tool maps to. */
   readonly canonical: CanonicalToolName | "patch";
   /** `other` entries whose note says "no category fits". */
   readonly noCategoryFits?: boolean;
@@ -19,8 +21,14 @@ export type McpNamingRule =
   /** Membership in a host-supplied set of MCP tool names. */
   | { readonly kind: "set" };
 
+/**
+ * A host's tool-name table (spec §3.3): native names, MCP naming rule and the input fields artifacts
+ * are extracted from.
+ */
 export interface HostToolTable {
+  /** Native tool name → entry. */
   readonly tools: Readonly<Record<string, ToolTableEntry>>;
+  /** How the host names MCP tools. */
   readonly mcp: McpNamingRule;
   /** Input fields holding a file path, first present wins (spec §3.5). */
   readonly filePathFields: readonly string[];
@@ -34,6 +42,10 @@ const entries = (canonical: ToolTableEntry["canonical"], names: string[], noCate
 const table = (...groups: Record<string, ToolTableEntry>[]): Record<string, ToolTableEntry> =>
   Object.assign({}, ...groups) as Record<string, ToolTableEntry>;
 
+/**
+ * The tool-name tables of every host this package maps (spec §3.3) plus the `ahp` table the reverse
+ * bridge uses (spec §5.7), keyed by `host_id`; {@link canonicalize} reads them.
+ */
 export const HOST_TOOL_TABLES = {
   "claude-code": {
     tools: table(
@@ -223,4 +235,5 @@ export const HOST_TOOL_TABLES = {
   },
 } as const satisfies Record<string, HostToolTable>;
 
+/** A `host_id` that has a table in {@link HOST_TOOL_TABLES}. */
 export type ToolTableId = keyof typeof HOST_TOOL_TABLES;
