@@ -6,8 +6,7 @@
  *   const aarts = createOpenAIAgentsAdapter({ host });
  *   const shell = tool({ ..., needsApproval: aarts.needsApprovalFor("shell"),
  *                        inputGuardrails: [aarts.toolInputGuardrail], outputGuardrails: [aarts.toolOutputGuardrail] });
- *   const agent = new Agent({ ..., inputGuardrails: [aarts.inputGuardrail], outputGuardrails:
- * [aarts.outputGuardrail] });
+ *   const agent = new Agent({ ..., inputGuardrails: [aarts.inputGuardrail], outputGuardrails: [aarts.outputGuardrail] });
  *   await run(agent, input, { callModelInputFilter: aarts.callModelInputFilter });
  */
 import { randomUUID } from "node:crypto";
