@@ -71,6 +71,7 @@ export function clinePreToolUse(input: Record<string, unknown>, turnId: string, 
  * Runs one Cline hook invocation (spec §4.4): maps the input named by `hookName` to an AARTS event,
  * evaluates it through `rt`, keeps the session state (turn counter, summary) and returns Cline's
  * `{cancel, contextModification?, errorMessage?}` answer. Unknown hook names answer `{"cancel":false}`.
+ * Rejects only when the state store does (e.g. a lock held too long); the hook command then applies its failure policy.
  */
 export async function runClineHook(input: Record<string, unknown>, rt: HookRuntime): Promise<NativeResponse> {
   const hookName = str(input.hookName) ?? "";
