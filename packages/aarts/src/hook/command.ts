@@ -36,7 +36,7 @@ export interface HookCommandIo {
   readonly stdout: { write(chunk: string): unknown };
   /** Receives usage errors, host-specific messages and, with `--verbose`, diagnostics. */
   readonly stderr: { write(chunk: string): unknown };
-  /** Environment variables read (`AHP_CONNECT`, `AHP_HOOK_*`, `HOME`, …); default none. */
+  /** Environment variables read (`AHP_CONNECT`, `AHP_HOOK_*`, `HOME`, …); default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Working directory (relative socket paths, project-scope install targets); default `process.cwd()`. */
   readonly cwd?: string;

@@ -149,13 +149,13 @@ export interface AartsHostOptions {
   /** Sampling rate for audit records of `allow` decisions, 0–1. Default 1. */
   readonly auditAllowSampleRate?: number;
   /**
-   * Receives an audit record for every `deny` and `ask` and for sampled `allow` decisions (spec §2.7);
-   * credentials in it are masked.
+   * Receives an audit record (spec §2.7) for every `deny`, `ask` and engine failure, and for `allow`
+   * decisions sampled by `auditAllowSampleRate`; its first 5 artifacts have credentials masked.
    */
   readonly onaudit?: (record: AuditRecord) => void;
   /** Receives log records; default: dropped. */
   readonly onlog?: (entry: HostLogEntry) => void;
-  /** Clock for event timestamps and audit records; default `new Date()`. */
+  /** Clock for audit records and the PostAskResolution events the host builds; default `new Date()`. */
   readonly now?: () => Date;
 }
 
