@@ -13,6 +13,7 @@ import { negotiateProtocolVersion, unsupportedVersionData } from "../wire/versio
 import type { Dispatcher, Role } from "./approvals.js";
 import type { Principal } from "./auth.js";
 import type { HostContext } from "./context.js";
+import { FLUSH_BYTES, joinFrames, textFrame, type Flusher, type Outbox, type OutFrame, type SharedBatch } from "./fanout.js";
 import type { FrameSink } from "./store.js";
 import { telemetryFloor } from "./telemetry.js";
 
@@ -54,7 +55,7 @@ const NOT_SERVED = new Set([
   "authenticate",
 ]);
 
-export class ClientConnection implements FrameSink {
+export class ClientConnection implements FrameSink, Outbox {
   readonly subscriptions = new Set<URI>();
   clientId?: string;
   protocolVersion?: string;
@@ -63,15 +64,18 @@ export class ClientConnection implements FrameSink {
   #parseErrors = 0;
   #windowStart = 0;
   #windowCount = 0;
-  #corked = false;
+  #queue: Buffer[] = [];
+  #queuedBytes = 0;
 
   constructor(
     readonly id: number,
     readonly ws: WebSocket,
     readonly who: Principal,
     readonly host: HostContext,
-    /** The socket under `ws`: corked while one turn of the harness sends frames, so they leave in one write. */
+    /** The socket under `ws`: queued frames are written to it directly, already WebSocket-framed. */
     readonly raw?: Writable,
+    /** Writes the queued frames of every connection at the end of a turn; without it, frames go through `ws.send`. */
+    readonly flusher?: Flusher,
   ) {
     ws.on("message", (data: RawData, isBinary: boolean) => this.#onFrame(data, isBinary));
     ws.on("error", (error) => host.report(error));
@@ -86,33 +90,53 @@ export class ClientConnection implements FrameSink {
   }
 
   /**
-   * Sends one encoded frame (a string or its UTF-8 bytes, always as a text frame); a peer whose
-   * unsent data passes the limit is closed with 1008. The frames sent in one synchronous turn (the
-   * actions of one harness event) are written to the socket together, at the end of that turn.
+   * Queues one encoded message (always a text frame). The frames queued in one event-loop turn
+   * leave in one socket write at the end of that turn (see fanout.ts). A peer whose unsent data
+   * (written but not taken, plus queued) passes the limit is closed with 1008.
    */
-  send(frame: string | Buffer): void {
+  send(frame: OutFrame | string): void {
     if (this.#closed || this.ws.readyState !== 1) return;
     // The limit is on data the peer has not taken yet; one frame is always accepted onto an empty-enough buffer.
-    if (this.ws.bufferedAmount > this.host.limits.maxOutboundBytes) {
+    if (this.ws.bufferedAmount + this.#queuedBytes > this.host.limits.maxOutboundBytes) {
       this.close(1008, "outbound buffer limit exceeded", true);
       return;
     }
-    if (this.raw !== undefined && !this.#corked) {
-      this.#corked = true;
-      this.raw.cork();
-      queueMicrotask(this.#uncork);
+    const raw = this.raw;
+    if (raw === undefined || this.flusher === undefined) {
+      this.ws.send(typeof frame === "string" ? frame : frame.text, { binary: false });
+      return;
     }
-    this.ws.send(frame, { binary: false });
+    const wire = typeof frame === "string" ? textFrame(frame) : frame.wire;
+    this.#queue.push(wire);
+    this.#queuedBytes += wire.length;
+    if (this.#queue.length === 1) this.flusher.enqueue(this);
+    if (this.#queuedBytes >= FLUSH_BYTES) this.flusher.soon();
   }
 
-  readonly #uncork = (): void => {
-    this.#corked = false;
-    this.raw?.uncork();
-  };
+  /** Writes the queued frames to the socket in one write. @internal */
+  flush(shared: SharedBatch = {}): void {
+    const queue = this.#queue;
+    if (queue.length === 0) return;
+    this.#queue = [];
+    this.#queuedBytes = 0;
+    const raw = this.raw!;
+    if (this.ws.readyState !== 1 || raw.destroyed || !raw.writable) return;
+    raw.write(joinFrames(queue, shared));
+  }
+
+  /** Frames queued and not yet written. */
+  get queuedBytes(): number {
+    return this.#queuedBytes;
+  }
 
   /** Closes the socket; `hard` also cuts it after a short grace when the peer does not read. */
   close(code: number, reason: string, hard = false): void {
     if (this.#closed) return;
+    // Frames queued before the close leave before the close frame; a peer cut for not reading gets none.
+    if (hard) {
+      this.#queue = [];
+      this.#queuedBytes = 0;
+    } else this.flush();
     this.#closed = true;
     this.host.closing(this, code, reason);
     try {

@@ -10,6 +10,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { AgentHost } from "./agent-host.js";
 import { TokenAuthenticator, type Principal, type TokenEntry } from "./auth.js";
 import { ClientConnection } from "./connection.js";
+import { Flusher } from "./fanout.js";
 import { staticFiles, type RouteHandler } from "./static.js";
 
 export interface ListenOptions {
@@ -92,9 +93,10 @@ export async function listenAgentHost(host: AgentHost, options: ListenOptions): 
   const httpServer = http.createServer(onRequest);
   const wss = new WebSocketServer({ noServer: true, maxPayload: host.limits.maxFrameBytes, perMessageDeflate: false });
   const sockets = new Set<WebSocket>();
+  const flusher = new Flusher();
 
   const serve = (ws: WebSocket, who: Principal, socket: Duplex) => {
-    const connection = new ClientConnection(nextConnectionId++, ws, who, host, socket);
+    const connection = new ClientConnection(nextConnectionId++, ws, who, host, socket, flusher);
     host.connections.add(connection);
     sockets.add(ws);
     ws.once("close", () => {
@@ -131,6 +133,7 @@ export async function listenAgentHost(host: AgentHost, options: ListenOptions): 
     close() {
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+        flusher.flush();
         for (const ws of sockets) ws.close(1001, "server closing");
         const grace = setTimeout(() => {
           for (const ws of sockets) ws.terminate();

@@ -9,17 +9,15 @@
 import { reduceChannel, type Clock } from "../reducers/index.js";
 import { encodeFrame, envelope as makeEnvelope, notification } from "../wire/codec.js";
 import type { ActionEnvelope, ActionOrigin, ChannelState, Snapshot, StateAction } from "../wire/types.js";
+import { OutFrame } from "./fanout.js";
 
 /**
- * Where frames for one connection go. `send` gets an encoded JSON-RPC message: a string, or its
- * UTF-8 bytes when the same frame goes to several connections (encoded once, sent as a text frame).
+ * Where frames for one connection go. `send` gets one encoded JSON-RPC message; the same
+ * {@link OutFrame} (encoded and WebSocket-framed once) goes to every subscriber.
  */
 export interface FrameSink {
-  send(frame: string | Buffer): void;
+  send(frame: OutFrame): void;
 }
-
-/** The frame for a set of sinks: encoded to UTF-8 once when more than one sink receives it. */
-const shared = (frame: string, sinks: number): string | Buffer => (sinks > 1 ? Buffer.from(frame, "utf8") : frame);
 
 export interface ReplayLogLimits {
   /** Envelopes kept for `reconnect` replay. Default 10 000. */
@@ -120,7 +118,7 @@ export class ChannelStore {
   notify(uri: string, method: string, params: unknown): void {
     const set = this.#subscribers.get(uri);
     if (set === undefined || set.size === 0) return;
-    const frame = shared(encodeFrame(notification(method, params)), set.size);
+    const frame = new OutFrame(encodeFrame(notification(method, params)));
     for (const sink of set) sink.send(frame);
   }
 
@@ -150,12 +148,12 @@ export class ChannelStore {
   }
 
   #publish(env: ActionEnvelope, state: ChannelState | undefined): ActionEnvelope {
-    const frame = encodeFrame(notification("action", env));
-    this.#append(env, frame.length);
+    const text = encodeFrame(notification("action", env));
+    this.#append(env, text.length);
     const set = this.#subscribers.get(env.channel);
     if (set !== undefined && set.size > 0) {
-      const data = shared(frame, set.size);
-      for (const sink of set) sink.send(data);
+      const frame = new OutFrame(text);
+      for (const sink of set) sink.send(frame);
     }
     for (const observer of this.#observers) observer(env, state);
     return env;
