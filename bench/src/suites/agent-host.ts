@@ -5,6 +5,11 @@
  * 1. Forward path: harness decisions per second (one agent, in-memory transport, a `pre_action`
  *    decision plus its `post_action`, a run every 50 tool calls) with the adapter on and 10
  *    subscribed WebSocket clients, against the same harness with the adapter off. Target >= 0.8x.
+ *    Every client must receive every envelope of every run, in order (checked after each run; a
+ *    gap, a missing envelope or a closed client fails the suite). Measured twice: with the
+ *    in-memory agent (all operations of a run in one event-loop turn, so the adapter's per-turn
+ *    batching applies across operations) and with one operation per event-loop turn (as an agent
+ *    on a real transport: no batching across operations).
  * 2. Fan-out: from a harness event (`post_response`) to its action frame at the last of 100
  *    subscribed clients, p50/p99; floor: the same frame sent by a bare `ws` server to 100 clients.
  * 3. Reconnect with replay of 1,000 envelopes until the client's state has converged; floor: a
@@ -21,16 +26,7 @@ import { fork } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { WebSocket, WebSocketServer } from "ws";
-import {
-  interleaved,
-  measureSequential,
-  medianMeasurement,
-  percentile,
-  throughputRatio,
-  type Measurement,
-  type Row,
-  type Suite,
-} from "../harness.js";
+import { interleaved, medianMeasurement, percentile, throughputRatio, type Measurement, type Row, type Suite } from "../harness.js";
 
 const TOKENS = [{ token: "bench-token", principal: "bench", role: "viewer" as const }];
 const SESSION = "bench-session";
@@ -114,7 +110,7 @@ function forwardOp(agent: AhpClient) {
 
 const PEER = fileURLToPath(new URL("../peers/agent-host-clients.mjs", import.meta.url));
 
-type PeerMessage = { type: "ready" } | { type: "count"; counts: number[]; closed: number };
+type PeerMessage = { type: "ready" } | { type: "count"; counts: number[]; closed: number; gaps: number; lastSeq: number[] };
 
 /**
  * `n` subscribed clients in a child process (`peers/agent-host-clients.mjs`): they decode every
@@ -141,29 +137,70 @@ async function peerClients(listener: AgentHostListener, n: number, channels: str
     if (m.type !== "count") throw new Error("agent-host clients peer: unexpected answer");
     return m;
   };
-  /** Waits until every client has received the same number of frames and none was closed. */
-  const settled = async (): Promise<number> => {
-    let previous = -1;
-    for (let attempt = 0; attempt < 250; attempt++) {
-      const { counts, closed } = await count();
-      if (closed > 0) throw new Error(`${closed} subscribed clients were closed by the host`);
-      const first = counts[0]!;
-      if (first > 0 && counts.every((c) => c === first) && first === previous) return first;
-      previous = counts.every((c) => c === first) ? first : -1;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error("subscribed clients did not receive every frame");
+  /** Resolves once every client has received the action envelope `seq` (all envelopes before it, in order); fails when one was closed or missed one. */
+  const delivered = async (seq: number): Promise<void> => {
+    child.send({ type: "await", seq });
+    const m = await next();
+    if (m.type !== "count") throw new Error("agent-host clients peer: unexpected answer");
+    if (m.closed > 0) throw new Error(`${m.closed} subscribed clients were closed by the host`);
+    if (m.gaps > 0) throw new Error(`subscribed clients saw ${m.gaps} envelopes out of order or missing`);
   };
   const stop = () =>
     new Promise<void>((resolve) => {
       child.once("exit", () => resolve());
       child.send({ type: "stop" });
     });
-  return { settled, stop };
+  return { count, delivered, stop };
 }
 
-async function forwardPath(quick: boolean): Promise<{ on: Measurement; off: Measurement; frames: number }> {
-  const opts = { iterations: quick ? 100 : 2000, runs: quick ? 1 : 3, warmup: quick ? 20 : 300, sampleLatency: false };
+/**
+ * Like `measureSequential`, with the same procedure for both sides: the timed part of a run is
+ * the operations plus one event-loop turn (so frames the adapter queued for the end of the turn
+ * are written inside it); then, untimed, `delivered()` checks that every subscribed client has
+ * received every envelope of the run, in order. `cpuUsPerOp` covers everything, including the
+ * writes that drain while the clients read, so no work can hide outside the figure.
+ */
+async function measureDelivered(
+  op: () => Promise<void>,
+  delivered: () => Promise<void>,
+  { iterations, runs, warmup }: { iterations: number; runs: number; warmup: number },
+): Promise<Measurement> {
+  for (let i = 0; i < warmup; i++) await op();
+  await delivered();
+  const rates: number[] = [];
+  const cpuStart = process.cpuUsage();
+  for (let r = 0; r < runs; r++) {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < iterations; i++) await op();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    rates.push(iterations / (Number(process.hrtime.bigint() - start) / 1e9));
+    await delivered();
+  }
+  const cpu = process.cpuUsage(cpuStart);
+  rates.sort((a, b) => a - b);
+  return { opsPerSec: rates[Math.floor(rates.length / 2)]!, cpuUsPerOp: (cpu.user + cpu.system) / (iterations * runs) };
+}
+
+/** Harness CPU per operation, floor / ours (what the harness could sustain if CPU-bound), as text. */
+const cpuRatio = (ours: Measurement, floor: Measurement) =>
+  `${((floor.cpuUsPerOp ?? Number.NaN) / (ours.cpuUsPerOp ?? Number.NaN)).toFixed(2)}x`;
+
+/** The operation of an agent on a real transport: each one arrives in its own event-loop turn. */
+const yielding = (op: () => Promise<void>) => async () => {
+  await op();
+  await new Promise<void>((resolve) => setImmediate(resolve));
+};
+
+interface ForwardFigures {
+  off: Measurement;
+  on: Measurement;
+  offYielding: Measurement;
+  onYielding: Measurement;
+  frames: number;
+}
+
+async function forwardPath(quick: boolean): Promise<ForwardFigures> {
+  const opts = { iterations: quick ? 100 : 2000, runs: quick ? 1 : 3, warmup: quick ? 20 : 300 };
   const off = await harness(false);
   const on = await harness(true);
   await on.agent.send("session_start", {});
@@ -171,20 +208,27 @@ async function forwardPath(quick: boolean): Promise<{ on: Measurement; off: Meas
   const clients = await peerClients(on.listener!, 10, ["ahp-root://", uris.session, uris.chat!]);
   const opOff = forwardOp(off.agent);
   const opOn = forwardOp(on.agent);
+  const none = () => Promise.resolve();
+  // Every client must have received every envelope, in order (none dropped, none closed as too slow).
+  const all = () => clients.delivered(on.host!.store.serverSeq);
   const results = await interleaved(
-    { off: () => measureSequential(opOff, opts), on: () => measureSequential(opOn, opts) },
+    {
+      off: () => measureDelivered(opOff, none, opts),
+      on: () => measureDelivered(opOn, all, opts),
+      offYielding: () => measureDelivered(yielding(opOff), none, opts),
+      onYielding: () => measureDelivered(yielding(opOn), all, opts),
+    },
     quick ? 1 : 3,
     medianMeasurement,
   );
-  // Every client must have received every frame (none dropped, none closed as too slow).
-  const frames = await clients.settled();
+  const { counts } = await clients.count();
   await clients.stop();
   for (const h of [off, on]) {
     await h.agent.close();
     await h.server.close({ graceMs: 0 });
     await h.listener?.close();
   }
-  return { ...results, frames };
+  return { ...results, frames: Math.min(...counts) };
 }
 
 async function fanOut(quick: boolean): Promise<{ ours: Measurement; floor: Measurement }> {
@@ -347,7 +391,21 @@ export const suite: Suite = {
         floor: forward.off,
         ratio: throughputRatio(forward.on, forward.off),
         target: ">= 0.8x floor",
-        note: `clients in a child process (${forward.frames} frames each)`,
+        note: `CPU ratio ${cpuRatio(forward.on, forward.off)}; every client got every envelope in order (${forward.frames} frames each, child process)`,
+      },
+      {
+        suite: "agent-host",
+        case: "floor: harness decisions, adapter off, one op per event-loop turn",
+        measurement: forward.offYielding,
+        note: "as an agent on a real transport",
+      },
+      {
+        suite: "agent-host",
+        case: "harness decisions, adapter on, 10 clients, one op per event-loop turn",
+        measurement: forward.onYielding,
+        floor: forward.offYielding,
+        ratio: throughputRatio(forward.onYielding, forward.offYielding),
+        note: `CPU ratio ${cpuRatio(forward.onYielding, forward.offYielding)}; no batching across operations`,
       },
       { suite: "agent-host", case: "floor: bare ws frame to 100 clients", measurement: fan.floor, note: "time to the last client" },
       {
