@@ -154,7 +154,7 @@ describe("fan-out", () => {
     const c = await seqClient(run.url, "closing", CHANNELS);
     const closedAt = new Promise<number>((resolve) => c.ws.once("close", () => resolve(c.seqs.length)));
     await agent.send("run_lifecycle", runEvent("run-c", "executing", { prompt: "x" }));
-    const connection = [...(run.host.connections)].find((x) => x.clientId === "closing")!;
+    const connection = [...run.host.connections].find((x) => x.clientId === "closing")!;
     expect(connection.queuedBytes).toBeGreaterThan(0);
     const end = run.host.store.serverSeq;
     connection.close(1000, "bye");
