@@ -33,31 +33,33 @@ const TYPES_NODE = "20.19.43";
 
 let passed = 0;
 let failed = 0;
+function report(name, started, outcome) {
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (outcome.ok) {
+    passed++;
+    console.log(`ok   ${name}${outcome.note ? ` (${outcome.note})` : ""} [${seconds} s]`);
+  } else {
+    failed++;
+    const error = outcome.error;
+    console.log(`FAIL ${name}\n${indent(error instanceof Error ? error.message : String(error))}`);
+  }
+  return outcome.ok;
+}
 function check(name, fn) {
   const started = Date.now();
   try {
-    const note = fn();
-    passed++;
-    console.log(`ok   ${name}${note ? ` (${note})` : ""} [${((Date.now() - started) / 1000).toFixed(1)} s]`);
-    return true;
+    return report(name, started, { ok: true, note: fn() });
   } catch (error) {
-    failed++;
-    console.log(`FAIL ${name}\n${indent(error instanceof Error ? error.message : String(error))}`);
-    return false;
+    return report(name, started, { ok: false, error });
   }
 }
 /** `check` for work that runs concurrently with other checks (its line is printed when it ends). */
 async function checkAsync(name, fn) {
   const started = Date.now();
   try {
-    const note = await fn();
-    passed++;
-    console.log(`ok   ${name}${note ? ` (${note})` : ""} [${((Date.now() - started) / 1000).toFixed(1)} s]`);
-    return true;
+    return report(name, started, { ok: true, note: await fn() });
   } catch (error) {
-    failed++;
-    console.log(`FAIL ${name}\n${indent(error instanceof Error ? error.message : String(error))}`);
-    return false;
+    return report(name, started, { ok: false, error });
   }
 }
 const indent = (text) =>
