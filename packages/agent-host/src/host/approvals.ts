@@ -206,10 +206,6 @@ export class ApprovalBroker {
       if (a.confirmed !== "user-action" && a.confirmed !== "setting") return 'confirmed must be "user-action"';
     } else if (a.reason !== "denied" && a.reason !== "skipped") return 'reason must be "denied" or "skipped"';
 
-    // Valid: commit the client's action, then the roll-up removal, then release the agent.
-    this.#release(held);
-    commitChat(this.store, held.session, held.chat, action, origin);
-    this.store.commit(held.session.uri, { type: "session/inputNeededRemoved", id: held.id });
     const metadata: Record<string, unknown> = { approved_by: who.principal, client_id: who.clientId };
     if (option !== undefined) metadata.option = option.id;
     let decision: DecisionInput;
@@ -219,6 +215,13 @@ export class ApprovalBroker {
     } else if (edited !== undefined) {
       decision = { decision: "modify", modified_payload: { ...asObject(held.tool.payload), arguments: edited }, metadata };
     } else decision = { decision: "allow", metadata };
+    const record = decisionRecord(decision, "human", who.principal);
+    if (a.approved && option?.id === "allow-session") record.rules = [`allow-session:${held.tool.toolName}`];
+    // Valid: commit the client's action carrying the harness's record of who decided (so every
+    // client's reduced state says so), then the roll-up removal, then release the agent.
+    this.#release(held);
+    commitChat(this.store, held.session, held.chat, withDecision(action, record), origin);
+    this.store.commit(held.session.uri, { type: "session/inputNeededRemoved", id: held.id });
     if (a.approved && option?.id === "allow-session") {
       addRule(this.store, held.session, {
         tool: held.tool.toolName,
@@ -227,14 +230,7 @@ export class ApprovalBroker {
         createdAt: nowIso(this.store),
       });
     }
-    held.tool.pendingMeta = {
-      [META.decision]: {
-        decision: decision.decision,
-        ...("reason" in decision ? { reason: decision.reason } : {}),
-        decidedBy: "human",
-        approver: who.principal,
-      },
-    };
+    held.tool.pendingMeta = { [META.decision]: record };
     this.options.touched(held.session);
     this.options.onDecided?.({
       session: held.session,
@@ -270,6 +266,7 @@ export class ApprovalBroker {
     else return 'response must be "accept", "decline" or "cancel"';
     this.#release(held);
     commitChat(this.store, held.session, held.chat, action, origin);
+    this.#inputOutcome(held, decision, "human", who.principal, a.response === "decline" ? "declined" : undefined);
     this.store.commit(held.session.uri, { type: "session/inputNeededRemoved", id: held.id });
     this.options.touched(held.session);
     this.options.onDecided?.({
@@ -296,9 +293,46 @@ export class ApprovalBroker {
     }
   }
 
-  /** A client cancelled the run: every held request of the session resolves `block` (§9.3). */
-  cancelSession(session: SessionRecord): void {
-    for (const held of [...this.#held.values()]) if (held.session === session) this.#fail(held, CANCEL_REASON, "human", "block");
+  /**
+   * An operator cancels the run: every held request of the session resolves `block` (§9.3). Called
+   * before the `chat/turnCancelled` is committed, so each held tool call and input request still
+   * sits in an active turn and records who cancelled it.
+   */
+  cancelSession(session: SessionRecord, principal: string): void {
+    for (const held of [...this.#held.values()]) if (held.session === session) this.#fail(held, CANCEL_REASON, "human", "block", principal);
+  }
+
+  /**
+   * Records how a held input request ended, where every client's reduced state keeps it: the
+   * Agent Host input-request part has no `_meta`, so a system notification follows it in the turn,
+   * whose `_meta["ahpHarness/decision"]` names the request, the decision and who made it.
+   */
+  #inputOutcome(
+    held: HeldInput,
+    decision: ConfirmationDecisionInput,
+    by: DecidedInfo["decidedBy"],
+    principal: string | undefined,
+    how?: "declined" | "cancelled",
+  ): void {
+    if (this.store.get<ChatState>(held.chat.uri)?.activeTurn?.id !== held.turnId) return;
+    const record: Record<string, unknown> = { ...decisionRecord(decision, by, principal), requestId: held.requestId };
+    const verb =
+      by === "timeout"
+        ? "timed out"
+        : how !== undefined
+          ? how
+          : decision.decision === "approve"
+            ? "approved"
+            : decision.decision === "reject"
+              ? "rejected"
+              : "handed back to the harness";
+    const who = by === "human" && principal !== undefined ? ` by ${principal}` : "";
+    const why = "reason" in decision && decision.reason !== "" && how !== "declined" ? `: ${decision.reason}` : "";
+    commitChat(this.store, held.session, held.chat, {
+      type: "chat/responsePart",
+      turnId: held.turnId,
+      part: { kind: "systemNotification", content: `Confirmation ${verb}${who}${why}`, _meta: { [META.decision]: record } },
+    });
   }
 
   /** Fails closed every held request (host shutdown). */
@@ -311,11 +345,14 @@ export class ApprovalBroker {
     this.scheduler.clearTimeout(held.timer);
   }
 
-  #fail(held: Held, reason: string, by: DecidedInfo["decidedBy"], forced?: "block"): void {
+  #fail(held: Held, reason: string, by: DecidedInfo["decidedBy"], forced?: "block", principal?: string): void {
     if (this.#held.get(held.id) !== held) return;
     this.#release(held);
     const state = this.store.get<ChatState>(held.chat.uri);
     const turnActive = state?.activeTurn?.id === held.turnId;
+    const fallback = forced ?? this.options.timeoutDecision;
+    const toolDecision: DecisionInput = fallback === "escalate" ? { decision: "escalate", reason } : { decision: "block", reason };
+    const inputDecision: ConfirmationDecisionInput = { decision: "reject", reason };
     if (held.kind === "tool") {
       const tc = findToolCall(state, held.tool.toolCallId);
       if (turnActive && tc?.status === "pending-confirmation") {
@@ -326,17 +363,18 @@ export class ApprovalBroker {
           approved: false,
           reason: "skipped",
           reasonMessage: reason,
+          _meta: { [META.decision]: decisionRecord(toolDecision, by, principal) },
         });
       }
     } else if (turnActive) {
       commitChat(this.store, held.session, held.chat, { type: "chat/inputCompleted", requestId: held.requestId, response: "cancel" });
+      this.#inputOutcome(held, inputDecision, by, principal, by === "human" ? "cancelled" : undefined);
     }
     if (this.store.has(held.session.uri)) this.store.commit(held.session.uri, { type: "session/inputNeededRemoved", id: held.id });
     this.options.touched(held.session);
     if (held.kind === "tool") {
-      const fallback = forced ?? this.options.timeoutDecision;
-      const decision: DecisionInput = fallback === "escalate" ? { decision: "escalate", reason } : { decision: "block", reason };
-      held.tool.pendingMeta = { [META.decision]: { decision: decision.decision, reason, decidedBy: by } };
+      const decision = toolDecision;
+      held.tool.pendingMeta = { [META.decision]: decisionRecord(decision, by, principal) };
       this.options.onDecided?.({
         session: held.session,
         chat: held.chat,
@@ -356,9 +394,31 @@ export class ApprovalBroker {
         decision: "reject",
         decidedBy: by,
       });
-      held.settle({ decision: "reject", reason });
+      held.settle(inputDecision);
     }
   }
+}
+
+/** The harness's record of a decision (tool-call `_meta["ahpHarness/decision"]`, §7.4). */
+export function decisionRecord(
+  decision: DecisionInput | ConfirmationDecisionInput,
+  by: DecidedInfo["decidedBy"],
+  principal?: string,
+): { decision: string; reason?: string; rules?: string[]; decidedBy: DecidedInfo["decidedBy"]; approver?: string } {
+  return {
+    decision: decision.decision,
+    ...("reason" in decision && typeof decision.reason === "string" ? { reason: decision.reason } : {}),
+    decidedBy: by,
+    ...(principal === undefined ? {} : { approver: principal }),
+  };
+}
+
+/**
+ * A client's action as the host commits it: its own `_meta` kept, the harness's decision record
+ * set by the host (a client cannot supply or forge it).
+ */
+function withDecision(action: StateAction, record: object): StateAction {
+  return { ...action, _meta: { ...asObject(action._meta), [META.decision]: record } };
 }
 
 export function findToolCall(state: ChatState | undefined, toolCallId: unknown): ToolCallState | undefined {

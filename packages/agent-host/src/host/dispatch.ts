@@ -79,8 +79,7 @@ export class ClientActions {
         const state = this.store.get<ChatState>(channel);
         if (entry === undefined || state?.activeTurn === undefined || state.activeTurn.id !== a.turnId)
           return "no active turn with that id";
-        this.#commitChat(channel, action, origin);
-        this.projector.cancelled(entry.session, entry.chat);
+        this.projector.cancelled(entry.session, entry.chat, who.principal, () => this.#commitChat(channel, action, origin));
         return undefined;
       }
       case "chat/draftChanged":

@@ -472,10 +472,15 @@ export class Projector {
     return this.broker.holdInput(session, chat, turnId, event.payload, budget, signal);
   }
 
-  /** A client cancelled the active turn (already committed): held requests resolve `block`, the session blocks until a new run. */
-  cancelled(session: SessionRecord, chat: ChatRecord): void {
+  /**
+   * An operator cancels the active turn. Before the client's `chat/turnCancelled` is committed
+   * (`commit`), every held request of the session resolves `block` recording who cancelled it;
+   * afterwards the session blocks until a new run.
+   */
+  cancelled(session: SessionRecord, chat: ChatRecord, principal: string, commit: () => void): void {
     session.cancelling = CANCEL_REASON;
-    this.broker.cancelSession(session);
+    this.broker.cancelSession(session, principal);
+    commit();
     this.sessions.turnEnded(session, chat);
     this.options.touched(session);
   }
