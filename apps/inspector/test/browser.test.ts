@@ -3,72 +3,18 @@
  * real `ahp serve --agent-host` child process and a scripted agent whose escalated `npm install`
  * waits for a human. Under CI=true these tests fail when chromium is missing; elsewhere they skip.
  */
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { AhpClient } from "@ahp/core";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  ARTIFACTS,
-  HAVE_CHROMIUM,
-  IN_CI,
-  INSTALL_HINT,
-  NPM_INSTALL,
-  TOKENS,
-  agent,
-  cuttableProxy,
-  launchChromium,
-  preAction,
-  serve,
-  type Served,
-} from "./support.js";
+import type { Page } from "playwright-core";
+import { expect, it } from "vitest";
+import { describeInBrowser } from "./browser-env.js";
+import { ARTIFACTS, NPM_INSTALL, TOKENS, preAction } from "./support.js";
 
-if (!HAVE_CHROMIUM && !IN_CI) console.warn(`skipping the inspector's browser tests: ${INSTALL_HINT}`);
-
-describe.runIf(IN_CI && !HAVE_CHROMIUM)("inspector in a browser (CI)", () => {
-  it("has chromium to run the browser tests", () => {
-    throw new Error(INSTALL_HINT);
-  });
-});
-
-describe.runIf(HAVE_CHROMIUM)("inspector in a browser", () => {
-  let dir: string;
-  let served: Served;
-  let browser: Browser;
-  let proxy: Awaited<ReturnType<typeof cuttableProxy>>;
-  const agents: AhpClient[] = [];
-  const pages: Page[] = [];
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "ahp-inspector-"));
-    [served, browser] = await Promise.all([serve(dir), launchChromium()]);
-    const target = new URL(served.httpUrl);
-    proxy = await cuttableProxy({ host: target.hostname, port: Number(target.port) });
-  });
-  afterEach(async () => {
-    for (const p of pages.splice(0)) await p.context().close();
-    for (const a of agents.splice(0)) await a.close().catch(() => undefined);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await proxy?.close();
-    served?.child.kill("SIGTERM");
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  async function open(role: keyof typeof TOKENS, viewport = { width: 1100, height: 800 }): Promise<Page> {
-    const context = await browser.newContext({ viewport });
-    const page = await context.newPage();
-    pages.push(page);
-    await page.goto(`${proxy.url}inspector/?token=${TOKENS[role]}`);
-    await page.locator('#link[data-status="live"]').waitFor();
-    return page;
-  }
+describeInBrowser("inspector in a browser", (env) => {
+  const open = env.open;
 
   async function escalate(sessionId: string) {
-    const a = await agent(served.ws, sessionId);
-    agents.push(a);
+    const a = await env.agent(sessionId);
     return { agent: a, decision: preAction(a, NPM_INSTALL) };
   }
 
@@ -96,8 +42,8 @@ describe.runIf(HAVE_CHROMIUM)("inspector in a browser", () => {
     await page
       .locator('article.tool[data-status="running"]')
       .filter({ hasText: "npm install" })
-      .locator(".answer")
-      .filter({ hasText: "approved" })
+      .locator('.outcome[data-outcome="approved"]')
+      .filter({ hasText: "approved by alice" })
       .waitFor();
     expect(await page.locator("button[data-action]").count()).toBe(0);
   });
@@ -142,16 +88,15 @@ describe.runIf(HAVE_CHROMIUM)("inspector in a browser", () => {
 
   it("recovers with replay when the socket is cut, showing that it is reconnecting meanwhile", async () => {
     const page = await open("approver");
-    const a = await agent(served.ws, "browser-reconnect");
-    agents.push(a);
+    const a = await env.agent("browser-reconnect");
     expect((await preAction(a, { path: "README.md" }, "read_file")).decision).toBe("allow");
     await page.locator("article.tool").filter({ hasText: "README.md" }).waitFor();
 
-    proxy.cut();
+    env.proxy.cut();
     await page.locator('#link[data-status="reconnecting"]').filter({ hasText: "reconnecting" }).waitFor();
     // While the page is away, the agent is escalated on the session the page follows.
     const decision = preAction(a, NPM_INSTALL);
-    proxy.restore();
+    env.proxy.restore();
     await page.locator('#link[data-status="live"][data-resync="replay"]').waitFor();
     await expect(page.locator("#link").textContent()).resolves.toMatch(/replayed/);
     await pendingCard(page).locator('button[data-action="approve"]').click();

@@ -28,7 +28,11 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args });
 }
 
-export const TOKENS = { approver: "approver-secret-0123456789", viewer: "viewer-secret-0123456789" } as const;
+export const TOKENS = {
+  approver: "approver-secret-0123456789",
+  approver2: "approver2-secret-0123456789",
+  viewer: "viewer-secret-0123456789",
+} as const;
 
 export interface Served {
   child: ChildProcess;
@@ -43,7 +47,7 @@ export interface Served {
 export async function serve(dir: string, extra: string[] = []): Promise<Served> {
   await mkdir(dir, { recursive: true });
   const tokens = join(dir, "agent-host.tokens");
-  await writeFile(tokens, `${TOKENS.approver} alice approver\n${TOKENS.viewer} vera viewer\n`);
+  await writeFile(tokens, `${TOKENS.approver} alice approver\n${TOKENS.approver2} bob approver\n${TOKENS.viewer} vera viewer\n`);
   await chmod(tokens, 0o600);
   const config = join(dir, "ahp.config.yaml");
   await writeFile(

@@ -56,10 +56,17 @@ async function boot(): Promise<void> {
     live.dispatch(chat, { type: "chat/toolCallConfirmed", toolCallId: tool.toolCallId, ...action });
   };
   const option = (tool: ToolCallState, id: string) => (tool.options?.some((o) => o.id === id) ? { selectedOptionId: id } : {});
+  const inputDrafts = new Map<string, string>();
   const actions: ApprovalHandlers = {
     canApprove: approver,
     drafts,
+    inputDrafts,
     redraw,
+    answerInput: (chat, requestId, response, answers) => {
+      for (const key of [...inputDrafts.keys()]) if (key.startsWith(`${chat}#${requestId}/`)) inputDrafts.delete(key);
+      toast.hidden = true;
+      live.dispatch(chat, { type: "chat/inputCompleted", requestId, response, answers });
+    },
     approve: (chat, turnId, tool) =>
       answer(chat, { turnId, approved: true, confirmed: "user-action", ...option(tool, "allow-once") }, tool),
     deny: (chat, turnId, tool) => answer(chat, { turnId, approved: false, reason: "denied", ...option(tool, "deny") }, tool),
@@ -113,16 +120,28 @@ async function boot(): Promise<void> {
         : live.status === "reconnecting"
           ? `reconnecting… (attempt ${live.attempt})`
           : live.status;
-    // Keep the caret of an open input editor across the redraw.
-    const focused = document.activeElement instanceof HTMLTextAreaElement ? document.activeElement : undefined;
-    const focusedTool = focused?.closest<HTMLElement>("[data-tool-call-id]")?.dataset.toolCallId;
-    const caret = focused === undefined ? undefined : ([focused.selectionStart, focused.selectionEnd] as const);
+    // Keep the focus and caret of an open editor or answer field across the redraw.
+    const active = document.activeElement;
+    const focused = active instanceof HTMLTextAreaElement || active instanceof HTMLInputElement ? active : undefined;
+    const key = focused?.dataset.draftKey;
+    let caret: readonly [number | null, number | null] | undefined;
+    try {
+      caret = focused === undefined ? undefined : [focused.selectionStart, focused.selectionEnd];
+    } catch {
+      caret = undefined; // inputs without a text selection (checkbox, number)
+    }
     const m = model();
     root.replaceChildren(sessionList(m), sessionDetail(m, actions));
-    if (focusedTool !== undefined && caret !== undefined) {
-      const area = root.querySelector<HTMLTextAreaElement>(`[data-tool-call-id="${CSS.escape(focusedTool)}"] textarea`);
-      area?.focus();
-      area?.setSelectionRange(caret[0], caret[1]);
+    if (key !== undefined) {
+      const field = root.querySelector<HTMLTextAreaElement | HTMLInputElement>(`[data-draft-key="${CSS.escape(key)}"]`);
+      field?.focus();
+      if (caret !== undefined && caret[0] !== null && caret[1] !== null) {
+        try {
+          field?.setSelectionRange(caret[0], caret[1]);
+        } catch {
+          // not a text field
+        }
+      }
     }
   }
 

@@ -6,23 +6,20 @@
 import {
   META,
   needsInput,
+  type ChatInputRequest,
+  type ChatInputResponse,
   type ChatState,
+  type Meta,
   type ResponsePart,
   type SessionState,
   type StringOrMarkdown,
   type ToolCallState,
 } from "@ahp/agent-host/client";
 import { h, type Child } from "./dom.js";
+import { inputCard, type InputHandlers } from "./input-card.js";
+import { decisionOf, recordOf, toolOutcome, type Decision } from "./outcome.js";
 
-export interface Decision {
-  decision?: string;
-  reason?: string;
-  rules?: string[];
-  decidedBy?: string;
-  approver?: string;
-}
-
-export interface ApprovalHandlers {
+export interface ApprovalHandlers extends InputHandlers {
   canApprove: boolean;
   approve(chat: string, turnId: string, tool: ToolCallState): void;
   deny(chat: string, turnId: string, tool: ToolCallState): void;
@@ -53,30 +50,9 @@ export function prettyInput(input: unknown): string {
   return JSON.stringify(input ?? {}, null, 2);
 }
 
-/**
- * The harness's decision on a tool call (`_meta["ahpHarness/decision"]`). The policy engine puts
- * the rule id of an escalation only in its reason (`… [rule: id]`): it is split out here.
- */
-export function decisionOf(tool: ToolCallState): Decision {
-  const d = { ...(obj(tool._meta?.[META.decision]) as Decision) };
-  const marker = d.reason === undefined ? null : /\s*(?:^|\[)rule: ([^\]\s]+)\]?$/.exec(d.reason);
-  if (marker !== null && d.reason !== undefined) {
-    d.rules ??= [marker[1]!];
-    d.reason = d.reason.slice(0, marker.index) || undefined;
-  }
-  return d;
-}
-
-/** What a person answered, from the tool call's own state (the harness's record follows at completion). */
-function answerOf(tool: ToolCallState): string | undefined {
-  if (tool.confirmed === "user-action")
-    return `approved in an inspector${tool.selectedOption === undefined ? "" : ` (${tool.selectedOption.label})`}`;
-  if (tool.reason === "denied") return "denied";
-  return undefined;
-}
-
 function toolCard(chat: string, turnId: string, tool: ToolCallState, actions: ApprovalHandlers): HTMLElement {
   const d = decisionOf(tool);
+  const outcome = toolOutcome(tool);
   const pending = tool.status === "pending-confirmation";
   const reason = d.reason ?? text(tool.reasonMessage);
   const draft = actions.drafts.get(tool.toolCallId);
@@ -115,7 +91,12 @@ function toolCard(chat: string, turnId: string, tool: ToolCallState, actions: Ap
             },
           },
           (() => {
-            const area = h("textarea", { "aria-label": "Tool input (JSON)", rows: 6, spellcheck: "false" });
+            const area = h("textarea", {
+              "aria-label": "Tool input (JSON)",
+              rows: 6,
+              spellcheck: "false",
+              "data-draft-key": `tool:${tool.toolCallId}`,
+            });
             area.value = draft;
             area.addEventListener("input", () => actions.drafts.set(tool.toolCallId, area.value));
             return area;
@@ -148,27 +129,46 @@ function toolCard(chat: string, turnId: string, tool: ToolCallState, actions: Ap
     input === undefined ? null : h("pre", { class: "input" }, typeof input === "string" ? input : JSON.stringify(input)),
     reason === undefined ? null : h("p", { class: "reason" }, reason),
     d.rules === undefined || d.rules.length === 0 ? null : h("p", { class: "rule" }, "rule: ", h("code", {}, d.rules.join(", "))),
-    d.decidedBy === undefined
-      ? null
-      : h("p", { class: "by" }, `decided by ${d.decidedBy}${d.approver === undefined ? "" : ` (${d.approver})`}`),
-    d.decidedBy === "human" || answerOf(tool) === undefined ? null : h("p", { class: "answer" }, answerOf(tool)),
+    outcome === undefined
+      ? d.decidedBy === undefined
+        ? null
+        : h("p", { class: "by" }, `decided by ${d.decidedBy}`)
+      : h("p", { class: `outcome outcome-${outcome.kind}`, "data-outcome": outcome.kind }, outcome.text),
     pending && !actions.canApprove ? h("p", { class: "waiting" }, "Waiting for an approver") : null,
     buttons,
     editor,
   );
 }
 
-const inputMessage = (request: unknown): string => {
-  const message = obj(request).message;
-  return typeof message === "string" ? message : "";
-};
+/** The records of confirmation outcomes in a turn, by input request id (the notices the host adds after each). */
+function inputRecords(parts: readonly ResponsePart[]): Map<string, Decision> {
+  const records = new Map<string, Decision>();
+  for (const p of parts) {
+    const record = p.kind === "systemNotification" ? recordOf((p as { _meta?: Meta })._meta) : undefined;
+    if (record?.requestId !== undefined) records.set(record.requestId, record);
+  }
+  return records;
+}
 
-function part(chat: string, turnId: string, p: ResponsePart, actions: ApprovalHandlers): Child {
+function part(
+  chat: string,
+  turnId: string,
+  p: ResponsePart,
+  records: Map<string, Decision>,
+  over: boolean,
+  actions: ApprovalHandlers,
+): Child {
   if (p.kind === "toolCall") return toolCard(chat, turnId, (p as { toolCall: ToolCallState }).toolCall, actions);
-  if (p.kind === "systemNotification") return h("p", { class: "notice" }, text((p as { content: StringOrMarkdown }).content) ?? "");
+  if (p.kind === "systemNotification") {
+    // A confirmation's outcome is shown on its card.
+    if (recordOf((p as { _meta?: Meta })._meta)?.requestId !== undefined) return null;
+    return h("p", { class: "notice" }, text((p as { content: StringOrMarkdown }).content) ?? "");
+  }
   if (p.kind === "markdown") return h("p", { class: "message" }, String((p as { content: unknown }).content));
-  if (p.kind === "inputRequest")
-    return h("p", { class: "notice" }, `Input requested: ${inputMessage((p as { request: unknown }).request)}`);
+  if (p.kind === "inputRequest") {
+    const { request, response } = p as { request: ChatInputRequest; response?: ChatInputResponse };
+    return inputCard(chat, request, response, records.get(request.id), over, actions);
+  }
   return null;
 }
 
@@ -221,7 +221,9 @@ function chatView(session: SessionState, uri: string, chat: ChatState | undefine
         "div",
         { class: "turn" },
         h("p", { class: "prompt" }, turn.message.text),
-        ...turn.responseParts.map((p) => part(uri, turn.id, p, actions)),
+        ...((records) => turn.responseParts.map((p) => part(uri, turn.id, p, records, "state" in turn, actions)))(
+          inputRecords(turn.responseParts),
+        ),
         "state" in turn ? h("p", { class: "dim" }, `turn ${String(turn.state)}`) : null,
       ),
     ),
