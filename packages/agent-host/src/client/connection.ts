@@ -17,6 +17,7 @@ export interface SocketLike {
   onclose: ((event: { code: number; reason: string }) => void) | null;
 }
 
+/** A request the host answered with a JSON-RPC error; `code` and `error.data` say why. */
 export class AgentHostRequestError extends Error {
   constructor(readonly error: JsonRpcErrorObject) {
     super(error.message);
@@ -27,6 +28,10 @@ export class AgentHostRequestError extends Error {
   }
 }
 
+/**
+ * Options of an {@link AgentHostClient}: its client id (reused on `reconnect`) and callbacks for
+ * frames, notifications, envelopes and close.
+ */
 export interface AgentHostClientOptions {
   clientId: string;
   /** Called for every decoded frame (before handling). */
@@ -47,6 +52,11 @@ export function withToken(url: string, token: string): string {
   return u.toString();
 }
 
+/**
+ * An Agent Host client on any WebSocket-like socket: `initialize`, `subscribe`, `reconnect` with
+ * replay, requests, and `dispatch` of optimistic actions; the reduced state of each channel is in
+ * `state`.
+ */
 export class AgentHostClient {
   readonly state: ClientState;
   #nextId = 1;

@@ -14,6 +14,10 @@ export interface PendingAction {
   action: StateAction;
 }
 
+/**
+ * Per-channel state of a client with write-ahead reconciliation: confirmed state from snapshots and
+ * envelopes, plus this client's pending actions on top (`view`).
+ */
 export class ClientState {
   readonly #confirmed = new Map<string, { state: ChannelState; fromSeq: number }>();
   #pending: PendingAction[] = [];

@@ -10,6 +10,7 @@
 import { AgentHostErrorCode } from "./constants.js";
 import type { ActionEnvelope, ActionOrigin, JsonRpcErrorObject, JsonRpcId, StateAction } from "./types.js";
 
+/** Limits applied while decoding an inbound frame (size in UTF-8 bytes, JSON nesting depth); unset means unlimited. */
 export interface DecodeLimits {
   /** Largest text in UTF-8 bytes. */
   maxBytes?: number;
@@ -17,6 +18,7 @@ export interface DecodeLimits {
   maxDepth?: number;
 }
 
+/** A frame that cannot be handled, with the JSON-RPC error code to answer with. */
 export class WireError extends Error {
   constructor(
     readonly code: number,
@@ -97,6 +99,7 @@ export function roundTrip<T>(value: T): T {
   return JSON.parse(encodeFrame(value)) as T;
 }
 
+/** What {@link classify} found in a decoded value, with the fields each kind needs. */
 export type Classified =
   | { kind: "request"; id: JsonRpcId; method: string; params: unknown }
   | { kind: "notification"; method: string; params: unknown }
@@ -135,7 +138,11 @@ export function envelope(
   return out;
 }
 
+/** Builds a JSON-RPC 2.0 request. */
 export const request = (id: JsonRpcId, method: string, params: unknown) => ({ jsonrpc: "2.0" as const, id, method, params });
+/** Builds a JSON-RPC 2.0 notification (no id, no response). */
 export const notification = (method: string, params: unknown) => ({ jsonrpc: "2.0" as const, method, params });
+/** Builds a JSON-RPC 2.0 success response to request `id`. */
 export const success = (id: JsonRpcId, result: unknown) => ({ jsonrpc: "2.0" as const, id, result });
+/** Builds a JSON-RPC 2.0 error response to request `id` (null when the request's id is unknown). */
 export const failure = (id: JsonRpcId | null, error: JsonRpcErrorObject) => ({ jsonrpc: "2.0" as const, id, error });

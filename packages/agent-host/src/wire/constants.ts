@@ -37,10 +37,15 @@ export const AgentHostErrorCode = {
 } as const;
 export type AgentHostErrorCode = (typeof AgentHostErrorCode)[keyof typeof AgentHostErrorCode];
 
+/** The root channel's URI; also the `channel` of connection-level commands (`initialize`, `ping`, `listSessions`). */
 export const ROOT_URI = "ahp-root://";
+/** URI scheme of session channels. */
 export const SESSION_SCHEME = "ahp-session:";
+/** URI scheme of chat channels. */
 export const CHAT_SCHEME = "ahp-chat:";
+/** The telemetry logs channel; subscribe with `?level=<name>` for a severity floor. */
 export const TELEMETRY_LOGS_URI = "ahp-otlp://harness/logs";
+/** The logs channel as an RFC 6570 template, as advertised in the `initialize` result. */
 export const TELEMETRY_LOGS_TEMPLATE = "ahp-otlp://harness/logs{?level}";
 
 /** The provider id of every session this host serves. */

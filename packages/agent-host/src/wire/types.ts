@@ -8,18 +8,26 @@
 
 /** Any JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/**
+ * Extension data under the MCP `_meta` convention: namespaced keys (this host uses `ahpHarness/…`),
+ * replaced wholesale when an action brings a new one.
+ */
 export type Meta = Record<string, unknown>;
+/** A channel or resource URI (`ahp-root://`, `ahp-session:/…`, `ahp-chat:/…`). Opaque to clients: compare, never parse. */
 export type URI = string;
 
 // ---------------------------------------------------------------- shared pieces
 
+/** Display text: a plain string, or `{ markdown }` to be rendered as Markdown. */
 export type StringOrMarkdown = string | { markdown: string };
 
+/** Who a message comes from (`kind`: user, agent, tool, automation or a system notification). */
 export interface MessageOrigin {
   kind: "user" | "agent" | "tool" | "automation" | "systemNotification" | (string & {});
   [key: string]: unknown;
 }
 
+/** A message that starts a turn or is queued for one: its text and where it came from. */
 export interface Message {
   text: string;
   origin: MessageOrigin;
@@ -27,6 +35,7 @@ export interface Message {
   [key: string]: unknown;
 }
 
+/** Token counts a turn reported (all optional), and the model that produced them. */
 export interface Usage {
   inputTokens?: number;
   outputTokens?: number;
@@ -35,6 +44,7 @@ export interface Usage {
   [key: string]: unknown;
 }
 
+/** Why a turn or a session failed: a machine-readable `errorType` and a message for people. */
 export interface ErrorInfo {
   errorType: string;
   message: string;
@@ -44,6 +54,10 @@ export interface ErrorInfo {
 
 // ---------------------------------------------------------------- tool calls
 
+/**
+ * The lifecycle state of a tool call: `pending-confirmation` waits for a person, `running` was
+ * cleared to run, `completed` and `cancelled` are final.
+ */
 export type ToolCallStatus =
   | "streaming"
   | "pending-confirmation"
@@ -53,6 +67,10 @@ export type ToolCallStatus =
   | "cancelled"
   | "auth-required";
 
+/**
+ * One answer a person can pick for a pending tool call (e.g. "Allow", "Allow for this session",
+ * "Deny"); `kind` says whether picking it approves or denies.
+ */
 export interface ConfirmationOption {
   id: string;
   label: string;
@@ -61,12 +79,14 @@ export interface ConfirmationOption {
   [key: string]: unknown;
 }
 
+/** One block of tool output; this host sends `{ type: "text", text }` only. */
 export interface ContentBlock {
   type: string;
   text?: string;
   [key: string]: unknown;
 }
 
+/** The outcome of a finished tool call: success, a past-tense summary for display, its output and, on failure, the error. */
 export interface ToolCallResult {
   success: boolean;
   pastTenseMessage: string;
@@ -113,6 +133,10 @@ export interface ToolCallState extends ToolCallBase {
 
 // ---------------------------------------------------------------- input requests
 
+/**
+ * One question of an input request; `kind` (`text`, `number`, `boolean`, `single-select`,
+ * `multi-select`) decides the answer's shape, `options` lists the choices of a select.
+ */
 export interface ChatInputQuestion {
   kind: string;
   id: string;
@@ -122,10 +146,15 @@ export interface ChatInputQuestion {
   [key: string]: unknown;
 }
 
+/** An answer to one question: `{ state: "draft" | "submitted", value: { kind, value } }` or `{ state: "skipped" }`. */
 export interface ChatInputAnswer {
   [key: string]: unknown;
 }
 
+/**
+ * A request for input from a person (this host: a harness `confirmation` event): a message, its
+ * questions, and the answers given so far by question id.
+ */
 export interface ChatInputRequest {
   id: string;
   message?: string;
@@ -134,10 +163,15 @@ export interface ChatInputRequest {
   [key: string]: unknown;
 }
 
+/** How an input request was completed: `accept` (with answers), `decline` or `cancel`. */
 export type ChatInputResponse = "accept" | "decline" | "cancel";
 
 // ---------------------------------------------------------------- response parts and turns
 
+/**
+ * One item of a turn's response, discriminated by `kind`: Markdown text, reasoning, a tool call, a
+ * system notification or an input request.
+ */
 export type ResponsePart =
   | { kind: "markdown"; id: string; content: string; [key: string]: unknown }
   | { kind: "reasoning"; id: string; content: string; [key: string]: unknown }
@@ -146,6 +180,7 @@ export type ResponsePart =
   | { kind: "inputRequest"; request: ChatInputRequest; response?: ChatInputResponse; [key: string]: unknown }
   | { kind: string; [key: string]: unknown };
 
+/** The turn in progress on a chat: its prompt message and the response parts so far. */
 export interface ActiveTurn {
   id: string;
   startedAt: string;
@@ -155,6 +190,7 @@ export interface ActiveTurn {
   [key: string]: unknown;
 }
 
+/** A finished turn, kept in `ChatState.turns`: how it ended (`state`), how long it took and, for `error`, why. */
 export interface Turn extends ActiveTurn {
   duration: number;
   state: "complete" | "cancelled" | "error";
@@ -163,6 +199,7 @@ export interface Turn extends ActiveTurn {
 
 // ---------------------------------------------------------------- channel states
 
+/** An agent provider the host offers, as listed in the root state. */
 export interface AgentInfo {
   provider: string;
   displayName: string;
@@ -171,12 +208,14 @@ export interface AgentInfo {
   [key: string]: unknown;
 }
 
+/** State of the root channel (`ahp-root://`): the agent providers and how many sessions are live. */
 export interface RootState {
   agents: AgentInfo[];
   activeSessions?: number;
   [key: string]: unknown;
 }
 
+/** Where a chat comes from when it is not a session's main chat, e.g. the tool call that spawned a sub-agent. */
 export interface ChatOrigin {
   kind: string;
   chat?: URI;
@@ -184,6 +223,7 @@ export interface ChatOrigin {
   [key: string]: unknown;
 }
 
+/** The catalogue copy of a chat kept in its session's state: title, status bitset, activity and last change. */
 export interface ChatSummary {
   resource: URI;
   title: string;
@@ -195,12 +235,14 @@ export interface ChatSummary {
   [key: string]: unknown;
 }
 
+/** A message waiting to be sent into a chat (a steering or queued message). */
 export interface PendingMessage {
   id: string;
   message: Message;
   [key: string]: unknown;
 }
 
+/** State of a chat channel: its summary fields plus the finished turns, the active turn and pending messages. */
 export interface ChatState extends ChatSummary {
   turns: Turn[];
   activeTurn?: ActiveTurn;
@@ -212,16 +254,25 @@ export interface ChatState extends ChatSummary {
   _meta?: Meta;
 }
 
+/**
+ * One open request for a person in a session's `inputNeeded` roll-up, naming the chat to answer on:
+ * a tool confirmation or a chat input request.
+ */
 export type SessionInputRequest =
   | { kind: "toolConfirmation"; id: string; chat: URI; turnId: string; toolCall: ToolCallState; [key: string]: unknown }
   | { kind: "chatInput"; id: string; chat: URI; request: ChatInputRequest; [key: string]: unknown }
   | { kind: string; id: string; chat: URI; [key: string]: unknown };
 
+/** A client that announced itself as active on a session. */
 export interface ActiveClient {
   clientId: string;
   [key: string]: unknown;
 }
 
+/**
+ * State of a session channel: title, status bitset, lifecycle, its chats and default chat, what
+ * waits for a person (`inputNeeded`), and harness data in `_meta`.
+ */
 export interface SessionState {
   provider: string;
   title: string;
@@ -237,6 +288,7 @@ export interface SessionState {
   [key: string]: unknown;
 }
 
+/** A session as listed by `listSessions` and the `root/session*` notifications. */
 export interface SessionSummary {
   resource: URI;
   provider: string;
@@ -249,6 +301,7 @@ export interface SessionSummary {
   [key: string]: unknown;
 }
 
+/** The state of any channel this package reduces: root, session or chat. */
 export type ChannelState = RootState | SessionState | ChatState;
 
 // ---------------------------------------------------------------- actions and envelopes
@@ -259,11 +312,17 @@ export interface StateAction {
   [key: string]: unknown;
 }
 
+/** Which client dispatched an action, and that client's own sequence number for it; absent on host-originated actions. */
 export interface ActionOrigin {
   clientId: string;
   clientSeq: number;
 }
 
+/**
+ * An action as the host sequences it on a channel (`action` notification, replay): `serverSeq`
+ * orders it, `origin` names the dispatching client, `rejectionReason` marks an echo that must not
+ * be reduced.
+ */
 export interface ActionEnvelope {
   channel: URI;
   action: StateAction;
@@ -272,6 +331,7 @@ export interface ActionEnvelope {
   rejectionReason?: string;
 }
 
+/** A channel's full state as of `fromSeq`: every later envelope on that channel has a greater `serverSeq`. */
 export interface Snapshot {
   resource: URI;
   state: ChannelState;
@@ -280,6 +340,7 @@ export interface Snapshot {
 
 // ---------------------------------------------------------------- commands
 
+/** Name and version of a client or server, for display and logs. */
 export interface Implementation {
   name: string;
   version?: string;
@@ -287,6 +348,7 @@ export interface Implementation {
   [key: string]: unknown;
 }
 
+/** Parameters of `initialize`: the protocol versions the client speaks, its client id and the channels to subscribe at once. */
 export interface InitializeParams {
   channel: URI;
   protocolVersions: string[];
@@ -298,6 +360,7 @@ export interface InitializeParams {
   _meta?: Meta;
 }
 
+/** Result of `initialize`: the negotiated version, the current `serverSeq`, the host's identity and a snapshot per initial subscription. */
 export interface InitializeResult {
   protocolVersion: string;
   serverSeq: number;
@@ -308,6 +371,7 @@ export interface InitializeResult {
   [key: string]: unknown;
 }
 
+/** Parameters of `reconnect`: the client id, the last `serverSeq` it saw and the channels it was subscribed to. */
 export interface ReconnectParams {
   channel: URI;
   clientId: string;
@@ -316,8 +380,13 @@ export interface ReconnectParams {
   [key: string]: unknown;
 }
 
+/**
+ * Result of `reconnect`: either the missed envelopes (`replay`, plus channels that are gone) or
+ * fresh snapshots when the host cannot replay.
+ */
 export type ReconnectResult = { type: "replay"; actions: ActionEnvelope[]; missing: URI[] } | { type: "snapshot"; snapshots: Snapshot[] };
 
+/** Parameters of a client's `dispatchAction`: the channel, the client's sequence number and the action. */
 export interface DispatchActionParams {
   channel: URI;
   clientSeq: number;
@@ -326,8 +395,10 @@ export interface DispatchActionParams {
 
 // ---------------------------------------------------------------- JSON-RPC
 
+/** A JSON-RPC request id. */
 export type JsonRpcId = string | number;
 
+/** A JSON-RPC 2.0 request: it gets exactly one response with the same id. */
 export interface JsonRpcRequest {
   jsonrpc: "2.0";
   id: JsonRpcId;
@@ -335,28 +406,33 @@ export interface JsonRpcRequest {
   params?: unknown;
 }
 
+/** A JSON-RPC 2.0 notification: no id, no response. */
 export interface JsonRpcNotification {
   jsonrpc: "2.0";
   method: string;
   params?: unknown;
 }
 
+/** A JSON-RPC 2.0 response carrying a result. */
 export interface JsonRpcSuccess {
   jsonrpc: "2.0";
   id: JsonRpcId;
   result: unknown;
 }
 
+/** The error of a failed JSON-RPC request: code, message and optional data. */
 export interface JsonRpcErrorObject {
   code: number;
   message: string;
   data?: unknown;
 }
 
+/** A JSON-RPC 2.0 response carrying an error (`id` is null when the request could not be read). */
 export interface JsonRpcFailure {
   jsonrpc: "2.0";
   id: JsonRpcId | null;
   error: JsonRpcErrorObject;
 }
 
+/** Any JSON-RPC 2.0 message in one frame. */
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcSuccess | JsonRpcFailure;
