@@ -23,7 +23,7 @@ export interface InspectorEnv {
 }
 
 /** `describe` for browser tests: runs `body` with a live {@link InspectorEnv} when chromium is there. */
-export function describeInBrowser(name: string, body: (env: InspectorEnv) => void): void {
+export function describeInBrowser(name: string, body: (env: InspectorEnv) => void, options: { approvalTimeoutMs?: number } = {}): void {
   if (!HAVE_CHROMIUM && !IN_CI) console.warn(`skipping "${name}": ${INSTALL_HINT}`);
   describe.runIf(IN_CI && !HAVE_CHROMIUM)(`${name} (CI)`, () => {
     it("has chromium to run the browser tests", () => {
@@ -51,7 +51,7 @@ export function describeInBrowser(name: string, body: (env: InspectorEnv) => voi
     } as InspectorEnv;
     beforeAll(async () => {
       dir = await mkdtemp(join(tmpdir(), "ahp-inspector-"));
-      [env.served, env.browser] = await Promise.all([serve(dir), launchChromium()]);
+      [env.served, env.browser] = await Promise.all([serve(dir, [], options.approvalTimeoutMs), launchChromium()]);
       const target = new URL(env.served.httpUrl);
       env.proxy = await cuttableProxy({ host: target.hostname, port: Number(target.port) });
     });

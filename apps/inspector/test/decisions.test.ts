@@ -95,3 +95,29 @@ describeInBrowser("who decided, seen from every page", (env) => {
     expect(await vera.locator(".notice").filter({ hasText: "Confirmation" }).count()).toBe(0);
   });
 });
+
+describeInBrowser(
+  "held requests that nobody answers",
+  (env) => {
+    it("a tool call and a confirmation left alone fail closed and every page says 'timed out'", async () => {
+      const [alice, vera] = [await env.open("approver"), await env.open("viewer")];
+      const agent = await env.agent("browser-timeout");
+      const tool = preAction(agent, NPM_INSTALL);
+      await toolCard(vera, "pending-confirmation").locator(".waiting").waitFor();
+      expect(await tool).toMatchObject({ decision: "block", reason: "No decision within 2 s" });
+      for (const page of [alice, vera]) {
+        const card = toolCard(page, "cancelled");
+        await card.locator('.outcome[data-outcome="timed-out"]').filter({ hasText: "timed out" }).waitFor();
+        await expect(card.locator(".reason").textContent()).resolves.toBe("No decision within 2 s");
+      }
+
+      const question = confirm(agent, "browser-timeout", "Rotate the keys?");
+      await inputCard(alice, "pending", "Rotate the keys?").locator('button[data-option="approve"]').waitFor();
+      expect(await question).toEqual({ decision: "reject", reason: "No decision within 2 s" });
+      for (const page of [alice, vera])
+        await inputCard(page, "answered", "Rotate the keys?").locator('.outcome[data-outcome="timed-out"]').waitFor();
+      expect(await alice.locator("button[data-action]").count()).toBe(0);
+    });
+  },
+  { approvalTimeoutMs: 2000 },
+);

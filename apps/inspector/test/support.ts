@@ -43,8 +43,11 @@ export interface Served {
   stderr: () => string;
 }
 
-/** Starts `ahp serve --ws … --config …` with the Agent Host port on (editable approvals) and resolves once both listen. */
-export async function serve(dir: string, extra: string[] = []): Promise<Served> {
+/**
+ * Starts `ahp serve --ws … --config …` with the Agent Host port on (editable approvals, held
+ * requests wait `approvalTimeoutMs`) and resolves once both listen.
+ */
+export async function serve(dir: string, extra: string[] = [], approvalTimeoutMs = 120_000): Promise<Served> {
   await mkdir(dir, { recursive: true });
   const tokens = join(dir, "agent-host.tokens");
   await writeFile(tokens, `${TOKENS.approver} alice approver\n${TOKENS.approver2} bob approver\n${TOKENS.viewer} vera viewer\n`);
@@ -52,7 +55,7 @@ export async function serve(dir: string, extra: string[] = []): Promise<Served> 
   const config = join(dir, "ahp.config.yaml");
   await writeFile(
     config,
-    `agent_host:\n  listen: 127.0.0.1:0\n  token_file: ${JSON.stringify(tokens)}\n  approval_timeout_ms: 120000\n  editable: true\n`,
+    `agent_host:\n  listen: 127.0.0.1:0\n  token_file: ${JSON.stringify(tokens)}\n  approval_timeout_ms: ${approvalTimeoutMs}\n  editable: true\n`,
   );
   const child = spawn(process.execPath, [CLI, "serve", "--ws", "127.0.0.1:0", "--config", config, ...extra], {
     stdio: ["ignore", "ignore", "pipe"],
