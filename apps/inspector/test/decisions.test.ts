@@ -48,6 +48,8 @@ describeInBrowser("who decided, seen from every page", (env) => {
     expect(await second).toMatchObject({ decision: "block", reason: "Denied by bob" });
     for (const page of [alice, vera])
       await toolCard(page, "cancelled").locator('.outcome[data-outcome="denied"]').filter({ hasText: "denied by bob" }).waitFor();
+    // The reason "Denied by bob" only repeats the outcome line: it is not shown twice.
+    expect(await toolCard(vera, "cancelled").locator(".reason").count()).toBe(0);
 
     // A reload rebuilds the page from fresh snapshots: the same lines are there.
     await reopen(vera, "viewer");

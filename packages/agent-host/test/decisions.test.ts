@@ -204,6 +204,18 @@ describe("confirmation events answered by a human", () => {
     });
     expect(await second).toEqual({ decision: "reject", reason: "too much" });
     await vera.action("session/inputNeededRemoved", S1_URI, from);
+    from = vera.mark;
+    // Without a typed reason the agent is told who rejected; the notice does not say it twice.
+    const third = agent.send("confirmation", { session_id: "s1", confirmation_type: "user_confirm", message: "Drop the table?" });
+    const thirdId = await heldInput(vera, from);
+    alice.api.dispatch(S1_CHAT, {
+      type: "chat/inputCompleted",
+      requestId: thirdId,
+      response: "accept",
+      answers: { decision: selected("reject") },
+    });
+    expect(await third).toEqual({ decision: "reject", reason: "Rejected by alice" });
+    await vera.action("session/inputNeededRemoved", S1_URI, from);
     const expected = [
       {
         content: "Confirmation approved by alice",
@@ -213,6 +225,10 @@ describe("confirmation events answered by a human", () => {
         content: "Confirmation rejected by bob: too much",
         record: { decision: "reject", reason: "too much", decidedBy: "human", approver: "bob", requestId: secondId },
       },
+      {
+        content: "Confirmation rejected by alice",
+        record: { decision: "reject", reason: "Rejected by alice", decidedBy: "human", approver: "alice", requestId: thirdId },
+      },
     ];
     expect(outcomes(vera.api.state.confirmed<ChatState>(S1_CHAT))).toEqual(expected);
 
@@ -221,7 +237,7 @@ describe("confirmation events answered by a human", () => {
     const state = late.api.state.confirmed<ChatState>(S1_CHAT)!;
     expect(outcomes(state)).toEqual(expected);
     const parts = state.activeTurn!.responseParts.filter((p) => p.kind === "inputRequest") as Array<{ response?: string }>;
-    expect(parts.map((p) => p.response)).toEqual(["accept", "accept"]);
+    expect(parts.map((p) => p.response)).toEqual(["accept", "accept", "accept"]);
   });
 
   it("a viewer cannot answer; two approvers racing: the first wins, the other is told 'already resolved', one record", async () => {

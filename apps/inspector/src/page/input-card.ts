@@ -137,7 +137,9 @@ export function inputCard(
     h("header", {}, h("b", {}, "Confirmation"), h("span", { class: "status" }, status === "unanswered" ? "not answered" : status)),
     h("p", { class: "message" }, request.message ?? choice?.message ?? ""),
     outcome === undefined ? null : h("p", { class: `outcome outcome-${outcome.kind}`, "data-outcome": outcome.kind }, outcome.text),
-    record?.reason === undefined || outcome?.kind === "approved" ? null : h("p", { class: "reason" }, record.reason),
+    record?.reason === undefined || outcome?.kind === "approved" || record.reason.toLowerCase() === outcome?.text.toLowerCase()
+      ? null
+      : h("p", { class: "reason" }, record.reason),
     pending && !actions.canApprove ? h("p", { class: "waiting" }, "Waiting for an approver") : null,
     controls,
   );

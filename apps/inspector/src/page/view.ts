@@ -54,7 +54,9 @@ function toolCard(chat: string, turnId: string, tool: ToolCallState, actions: Ap
   const d = decisionOf(tool);
   const outcome = toolOutcome(tool);
   const pending = tool.status === "pending-confirmation";
-  const reason = d.reason ?? text(tool.reasonMessage);
+  // The reason, unless it only repeats the outcome line ("Denied by bob").
+  const given = d.reason ?? text(tool.reasonMessage);
+  const reason = given?.toLowerCase() === outcome?.text.toLowerCase() ? undefined : given;
   const draft = actions.drafts.get(tool.toolCallId);
   const buttons: Child =
     pending && actions.canApprove

@@ -327,7 +327,9 @@ export class ApprovalBroker {
               ? "rejected"
               : "handed back to the harness";
     const who = by === "human" && principal !== undefined ? ` by ${principal}` : "";
-    const why = "reason" in decision && decision.reason !== "" && how !== "declined" ? `: ${decision.reason}` : "";
+    // A reason the person typed (or the timeout's), not the "Rejected by …" stand-in.
+    const own = "reason" in decision && decision.reason !== "" && decision.reason.toLowerCase() !== `${verb}${who}`.toLowerCase();
+    const why = own && how !== "declined" ? `: ${decision.reason}` : "";
     commitChat(this.store, held.session, held.chat, {
       type: "chat/responsePart",
       turnId: held.turnId,
