@@ -16,8 +16,11 @@ export interface InspectorEnv {
   served: Served;
   browser: Browser;
   proxy: Awaited<ReturnType<typeof cuttableProxy>>;
-  /** Opens the inspector with `role`'s token and waits until its link is live. */
-  open: (role: keyof typeof TOKENS, viewport?: { width: number; height: number }) => Promise<Page>;
+  /**
+   * Opens the inspector with `role`'s token and waits until its link is live; through the
+   * cuttable proxy unless `direct`.
+   */
+  open: (role: keyof typeof TOKENS, viewport?: { width: number; height: number }, direct?: boolean) => Promise<Page>;
   /** A scripted agent on its own session, closed after the test. */
   agent: (sessionId: string) => Promise<AhpClient>;
 }
@@ -35,11 +38,11 @@ export function describeInBrowser(name: string, body: (env: InspectorEnv) => voi
     const agents: AhpClient[] = [];
     const pages: Page[] = [];
     const env = {
-      async open(role, viewport = { width: 1100, height: 800 }) {
+      async open(role, viewport = { width: 1100, height: 800 }, direct = false) {
         const context = await env.browser.newContext({ viewport });
         const page = await context.newPage();
         pages.push(page);
-        await page.goto(`${env.proxy.url}inspector/?token=${TOKENS[role]}`);
+        await page.goto(`${direct ? env.served.httpUrl : env.proxy.url}inspector/?token=${TOKENS[role]}`);
         await page.locator('#link[data-status="live"]').waitFor();
         return page;
       },

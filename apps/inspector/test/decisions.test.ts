@@ -1,7 +1,7 @@
 /**
  * Who decided, in a real browser: an approver answers a held tool call or a held confirmation
  * on their page, and every other page (another approver's, a viewer's) shows who decided and
- * what, at once and after the page is loaded again. Confirmations are answered from the page (Approve / Reject
+ * what, at once, after its link resumes with replay and after it is loaded again. Confirmations are answered from the page (Approve / Reject
  * with an optional typed reason) and the agent receives the harness decision; a viewer sees
  * the request but no controls.
  */
@@ -56,6 +56,21 @@ describeInBrowser("who decided, seen from every page", (env) => {
     await toolCard(vera, "running").locator(".outcome").filter({ hasText: "approved by alice" }).waitFor();
     await toolCard(vera, "cancelled").locator(".outcome").filter({ hasText: "denied by bob" }).waitFor();
     expect(await vera.locator("button[data-action]").count()).toBe(0);
+  });
+
+  it("a page whose link was down while alice decided shows 'approved by alice' once it has resumed with replay", async () => {
+    const vera = await env.open("viewer");
+    const alice = await env.open("approver", undefined, true);
+    const agent = await env.agent("browser-who-resume");
+    const decision = preAction(agent, NPM_INSTALL);
+    await toolCard(vera, "pending-confirmation").locator(".waiting").waitFor();
+    env.proxy.cut();
+    await vera.locator('#link[data-status="reconnecting"]').waitFor();
+    await toolCard(alice, "pending-confirmation").locator('button[data-action="approve"]').click();
+    expect((await decision).decision).toBe("allow");
+    env.proxy.restore();
+    await vera.locator('#link[data-status="live"][data-resync="replay"]').waitFor();
+    await toolCard(vera, "running").locator('.outcome[data-outcome="approved"]').filter({ hasText: "approved by alice" }).waitFor();
   });
 
   it("a confirmation is answered from the page: the viewer has no controls, alice rejects with a reason, then approves the next one", async () => {
