@@ -1,9 +1,9 @@
 /**
  * Who decided, in a real browser: an approver answers a held tool call or a held confirmation
  * on their page, and every other page (another approver's, a viewer's) shows who decided and
- * what, at once, after its link resumes with replay and after it is loaded again. Confirmations are answered from the page (Approve / Reject
- * with an optional typed reason) and the agent receives the harness decision; a viewer sees
- * the request but no controls.
+ * what: at once, after its link resumes with replay, and after it is loaded again.
+ * Confirmations are answered from the page (Approve / Reject with an optional typed reason) and
+ * the agent receives the harness decision; a viewer sees the request but no controls.
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
