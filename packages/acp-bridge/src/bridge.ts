@@ -89,7 +89,13 @@ export class AcpBridgeEngine extends SuspendCore {
     this.downstream = new DownstreamAgent(
       options.agent,
       {
-        onUpdate: (params) => this.onAgentUpdate(params),
+        onUpdate: (params) => {
+          try {
+            this.onAgentUpdate(params);
+          } catch (error) {
+            this.report(error);
+          }
+        },
         onRequest: (method, params, signal) => this.onAgentRequest(method, params, signal),
         onNotification: (method, params) => this.onAgentNotification(method, params),
         onClose: (error) => this.onAgentClose(error),
@@ -339,8 +345,9 @@ export class AcpBridgeEngine extends SuspendCore {
     } catch (error) {
       failure = { error };
     }
-    // Updates read before the response must be forwarded before it (their handlers run as microtasks).
-    await nextMacrotask();
+    // Updates read before the response must be forwarded before it: through the SDK their
+    // handlers run as microtasks, so wait them out; raw updates were handled at read time.
+    if (!this.downstream.rawUpdates) await nextMacrotask();
     const turn = s.turn;
     s.turn = undefined;
     if (isSuspending(s.state) && s.suspension !== undefined) {

@@ -17,6 +17,7 @@ import {
 } from "@agentclientprotocol/sdk";
 import { META, METHODS } from "./constants.js";
 import { isMethodNotFound } from "./errors.js";
+import { RAW_READER, type RawReadableStream } from "./node-stream.js";
 
 export type DownstreamTarget = Stream | AgentApp;
 /** Opens a connection to the agent; called again to restart it after it died. */
@@ -81,6 +82,7 @@ export class DownstreamAgent {
   /** Methods the agent answered with `-32601` on this connection. */
   readonly #missing = new Set<string>();
   #generation = 0;
+  #rawUpdates = false;
 
   constructor(connect: DownstreamConnector, hooks: DownstreamHooks, options: DownstreamOptions = {}) {
     this.#connect = connect;
@@ -90,6 +92,14 @@ export class DownstreamAgent {
 
   get alive(): boolean {
     return this.#connection !== undefined && !this.#connection.signal.aborted;
+  }
+
+  /**
+   * True when the agent's updates reach the bridge at read time (a stream of ours): an update
+   * read before a response has then been handled before that response resolves.
+   */
+  get rawUpdates(): boolean {
+    return this.#rawUpdates;
   }
 
   /** Increments each time a new connection to the agent is opened. */
@@ -133,6 +143,21 @@ export class DownstreamAgent {
       })
       .onRequest("*", ({ method, params, signal }) => hooks.onRequest(method, params, signal));
     const target = await this.#connect();
+    // Over a stream of ours, `session/update` skips the SDK: handed over raw at read time, in
+    // wire order, without the SDK client's schema parse of every update (ADR 0090).
+    const rawReader = (target as Partial<RawReadableStream>)[RAW_READER];
+    if (typeof rawReader === "function") {
+      rawReader((message) => {
+        if (message.method !== "session/update" || "id" in message) return false;
+        try {
+          hooks.onUpdate(message.params);
+        } catch {
+          // the bridge reports its own failures; the stream must go on
+        }
+        return true;
+      });
+    }
+    this.#rawUpdates = typeof rawReader === "function";
     const connection = app.connect(target as Stream);
     this.#connection = connection;
     this.#missing.clear();

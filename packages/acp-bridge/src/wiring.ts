@@ -4,14 +4,14 @@
  * `serveStdio`: the bridge on this process's stdin/stdout).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { Readable, Writable } from "node:stream";
-import { ndJsonStream, type AgentApp, type AgentConnection, type ClientApp, type Stream } from "@agentclientprotocol/sdk";
+import type { AgentApp, AgentConnection, ClientApp, Stream } from "@agentclientprotocol/sdk";
 import type { AhpClient } from "@ahp/core";
 import { AcpBridgeEngine, type BridgeCoreOptions } from "./bridge.js";
 import { systemClock, type Clock } from "./clock.js";
 import type { DownstreamConnector, DownstreamTarget } from "./downstream.js";
 import { FileSuspensionStore, defaultStoreDir } from "./file-store.js";
 import { HarnessLink, type HarnessFailure } from "./harness.js";
+import { ndJsonNodeStream } from "./node-stream.js";
 import type { SuspensionStore } from "./store.js";
 import { connectUpstream } from "./upstream.js";
 
@@ -102,7 +102,7 @@ export function spawnAgent(
       child = c;
       c.on("error", () => undefined);
       c.stdin!.on("error", () => undefined);
-      return ndJsonStream(Writable.toWeb(c.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(c.stdout!) as ReadableStream<Uint8Array>);
+      return ndJsonNodeStream(c.stdout!, c.stdin!);
     },
     get child() {
       return child;
@@ -113,12 +113,13 @@ export function spawnAgent(
   };
 }
 
-/** An ACP stream over Node streams (a process's stdin/stdout, a socket). */
+/**
+ * An ACP stream over Node streams (a process's stdin/stdout, a socket): one JSON message per
+ * line, as the SDK's `ndJsonStream`, with the messages written in one tick coalesced into one
+ * write of the output.
+ */
 export function nodeStream(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Stream {
-  return ndJsonStream(
-    Writable.toWeb(output as Writable) as WritableStream<Uint8Array>,
-    Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>,
-  );
+  return ndJsonNodeStream(input, output);
 }
 
 /** The stream of this process's stdin/stdout (stdout carries only ACP). */

@@ -1,0 +1,175 @@
+/**
+ * The NDJSON stream over Node streams: line splitting as the SDK's `ndJsonStream` does it, the
+ * protocol errors it answers, the raw reader, writes coalesced per tick, back-pressure, and a
+ * stock SDK client and agent talking through it.
+ */
+import { PassThrough, Writable } from "node:stream";
+import { agent, client } from "@agentclientprotocol/sdk";
+import { describe, expect, it } from "vitest";
+import { LineTooLongError, ndJsonNodeStream, RAW_READER } from "../src/node-stream.js";
+
+/** An output that records every write it gets (one entry per write call). */
+function recorder(options: { highWaterMark?: number; hold?: boolean } = {}) {
+  const writes: string[] = [];
+  const held: Array<() => void> = [];
+  let hold = options.hold === true;
+  const out = new Writable({
+    highWaterMark: options.highWaterMark ?? 16_384,
+    write(chunk: Buffer, _enc, done) {
+      writes.push(chunk.toString("utf8"));
+      if (hold) held.push(() => done());
+      else done();
+    },
+  });
+  const release = () => {
+    hold = false;
+    for (const f of held.splice(0)) f();
+  };
+  return { out, writes, release };
+}
+
+const lines = (writes: string[]) =>
+  writes
+    .join("")
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+async function readAll(readable: ReadableStream<unknown>, count: number): Promise<unknown[]> {
+  const reader = readable.getReader();
+  const got: unknown[] = [];
+  while (got.length < count) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    got.push(value);
+  }
+  reader.releaseLock();
+  return got;
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("ndJsonNodeStream", () => {
+  it("splits LF and CRLF lines, joins a line cut across chunks, skips blank lines", async () => {
+    const input = new PassThrough();
+    const { out } = recorder();
+    const s = ndJsonNodeStream(input, out);
+    input.write('{"jsonrpc":"2.0","method":"a"}\r\n\n   \n{"jsonrpc":"2.0",');
+    input.write('"method":"b","params":{"text":"h\u00e9"}}\n{"jsonrpc":"2.0","method":"c"}');
+    input.end();
+    const got = await readAll(s.readable, 3);
+    expect(got).toEqual([
+      { jsonrpc: "2.0", method: "a" },
+      { jsonrpc: "2.0", method: "b", params: { text: "h\u00e9" } },
+      { jsonrpc: "2.0", method: "c" },
+    ]);
+  });
+
+  it("answers a line that is not JSON with -32700, a batch and a non-object with -32600, and goes on", async () => {
+    const input = new PassThrough();
+    const { out, writes } = recorder();
+    const s = ndJsonNodeStream(input, out);
+    input.write('not json\n[{"jsonrpc":"2.0","method":"x"}]\n42\n{"jsonrpc":"2.0","method":"ok"}\n');
+    expect(await readAll(s.readable, 1)).toEqual([{ jsonrpc: "2.0", method: "ok" }]);
+    await tick();
+    expect(lines(writes).map((m) => [m.id, (m.error as { code: number }).code])).toEqual([
+      [null, -32700],
+      [null, -32600],
+      [null, -32600],
+    ]);
+  });
+
+  it("errors the readable side on a line longer than the limit", async () => {
+    const input = new PassThrough();
+    const s = ndJsonNodeStream(input, recorder().out, { maxMessageBytes: 64 });
+    input.write(`{"jsonrpc":"2.0","method":"${"x".repeat(40)}`);
+    input.write(`${"y".repeat(40)}"}\n`);
+    await expect(s.readable.getReader().read()).rejects.toBeInstanceOf(LineTooLongError);
+  });
+
+  it("hands messages to a raw reader first; the ones it takes never reach the readable side", async () => {
+    const input = new PassThrough();
+    const s = ndJsonNodeStream(input, recorder().out);
+    const taken: unknown[] = [];
+    s[RAW_READER]((m) => {
+      if (m.method !== "session/update") return false;
+      taken.push(m.params);
+      return true;
+    });
+    input.write('{"jsonrpc":"2.0","method":"session/update","params":{"n":1}}\n{"jsonrpc":"2.0","id":1,"result":{}}\n');
+    input.write('{"jsonrpc":"2.0","method":"session/update","params":{"n":2}}\n');
+    input.end();
+    expect(await readAll(s.readable, 5)).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
+    expect(taken).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+
+  it("coalesces the messages written in one tick into one write, in order; a later tick writes again", async () => {
+    const { out, writes } = recorder();
+    const s = ndJsonNodeStream(new PassThrough(), out);
+    const writer = s.writable.getWriter();
+    await Promise.all([1, 2, 3].map((n) => writer.write({ jsonrpc: "2.0", method: "m", params: { n } } as never)));
+    await tick();
+    expect(writes).toHaveLength(1);
+    await writer.write({ jsonrpc: "2.0", method: "m", params: { n: 4 } } as never);
+    await tick();
+    expect(writes).toHaveLength(2);
+    expect(lines(writes).map((m) => (m.params as { n: number }).n)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("holds the next write while the output's buffer is full, until it drains", async () => {
+    const r = recorder({ highWaterMark: 8, hold: true });
+    const s = ndJsonNodeStream(new PassThrough(), r.out);
+    const writer = s.writable.getWriter();
+    await writer.write({ jsonrpc: "2.0", method: "first" } as never);
+    await tick();
+    let second = false;
+    const p = writer.write({ jsonrpc: "2.0", method: "second" } as never).then(() => (second = true));
+    await tick();
+    await tick();
+    expect(r.out.writableNeedDrain).toBe(true);
+    expect(second).toBe(false);
+    r.release();
+    await p;
+    expect(second).toBe(true);
+  });
+
+  it("rejects writes once the output failed", async () => {
+    const out = new Writable({ write: (_c, _e, done) => done(new Error("EPIPE")) });
+    const s = ndJsonNodeStream(new PassThrough(), out);
+    const writer = s.writable.getWriter();
+    await writer.write({ jsonrpc: "2.0", method: "a" } as never);
+    await tick();
+    await tick();
+    await expect(writer.write({ jsonrpc: "2.0", method: "b" } as never)).rejects.toThrow("EPIPE");
+  });
+
+  it("carries a stock SDK client and agent: requests, notifications in order, responses", async () => {
+    const up = new PassThrough();
+    const down = new PassThrough();
+    const seen: string[] = [];
+    agent({ name: "a" })
+      .onRequest("initialize", () => ({ protocolVersion: 1, agentCapabilities: {} }))
+      .onRequest("session/new", () => ({ sessionId: "s1" }))
+      .onRequest("session/prompt", async ({ params, client: c }) => {
+        for (let i = 0; i < 5; i++)
+          await c.notify("session/update", {
+            sessionId: params.sessionId,
+            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `c${i}` } },
+          });
+        return { stopReason: "end_turn" as const };
+      })
+      .connect(ndJsonNodeStream(up, down));
+    const conn = client({ name: "c" })
+      .onNotification("session/update", ({ params }) => {
+        const u = params.update;
+        if (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text") seen.push(u.content.text);
+      })
+      .connect(ndJsonNodeStream(down, up));
+    await conn.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await conn.agent.request("session/new", { cwd: "/p", mcpServers: [] });
+    const r = await conn.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    expect(r.stopReason).toBe("end_turn");
+    expect(seen).toEqual(["c0", "c1", "c2", "c3", "c4"]);
+    conn.close();
+  });
+});
