@@ -783,6 +783,7 @@ export class AcpBridgeEngine extends SuspendCore {
   /** Stops timers and the agent connection. Stored suspensions stay on disk. */
   async close(): Promise<void> {
     this.markClosed();
+    this.harness?.flush();
     this.downstream.close();
     await this.store.close?.();
   }

@@ -92,6 +92,8 @@ export class HarnessLink {
   readonly #o: HarnessLinkOptions;
   readonly #startedAt: number;
   #events = 0;
+  readonly #reports: Array<{ sessionId: string; event: AhpEventInput }> = [];
+  #flushScheduled = false;
 
   constructor(options: HarnessLinkOptions) {
     this.#client = options.client;
@@ -119,6 +121,7 @@ export class HarnessLink {
   }
 
   #call(event: AhpEventInput): Promise<unknown> {
+    this.flush();
     this.#events++;
     const options = this.#o.timeoutMs === undefined ? {} : { timeoutMs: this.#o.timeoutMs };
     return this.#client.request(event, options);
@@ -128,12 +131,29 @@ export class HarnessLink {
     this.#o.onFailure?.(failure);
   }
 
-  /** Fire-and-forget report; a failure is reported through `onFailure`, never thrown. */
+  /**
+   * Fire-and-forget report; a failure is reported through `onFailure`, never thrown. The event is
+   * built (and timestamped) now and sent once the current turn of the event loop is over, so a
+   * report never delays the ACP message that caused it; reports and gates keep their order (a
+   * gate sends the reports queued before it first).
+   */
   notify(type: EventType, sessionId: string, payload: unknown, metadata?: Record<string, unknown>): void {
     this.#events++;
-    this.#client
-      .notify(this.event(type, sessionId, payload, metadata))
-      .catch((error: unknown) => this.#fail({ phase: "report", sessionId, error: error as Error, outcome: "dropped" }));
+    this.#reports.push({ sessionId, event: this.event(type, sessionId, payload, metadata) });
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Sends the queued reports now (in the order they were made). */
+  flush(): void {
+    this.#flushScheduled = false;
+    for (const { sessionId, event } of this.#reports.splice(0)) {
+      this.#client
+        .notify(event)
+        .catch((error: unknown) => this.#fail({ phase: "report", sessionId, error: error as Error, outcome: "dropped" }));
+    }
   }
 
   runLifecycle(

@@ -47,6 +47,7 @@ describe("validation", () => {
   it("S20 rejections: each gets -32602 with the exact data.field; state unchanged; no AHP call made", async () => {
     r = await rig({ harness: () => ({ decision: "allow" }) });
     const id = await r.open();
+    await settle(); // reports leave after the turn of the event loop that made them
     const before = r.harness!.events.length;
     const wireBefore = updates(r.log).length;
     for (const [what, resumeWhen, field] of cases) {
