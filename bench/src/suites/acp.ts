@@ -2,17 +2,21 @@
  * The ACP suspend/resume bridge (@ahp/acp-bridge):
  *
  * - proxy overhead: one `session/prompt` turn with 20 streamed updates from a stock SDK agent
- *   (a child process), through the `ahp acp-proxy` wiring (bridge process with an in-process
- *   default-policy harness and a file store, the agent as its child) against the same agent
- *   connected directly over stdio (the floor). Ratio = p50 / floor p50 (target <= 1.2x); the
- *   added latency per forwarded message = (p50 - floor p50) / 22 (20 updates, request, response);
+ *   (a child process) through the `ahp acp-proxy` wiring (bridge process with an in-process
+ *   default-policy harness and a file store, the agent as its child), and through the real
+ *   `ahp acp-proxy` binary when the CLI is built, against the same agent script connected
+ *   directly over stdio by the same SDK client (the floor). The cases alternate turn by turn
+ *   (rotating which goes first), so all of them see the same machine load. Ratio = p50 / floor
+ *   p50 (target <= 1.2x); added latency per forwarded message = (p50 - floor p50) / 22 (20
+ *   updates, request, response). CPU: the bridge process's own CPU per turn (from /proc, Linux)
+ *   against the agent's own CPU per turn in the direct case, and per forwarded message;
  * - suspend → resume round trip of an idle session (tunnel suspend, then resume with the
  *   handle), in memory (bridge and agent in process, memory store) and over stdio (the proxy
  *   wiring above, file store with fsync), p50/p99;
  * - memory: heap held per suspended session (N sessions suspended, after a full GC) against a
  *   floor of the stored records alone kept in a Map, and the byte size of one stored record.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -22,13 +26,29 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { agent, client, ndJsonStream, type ClientConnection } from "@agentclientprotocol/sdk";
 import { createAcpBridge, createUpstreamApp, ManualClock, MemorySuspensionStore } from "@ahp/acp-bridge";
-import { latencyRatio, measureSequential, type Measurement, type Row, type Suite } from "../harness.js";
+import { latencyRatio, measureSequential, percentile, type Measurement, type Row, type Suite } from "../harness.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
 
 const peer = (name: string) => fileURLToPath(new URL(`../peers/${name}`, import.meta.url));
 const UPDATES = 20;
+/** Messages the bridge forwards per turn: the updates, the request and the response. */
+const FORWARDED = UPDATES + 2;
+/** The `ahp` binary of apps/cli (present once the CLI is built). */
+const AHP_BIN = fileURLToPath(new URL("../../../apps/cli/bin/ahp.js", import.meta.url));
+const AHP_MAIN = fileURLToPath(new URL("../../../apps/cli/dist/main.js", import.meta.url));
+
+/** CPU time (user + system, µs) a process has used so far, itself only (Linux /proc); NaN elsewhere. */
+function processCpuUs(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return Number.NaN;
+  }
+}
 
 interface Peer {
   conn: ClientConnection;
@@ -37,8 +57,8 @@ interface Peer {
   close(): Promise<void>;
 }
 
-async function stdioPeer(script: string, env: NodeJS.ProcessEnv = {}): Promise<Peer> {
-  const child = spawn(process.execPath, [peer(script)], {
+async function stdioPeer(script: string, env: NodeJS.ProcessEnv = {}, args: string[] = [peer(script)]): Promise<Peer> {
+  const child = spawn(process.execPath, args, {
     stdio: ["pipe", "pipe", "inherit"],
     env: { ...process.env, ACP_UPDATES: String(UPDATES), ...env },
   });
@@ -63,6 +83,49 @@ async function stdioPeer(script: string, env: NodeJS.ProcessEnv = {}): Promise<P
 
 const prompt = (p: Peer) =>
   p.conn.agent.request("session/prompt", { sessionId: p.sessionId, prompt: [{ type: "text", text: "answer in 20 chunks" }] });
+
+interface TurnFigures {
+  measurement: Measurement;
+  /** CPU of the peer's own process per turn (µs). */
+  peerCpuUs: number;
+}
+
+/**
+ * Prompt turns on every peer, alternating turn by turn (the one that goes first rotates), so
+ * that all of them see the same load; latency per turn, the bench client's CPU per turn, and
+ * the peer process's own CPU per turn.
+ */
+async function interleavedTurns(peers: Peer[], iterations: number, warmup: number): Promise<TurnFigures[]> {
+  for (let i = 0; i < warmup; i++) for (const p of peers) await prompt(p);
+  const samples = peers.map(() => [] as number[]);
+  const clientCpu = peers.map(() => 0);
+  const peerCpu0 = peers.map((p) => processCpuUs(p.child.pid));
+  for (let i = 0; i < iterations; i++) {
+    for (let k = 0; k < peers.length; k++) {
+      const j = (i + k) % peers.length;
+      const c0 = process.cpuUsage();
+      const t0 = process.hrtime.bigint();
+      await prompt(peers[j]!);
+      samples[j]!.push(Number(process.hrtime.bigint() - t0) / 1000);
+      const c = process.cpuUsage(c0);
+      clientCpu[j]! += c.user + c.system;
+    }
+  }
+  return peers.map((p, j) => {
+    const sorted = samples[j]!.sort((a, b) => a - b);
+    const p50Us = percentile(sorted, 0.5);
+    return {
+      measurement: {
+        // Turns per second of this case alone: the inverse of its mean latency.
+        opsPerSec: 1e6 / (sorted.reduce((a, b) => a + b, 0) / sorted.length),
+        p50Us,
+        p99Us: percentile(sorted, 0.99),
+        cpuUsPerOp: clientCpu[j]! / iterations,
+      },
+      peerCpuUs: (processCpuUs(p.child.pid) - peerCpu0[j]!) / iterations,
+    };
+  });
+}
 
 async function roundTrip(ctx: ClientConnection["agent"], sessionId: string): Promise<void> {
   const sus = await ctx.request<{ handle: string }>("_ahpHarness/session/suspend", { sessionId });
@@ -123,37 +186,56 @@ export const suite: Suite = {
   name: "acp",
   async run({ quick }) {
     const store = mkdtempSync(join(tmpdir(), "ahp-bench-acp-"));
-    const opts = { iterations: quick ? 20 : 300, runs: quick ? 1 : 3, warmup: quick ? 5 : 50 };
     const rows: Row[] = [];
     try {
       const direct = await stdioPeer("acp-agent.mjs");
       const proxied = await stdioPeer("acp-proxy-peer.mjs", { ACP_STORE: store });
-      // Interleave the two so both see the same machine load.
-      const floorRuns: Measurement[] = [];
-      const oursRuns: Measurement[] = [];
-      for (let round = 0; round < (quick ? 1 : 3); round++) {
-        floorRuns.push(await measureSequential(() => prompt(direct), opts));
-        oursRuns.push(await measureSequential(() => prompt(proxied), opts));
-      }
-      const pick = (list: Measurement[]) => list.sort((a, b) => (a.p50Us ?? 0) - (b.p50Us ?? 0))[Math.floor(list.length / 2)]!;
-      const floor = pick(floorRuns);
-      const ours = pick(oursRuns);
-      const perMessageUs = ((ours.p50Us ?? 0) - (floor.p50Us ?? 0)) / (UPDATES + 2);
+      // The real binary, when the CLI is built: the same bridge behind `ahp acp-proxy`.
+      const cli = existsSync(AHP_MAIN)
+        ? await stdioPeer("acp-agent.mjs", {}, [
+            AHP_BIN,
+            "acp-proxy",
+            "--log-level",
+            "warn",
+            "--store",
+            join(store, "cli"),
+            "--",
+            process.execPath,
+            peer("acp-agent.mjs"),
+          ])
+        : undefined;
+      const peers = cli === undefined ? [direct, proxied] : [direct, proxied, cli];
+      const figures = await interleavedTurns(peers, quick ? 20 : 1500, quick ? 5 : 200);
+      const [floor, ours, real] = figures as [TurnFigures, TurnFigures, TurnFigures | undefined];
+      const cpuNote = (f: TurnFigures) =>
+        `bridge process CPU ${f.peerCpuUs.toFixed(0)} µs/turn = ${(f.peerCpuUs / FORWARDED).toFixed(1)} µs per forwarded message, ${(f.peerCpuUs / floor.peerCpuUs).toFixed(2)}x the agent's own CPU per turn`;
+      const perMessage = (f: TurnFigures) => (((f.measurement.p50Us ?? 0) - (floor.measurement.p50Us ?? 0)) / FORWARDED).toFixed(1);
       rows.push({
         suite: "acp",
         case: `floor: prompt turn, ${UPDATES} updates, stock agent over stdio (direct)`,
-        measurement: floor,
-        note: "turns/s; latency per turn",
+        measurement: floor.measurement,
+        note: `turns/s; latency per turn; CPU µs/op = bench client; agent process CPU ${floor.peerCpuUs.toFixed(0)} µs/turn`,
       });
       rows.push({
         suite: "acp",
         case: `prompt turn, ${UPDATES} updates, through the acp-proxy wiring (bridge process + agent child)`,
-        measurement: ours,
-        floor,
-        ratio: latencyRatio(ours, floor),
+        measurement: ours.measurement,
+        floor: floor.measurement,
+        ratio: latencyRatio(ours.measurement, floor.measurement),
         target: "p50 <= 1.2x floor",
-        note: `ratio = p50 / floor p50; +${perMessageUs.toFixed(1)} µs per forwarded message (${UPDATES + 2} per turn)`,
+        note: `ratio = p50 / floor p50; +${perMessage(ours)} µs per forwarded message (${FORWARDED} per turn); ${cpuNote(ours)}`,
       });
+      if (real !== undefined) {
+        rows.push({
+          suite: "acp",
+          case: `same, through the \`ahp acp-proxy\` binary (embedded harness, file store)`,
+          measurement: real.measurement,
+          floor: floor.measurement,
+          ratio: latencyRatio(real.measurement, floor.measurement),
+          target: "p50 <= 1.2x floor",
+          note: `+${perMessage(real)} µs per forwarded message; ${cpuNote(real)}`,
+        });
+      }
       const rtStdio = await measureSequential(() => roundTrip(proxied.conn.agent, proxied.sessionId), {
         iterations: quick ? 10 : 200,
         runs: 1,
@@ -167,6 +249,7 @@ export const suite: Suite = {
       });
       await direct.close();
       await proxied.close();
+      await cli?.close();
 
       const m = await inMemory();
       const { sessionId } = await m.conn.agent.request("session/new", { cwd: "/bench", mcpServers: [] });
