@@ -61,6 +61,10 @@ export function readClientCaps(params: InitializeRequest): ClientCaps {
   };
 }
 
+/**
+ * Options of {@link AcpBridgeEngine}: the machinery's options plus how to reach the agent, probing,
+ * the agent-exit callback and which AHP event a permission request becomes.
+ */
 export interface BridgeCoreOptions extends CoreOptions {
   /** Opens the connection to the agent (called again to restart it after it died). */
   agent: DownstreamConnector;
@@ -78,6 +82,11 @@ export type GuardOutcome =
   | { outcome: "refuse" | "skip"; reason: string }
   | { outcome: "park"; reason: string; waitingOn: string };
 
+/**
+ * The bridge without a transport: answers the client's ACP requests (sessions, prompts, suspend,
+ * resume, close, delete, load), drains turns over the agent, and handles what the agent sends.
+ * {@link AcpBridge} adds `connect`.
+ */
 export class AcpBridgeEngine extends SuspendCore {
   protected readonly bo: BridgeCoreOptions;
   #freshTranscript = false;

@@ -4,11 +4,16 @@
  */
 import { MAX_TIMER_CHUNK_MS } from "./constants.js";
 
+/** A timer armed on a {@link Clock}; only the clock that made it can clear it. */
 export interface TimerHandle {
   /** Opaque. */
   readonly id: unknown;
 }
 
+/**
+ * The time source of the bridge: every deadline, timer and timestamp goes through it, so tests
+ * drive time with a manual clock.
+ */
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
@@ -126,4 +131,5 @@ export class DeadlineTimer {
   }
 }
 
+/** A millisecond epoch time as an ISO 8601 UTC string (the wire form of every timestamp the bridge writes). */
 export const isoAt = (ms: number): string => new Date(ms).toISOString();

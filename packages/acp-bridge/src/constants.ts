@@ -32,22 +32,44 @@ export const V2_SUSPENDED_STOP_REASON = `_${AHP_HARNESS_PREFIX}/suspended`;
 /** Version of the capability descriptor and of the stored record. */
 export const DESCRIPTOR_VERSION = 1;
 
+/**
+ * The suspend modes of §3, from the gentlest drain to the hardest: wait for the turn, stop at the
+ * next step boundary, cancel now.
+ */
 export const SUSPEND_MODES = ["interrupt_immediate", "finish_step", "wait_for_completion"] as const;
+/** How a suspend drains a running turn (see {@link SUSPEND_MODES}). */
 export type SuspendMode = (typeof SUSPEND_MODES)[number];
 
 /** Strength order used when coalescing suspends (T3): higher wins. */
 export const MODE_STRENGTH: Record<SuspendMode, number> = { wait_for_completion: 0, finish_step: 1, interrupt_immediate: 2 };
 
+/**
+ * What a `resumeWhen.timeout` does when it fires: resume with a summary, fail the session, or
+ * resume with the stored `timeoutInput`.
+ */
 export const ON_TIMEOUT_ACTIONS = ["resume_with_summary", "fail", "resume_with_input"] as const;
+/** One of {@link ON_TIMEOUT_ACTIONS}. */
 export type OnTimeout = (typeof ON_TIMEOUT_ACTIONS)[number];
 
+/**
+ * Why a suspended session woke up, as the `resumed` lifecycle event and the resume result report
+ * it; an agent advertises the ones it honours.
+ */
 export const RESUME_CAUSES = ["explicit_resume", "condition_fired", "timeout", "external_event"] as const;
+/** One of {@link RESUME_CAUSES}. */
 export type ResumeCause = (typeof RESUME_CAUSES)[number];
 
+/** Which side of the ACP connection asked for a suspension. */
 export const INITIATORS = ["client", "agent"] as const;
+/** One of {@link INITIATORS}. */
 export type Initiator = (typeof INITIATORS)[number];
 
+/**
+ * Who exactly started a suspension: the client's user, an operator, the harness (a park), the agent
+ * itself, or a trigger.
+ */
 export const INITIATOR_DETAILS = ["client", "operator", "harness", "self", "trigger"] as const;
+/** One of {@link INITIATOR_DETAILS}. */
 export type InitiatorDetail = (typeof INITIATOR_DETAILS)[number];
 
 /** Limits of §4 (bridge limits where the RFC is silent). */

@@ -17,6 +17,10 @@ import { transition, type BridgeEvent, type TransitionResult } from "./state-mac
 import type { SuspensionStore } from "./store.js";
 import { echoConditions, strongerMode, validateSuspendRequest, type ResumeConditions, type TriggerValidator } from "./validation.js";
 
+/**
+ * Options of the suspend/resume machinery: clock, store, harness, drain deadline, the policies
+ * P1–P3, resume causes, trigger checks and timers while suspended.
+ */
 export interface CoreOptions {
   clock: Clock;
   store: SuspensionStore;
@@ -56,6 +60,11 @@ export class IllegalTransitionError extends Error {
 
 const rand = () => randomBytes(9).toString("base64url");
 
+/**
+ * The suspend/resume machinery without ACP request handling: sessions and their transitions, the
+ * drain and the commit, the compare-and-set resume, conditions and timers, persistence, lifecycle
+ * output and AHP reports. {@link AcpBridgeEngine} builds on it.
+ */
 export class SuspendCore {
   protected readonly sessions = new Map<string, Session>();
   protected readonly o: CoreOptions;
@@ -806,6 +815,10 @@ export class SuspendCore {
   }
 }
 
+/**
+ * How a suspend starts: mode, reason, conditions, who asked, whether the gate is skipped (a harness
+ * park), and the handle an aware client proposed.
+ */
 export interface SuspendInit {
   mode: SuspendMode;
   reason?: string;
@@ -823,4 +836,8 @@ export interface SuspendInit {
   agentEndsTurn?: boolean;
 }
 
+/**
+ * The key under which a harness approval of a parked action is remembered, so that the same action
+ * asked again after the resume goes through once.
+ */
 export const approvalKey = (park: ParkSpec): string => JSON.stringify(park.event.payload ?? null);

@@ -23,6 +23,10 @@ export type DownstreamTarget = Stream | AgentApp;
 /** Opens a connection to the agent; called again to restart it after it died. */
 export type DownstreamConnector = () => DownstreamTarget | Promise<DownstreamTarget>;
 
+/**
+ * What the bridge does with the traffic of its agent connection: updates, requests, other
+ * notifications, the end of the connection.
+ */
 export interface DownstreamHooks {
   /** A raw `session/update` (unparsed: non-standard updates such as Harn's `worker_update` arrive too). */
   onUpdate(params: unknown): void;
@@ -45,11 +49,20 @@ export interface DownstreamCaps {
   firstClass: boolean;
 }
 
+/**
+ * How {@link DownstreamAgent.suspendCarriage} suspended the agent's session: the agent's
+ * first-class or tunnel method with its result, or emulation (cancel at a boundary), or cancel
+ * only.
+ */
 export type CarriageResult = { kind: "first_class" | "tunnel"; result: Record<string, unknown> } | { kind: "emulate" } | { kind: "cancel" };
 
 const obj = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
+/**
+ * Reads what an agent advertised in its `initialize` result, as the bridge uses it (load, resume,
+ * close, delete, the suspend descriptor).
+ */
 export function readAgentCaps(response: InitializeResponse): DownstreamCaps {
   const caps = obj(response.agentCapabilities) ?? {};
   const sessionCaps = obj(caps.sessionCapabilities) ?? {};
@@ -65,11 +78,17 @@ export function readAgentCaps(response: InitializeResponse): DownstreamCaps {
   };
 }
 
+/** Options of the agent connection. */
 export interface DownstreamOptions {
   /** Try `session/suspend` and the tunnel even when the agent did not advertise them (each `-32601` is remembered). */
   probeUnadvertised?: boolean;
 }
 
+/**
+ * The bridge as an ACP client of the real agent: opens and initializes the connection (again after
+ * the agent died), remembers the agent's capabilities and the methods it lacks, and picks the
+ * suspend carriage.
+ */
 export class DownstreamAgent {
   readonly #connect: DownstreamConnector;
   readonly #hooks: DownstreamHooks;

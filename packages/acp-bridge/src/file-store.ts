@@ -23,11 +23,16 @@ export function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
 export const recordFileName = (sessionId: string): string =>
   `${createHash("sha256").update(sessionId).digest("hex").slice(0, 40)}${SUFFIX}`;
 
+/** Options of {@link FileSuspensionStore}. */
 export interface FileSuspensionStoreOptions {
   /** fsync files and the directory (default true). Turning it off loses durability on power loss. */
   fsync?: boolean;
 }
 
+/**
+ * The durable store: one JSON file per suspended session in a directory, written atomically
+ * (temporary file, fsync, rename, fsync of the directory) before a suspend is acknowledged.
+ */
 export class FileSuspensionStore implements SuspensionStore {
   readonly #fsync: boolean;
   #ready: Promise<void> | undefined;

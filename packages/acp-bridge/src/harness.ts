@@ -20,6 +20,10 @@ export interface HarnessFailure {
   outcome: "proceeded" | "rejected" | "stayed_suspended" | "dropped";
 }
 
+/**
+ * How the bridge talks to its harness: the AHP client, the clock, the gate failure policy, how long
+ * to wait on a deferral, when a deferral parks the session instead.
+ */
 export interface HarnessLinkOptions {
   /** A connected, handshaken client. */
   client: AhpClient;
@@ -40,6 +44,7 @@ export interface HarnessLinkOptions {
   onFailure?: (failure: HarnessFailure) => void;
 }
 
+/** What the suspend gate asks the harness about (§7.2): the session, mode, reason, conditions and who asked. */
 export interface SuspendGateArgs {
   sessionId: string;
   reason?: string;
@@ -49,6 +54,7 @@ export interface SuspendGateArgs {
   initiatorDetail: string;
 }
 
+/** What the resume gate asks the harness about: the session, the handle, the cause and the resume input. */
 export interface ResumeGateArgs {
   sessionId: string;
   handle: string;
@@ -57,7 +63,15 @@ export interface ResumeGateArgs {
   continueTranscript: boolean;
 }
 
+/**
+ * A suspend gate that let the suspend through; `modified` holds the harness's changes to reason,
+ * mode or conditions.
+ */
 export type SuspendGateResult = { proceed: true; modified?: Record<string, unknown> };
+/**
+ * A resume gate's answer: go on (possibly with input the harness changed), or the error the resumer
+ * gets and when to retry.
+ */
 export type ResumeGateResult =
   | { proceed: true; input?: unknown; hasInput?: boolean; continueTranscript?: boolean }
   | { proceed: false; error: RequestError; retryAfterMs?: number };
@@ -86,6 +100,11 @@ export const sleep = (clock: Clock, ms: number): Promise<void> => new Promise((r
 
 const isHarnessDown = (error: unknown): boolean => AhpLocalError.isInstance(error) || !(error instanceof RequestError);
 
+/**
+ * The bridge's side of AHP (§7): gates suspends, resumes and turn actions, sends lifecycle reports
+ * (queued to the end of the event-loop turn), applies the failure policy and polls for wake-ups of
+ * harness-owned parks.
+ */
 export class HarnessLink {
   readonly #client: AhpClient;
   readonly #agentId: string;

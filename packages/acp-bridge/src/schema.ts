@@ -12,9 +12,13 @@ const Meta = z.record(z.string(), z.unknown()).nullable().optional();
 const opt = <T extends z.ZodType>(s: T) => s.nullable().optional();
 
 export const SuspendModeSchema = z.enum(SUSPEND_MODES);
+/** zod schema of {@link OnTimeout}. */
 export const OnTimeoutSchema = z.enum(ON_TIMEOUT_ACTIONS);
+/** zod schema of {@link ResumeCause}. */
 export const ResumeCauseSchema = z.enum(RESUME_CAUSES);
+/** zod schema of {@link Initiator}. */
 export const InitiatorSchema = z.enum(INITIATORS);
+/** zod schema of {@link InitiatorDetail}. */
 export const InitiatorDetailSchema = z.enum(INITIATOR_DETAILS);
 
 /** V4: trimmed, non-empty, no whitespace or control characters inside. */
@@ -24,12 +28,17 @@ export const EventNameSchema = z
   // eslint-disable-next-line no-control-regex -- V4 rejects control characters in an event name: the range is the point.
   .regex(/^\s*[^\s\u0000-\u001f\u007f-\u009f]+\s*$/u);
 
+/** `resumeWhen.timeout`: minutes until the timeout fires and what it does then. */
 export const ResumeTimeoutSpecSchema = z.strictObject({
   durationMinutes: z.int().min(1).max(LIMITS.durationMinutesMax),
   onTimeout: opt(OnTimeoutSchema),
   _meta: Meta,
 });
 
+/**
+ * `resumeWhen` / `conditions`: an event name, a host trigger, a timeout (each optional). The schema
+ * bundle's shape; the bridge's own checks are in `validateResumeConditions`.
+ */
 export const ResumeConditionsSchema = z.strictObject({
   onEvent: opt(EventNameSchema),
   trigger: opt(z.record(z.string(), z.unknown())),
@@ -37,6 +46,7 @@ export const ResumeConditionsSchema = z.strictObject({
   _meta: Meta,
 });
 
+/** Params of `session/suspend` and `_ahpHarness/session/suspend` (§3). */
 export const SessionSuspendRequestSchema = z.strictObject({
   sessionId: z.string().min(1),
   reason: opt(z.string().max(LIMITS.reasonMaxLength)),
@@ -45,6 +55,7 @@ export const SessionSuspendRequestSchema = z.strictObject({
   _meta: Meta,
 });
 
+/** Result of `session/suspend`: the handle, when it was suspended, the echoed conditions (extra keys allowed). */
 export const SessionSuspendResponseSchema = z.looseObject({
   handle: z.string().min(1).max(LIMITS.handleMaxLength),
   reason: opt(z.string()),
@@ -54,6 +65,10 @@ export const SessionSuspendResponseSchema = z.looseObject({
   _meta: Meta,
 });
 
+/**
+ * Params of `session/await_resumption`, the agent parking itself (§3): a reason, optional
+ * conditions and a summary.
+ */
 export const SessionAwaitResumptionRequestSchema = z.strictObject({
   sessionId: z.string().min(1),
   reason: z.string().max(LIMITS.reasonMaxLength).regex(/\S/u),
@@ -62,6 +77,7 @@ export const SessionAwaitResumptionRequestSchema = z.strictObject({
   _meta: Meta,
 });
 
+/** Result of `session/await_resumption`: the handle and when the session was suspended. */
 export const SessionAwaitResumptionResponseSchema = z.looseObject({
   handle: z.string().min(1).max(LIMITS.handleMaxLength),
   suspendedAt: z.iso.datetime({ offset: true }),
@@ -94,6 +110,7 @@ const LifecycleBase = {
   state: opt(z.string()),
 };
 
+/** The `suspended` lifecycle event, as carried in `_meta["ahpHarness/lifecycle"]` of a `session_info_update`. */
 export const LifecycleSuspendedSchema = z.looseObject({
   event: z.literal("suspended"),
   ...LifecycleBase,
@@ -104,6 +121,7 @@ export const LifecycleSuspendedSchema = z.looseObject({
   escalated: opt(z.boolean()),
 });
 
+/** The `resumed` lifecycle event: cause, whether resume input came with it, whether the transcript continues. */
 export const LifecycleResumedSchema = z.looseObject({
   event: z.literal("resumed"),
   ...LifecycleBase,
@@ -113,12 +131,17 @@ export const LifecycleResumedSchema = z.looseObject({
   resumedAt: z.iso.datetime({ offset: true }),
 });
 
+/** The progress events of a suspend in flight: `suspend_requested` and `quiescing`. */
 export const LifecycleProgressSchema = z.looseObject({
   event: z.enum(["suspend_requested", "quiescing"]),
   ...LifecycleBase,
   mode: opt(SuspendModeSchema),
 });
 
+/**
+ * The terminal lifecycle events of a suspension: `failed` (a timeout with `fail`) and `discarded`
+ * (closed or deleted while suspended).
+ */
 export const LifecycleTerminalSchema = z.looseObject({
   event: z.enum(["failed", "discarded"]),
   ...LifecycleBase,
@@ -156,6 +179,10 @@ export const ClientSuspendCapabilitiesSchema = z.looseObject({
 
 /** `_ahpHarness/session/suspension` params and result. */
 export const SuspensionStatusRequestSchema = z.looseObject({ sessionId: z.string().min(1), _meta: Meta });
+/**
+ * Result of `_ahpHarness/session/suspension`: the session's state and, while there is a suspension,
+ * its handle, time, reason and conditions.
+ */
 export const SuspensionStatusResponseSchema = z.looseObject({
   state: z.string(),
   handle: opt(z.string()),
@@ -206,6 +233,10 @@ export const StoredSuspensionSchema = z.looseObject({
   pendingInput: z.unknown().optional(),
   continueTranscript: opt(z.boolean()),
 });
+/**
+ * One stored record: what the bridge needs to restore a suspended session after a restart (state,
+ * handles, conditions, drain outcome, park).
+ */
 export type StoredSuspension = z.infer<typeof StoredSuspensionSchema>;
 
 /** Every named type of the bundle, under the specification's names. */

@@ -24,6 +24,10 @@ export interface ClientLink {
   closed: boolean;
 }
 
+/**
+ * The result of `session/suspend` and its tunnel: the handle to resume with, when it was suspended,
+ * the echoed conditions and the bridge's own `_meta`.
+ */
 export interface SuspendResult {
   handle: string;
   reason?: string;
@@ -60,12 +64,20 @@ export interface PendingSuspend {
   deadline?: DeadlineTimer;
 }
 
+/**
+ * What the bridge tracks of the prompt turn running in a session (to find step boundaries for an
+ * emulated `finish_step`).
+ */
 export interface Turn {
   /** Tool calls seen in this turn and their last status. */
   toolCalls: Map<string, string>;
   cancelSent: boolean;
 }
 
+/**
+ * A wake-up that arrived while the session could not take it yet (a suspend still committing); it
+ * runs once the commit is done.
+ */
 export interface HeldWake {
   cause: ResumeCause;
   input?: unknown;
@@ -73,6 +85,10 @@ export interface HeldWake {
   continueTranscript: boolean;
 }
 
+/**
+ * Everything the bridge holds about one ACP session: state, the agent's session id, the client
+ * link, handles issued and consumed, the suspension, timers, the running turn and the AHP run.
+ */
 export interface Session {
   readonly id: string;
   /** The agent's id of the session (differs after a fresh-transcript resume). */
@@ -108,6 +124,7 @@ export interface Session {
   replaying?: "forward" | "discard";
 }
 
+/** A fresh session in `active.idle`, held under the same id by the agent. */
 export function newSession(id: string, cwd: string, mcpServers: unknown[] = [], additionalDirectories?: string[]): Session {
   return {
     id,
@@ -126,6 +143,7 @@ export function newSession(id: string, cwd: string, mcpServers: unknown[] = [], 
   };
 }
 
+/** The capabilities of a client that advertised nothing of the suspend extension (a stock client). */
 export const NO_CLIENT_CAPS: ClientCaps = {
   aware: false,
   notices: false,

@@ -18,11 +18,18 @@ export const STATES = [
   "closed",
   "deleted",
 ] as const;
+/** A session state of §5.1 (one of {@link STATES}). */
 export type BridgeState = (typeof STATES)[number];
 
+/** The states in which a session takes prompts (idle or running a turn). */
 export const ACTIVE: readonly BridgeState[] = ["active.idle", "active.running"];
+/** The states of a suspend in progress: requested (gate, reservation) and quiescing (the turn drains). */
 export const SUSPENDING: readonly BridgeState[] = ["suspending.requested", "suspending.quiescing"];
 
+/**
+ * What can happen to a session: the events of the numbered rows (requests, conditions, transport
+ * drops) and the internal moves (turn end, drain, commits).
+ */
 export type BridgeEvent =
   // numbered rows
   | "suspend"
@@ -48,8 +55,13 @@ export type BridgeEvent =
   | "commit_failed"
   | "resume_commit";
 
+/** The wire error a refusing row produces: a `-31001` state conflict or a `-32002` not found, with its reason. */
 export type RowError = { code: -31001; reason: ConflictReason } | { code: -32002; reason: NotFoundReason };
 
+/**
+ * One row of the state table: the event, the states it applies in, where it leads or which error it
+ * raises, and its effects in order.
+ */
 export interface TransitionRow {
   id: string;
   event: BridgeEvent;
@@ -299,8 +311,13 @@ export const INTERNAL_TRANSITIONS: readonly TransitionRow[] = [
   },
 ];
 
+/**
+ * The whole state table: the numbered rows of §5.2 followed by the internal moves. {@link
+ * transition} looks rows up here.
+ */
 export const TRANSITIONS: readonly TransitionRow[] = [...NUMBERED_TRANSITIONS, ...INTERNAL_TRANSITIONS];
 
+/** What {@link transition} found: the target state, the row's error, or no row at all (an illegal move, a bug). */
 export type TransitionResult =
   | { ok: true; row: TransitionRow; to: BridgeState }
   | { ok: false; row: TransitionRow; error: RowError }
@@ -323,5 +340,7 @@ export function transition(state: BridgeState, event: BridgeEvent): TransitionRe
   return { ok: true, row, to: row.to === "same" || row.to === undefined ? state : row.to };
 }
 
+/** True while a suspend is in progress (requested or quiescing). */
 export const isSuspending = (s: BridgeState): boolean => s === "suspending.requested" || s === "suspending.quiescing";
+/** True when the session takes prompts (idle or running). */
 export const isActive = (s: BridgeState): boolean => s === "active.idle" || s === "active.running";

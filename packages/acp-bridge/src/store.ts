@@ -18,8 +18,13 @@ export interface SuspensionStore {
   close?(): Promise<void>;
 }
 
+/** What went wrong in a store: a record that cannot be read back as a suspension, a failed write, a failed read. */
 export type SuspensionStoreErrorCode = "CORRUPT" | "WRITE_FAILED" | "READ_FAILED";
 
+/**
+ * A store failure, with the path of the record when the store has files. A `CORRUPT` record stops
+ * the bridge from starting; a failed write refuses the suspend.
+ */
 export class SuspensionStoreError extends Error {
   override name = "SuspensionStoreError";
   constructor(

@@ -27,6 +27,7 @@ export interface ResumeConditions {
   timeout?: ResumeTimeoutSpec;
 }
 
+/** The outcome of a validator: the normalized value, or the `data` of the `-32602` to answer with. */
 export type Validated<T> = { ok: true; value: T } | { ok: false; error: ValidationErrorData };
 
 const fail = (reason: ValidationReason, field: string, detail: string): { ok: false; error: ValidationErrorData } => ({
@@ -39,6 +40,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 /** A host's deeper check of a `trigger`; a string is reported verbatim as the failure detail (V5). */
 export type TriggerValidator = (trigger: Record<string, unknown>) => string | undefined;
 
+/** What a conditions check accepts: the resume causes honoured and the host's trigger validator. */
 export interface ConditionOptions {
   /** Causes the agent advertises (V10). Absent = only `explicit_resume`. */
   resumeCauses?: readonly ResumeCause[];
@@ -133,6 +135,7 @@ export function validateResumeConditions(
   return { ok: true, value: Object.keys(out).length === 0 ? undefined : out };
 }
 
+/** Suspend params after validation: `mode` defaults to `finish_step`, conditions normalized. */
 export interface SuspendRequest {
   sessionId: string;
   reason?: string;
@@ -193,6 +196,7 @@ export function validateSuspendRequest(params: unknown, options: ConditionOption
   return { ok: true, value: out };
 }
 
+/** `session/await_resumption` params after validation. */
 export interface AwaitResumptionRequest {
   sessionId: string;
   reason: string;
@@ -244,6 +248,11 @@ export interface ResumeEnrichment {
 
 const RESUME_FIELD = `_meta["${META.resume}"]`;
 
+/**
+ * Validates `_meta["ahpHarness/resume"]` of a `session/resume` (handle, input, continueTranscript);
+ * undefined when there is none. `continueTranscript: false` is refused unless the bridge can start
+ * a fresh transcript.
+ */
 export function validateResumeEnrichment(
   meta: unknown,
   options: { freshTranscript?: boolean } = {},

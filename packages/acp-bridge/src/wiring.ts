@@ -34,6 +34,10 @@ export interface AcpBridgeOptions extends Omit<BridgeCoreOptions, "agent" | "clo
   onHarnessFailure?: (failure: HarnessFailure) => void;
 }
 
+/**
+ * The ACP suspend/resume bridge, ready to serve: {@link createAcpBridge} makes it, `connect` serves
+ * a client connection.
+ */
 export class AcpBridge extends AcpBridgeEngine {
   /** Serves one client connection: a stream (stdio, socket) or a client app in memory. */
   connect(target: Stream | ClientApp): AgentConnection {
@@ -77,6 +81,7 @@ export const inMemoryAgent =
   () =>
     app;
 
+/** An agent command run as a child process for the bridge (see {@link spawnAgent}). */
 export interface SpawnedAgent {
   /** Connector for `agent:`: spawns a fresh child on every call (a restart after the child died). */
   connector: DownstreamConnector;
