@@ -48,6 +48,7 @@ export interface CoreOptions {
   onerror?: (error: Error) => void;
 }
 
+/** A wake-up of a suspended session: its cause and resume input, and whether a client asked for it explicitly. */
 export interface WakeRequest extends HeldWake {
   /** An explicit resume by a client (a loser gets an error) rather than a condition. */
   explicit: boolean;
