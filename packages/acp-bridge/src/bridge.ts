@@ -143,7 +143,12 @@ export class AcpBridgeEngine extends SuspendCore {
     return s;
   }
 
+  /** The session the agent knows as `downstreamId` (runs for every update the agent sends). */
   protected byAgentId(downstreamId: unknown): Session | undefined {
+    if (typeof downstreamId !== "string") return undefined;
+    // Usually the agent's id is the session's own: no scan over every session held.
+    const same = this.sessions.get(downstreamId);
+    if (same !== undefined && same.downstreamId === downstreamId && same.state !== "deleted") return same;
     for (const s of this.sessions.values()) if (s.downstreamId === downstreamId && s.state !== "deleted") return s;
     return undefined;
   }

@@ -47,6 +47,11 @@ describe("resume", () => {
     expect(last.prompt.at(-1).text).toBe("next");
     // continueTranscript false: a fresh agent session seeded with the digest.
     expect(last.sessionId).not.toBe(prompts[0]!.params.sessionId);
+    // The fresh agent session's updates reach the client under the client's session id.
+    await settle();
+    const texts = r.clientDouble.received.filter((u) => u.update.sessionUpdate === "agent_message_chunk");
+    expect(texts).toHaveLength(2);
+    expect(texts.every((u) => u.sessionId === id)).toBe(true);
   });
 
   it("S24 unknown handle → -32002 unknown_handle; the session stays suspended", async () => {
