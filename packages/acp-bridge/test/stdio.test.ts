@@ -23,11 +23,13 @@ afterEach(async () => {
 async function stdioRig(script: string, env: NodeJS.ProcessEnv = {}) {
   const agent = spawnAgent(process.execPath, [script], { env: { ...process.env, ...env }, stderr: "inherit" });
   const exits: Array<{ suspended: string[] }> = [];
+  const errors: string[] = [];
   const bridge = await createAcpBridge({
     agent: agent.connector,
     clock: new ManualClock(),
     store: new MemorySuspensionStore(),
     onAgentExit: (i) => exits.push(i),
+    onerror: (e) => errors.push(e.message),
   });
   const pair = tappedPair();
   const cd = clientDouble();
@@ -40,7 +42,7 @@ async function stdioRig(script: string, env: NodeJS.ProcessEnv = {}) {
   });
   await conn.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
   const { sessionId } = await conn.agent.request("session/new", { cwd: "/work/project", mcpServers: [] });
-  return { agent, bridge, conn, ctx: conn.agent, log: pair.log, cd, sessionId, exits };
+  return { agent, bridge, conn, ctx: conn.agent, log: pair.log, cd, sessionId, exits, errors };
 }
 
 const prompt = (ctx: { request: (m: "session/prompt", p: never) => Promise<{ stopReason: string }> }, sessionId: string, text: string) =>
@@ -65,6 +67,15 @@ describe("over stdio with the stock SDK agent as a child process", () => {
     const last = r.cd.received.at(-1)!.update;
     expect(last.content.text).toMatch(/^turn 3, history 2: Resume input: looks good/);
     expect(assertStockSafe(r.log)).toEqual([]);
+  });
+
+  it("a non-standard update from the agent reaches the bridge over stdio and is dropped and reported; the client gets only standard updates", async () => {
+    const r = await stdioRig(STOCK);
+    expect((await prompt(r.ctx, r.sessionId, "worker run")).stopReason).toBe("end_turn");
+    await settle();
+    expect(r.errors).toContain("dropped a non-standard session/update (worker_update) from the agent");
+    expect(r.cd.received.map((u) => u.update.sessionUpdate)).toEqual(["agent_message_chunk"]);
+    assertStockSafe(r.log);
   });
 
   it("the agent process dies while suspended: the suspension is kept and reported; a later resume restarts and re-attaches the agent", async () => {
