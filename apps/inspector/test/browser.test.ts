@@ -108,8 +108,18 @@ describeInBrowser("inspector in a browser", (env) => {
     const { decision } = await escalate("browser-phone");
     const approve = pendingCard(page).locator('button[data-action="approve"]');
     await approve.waitFor();
-    await approve.scrollIntoViewIfNeeded();
-    const box = await approve.boundingBox();
+    // The card may be rendered again while later actions arrive (the button is then a new
+    // element): measure once it stays attached.
+    let box: Awaited<ReturnType<typeof approve.boundingBox>> = null;
+    for (let attempt = 0; box === null && attempt < 20; attempt++) {
+      try {
+        await approve.scrollIntoViewIfNeeded({ timeout: 2000 });
+        box = await approve.boundingBox({ timeout: 2000 });
+      } catch (error) {
+        if (!/not attached|detached/i.test(String(error))) throw error;
+        await page.waitForTimeout(100);
+      }
+    }
     expect(box).not.toBeNull();
     expect(box!.x + box!.width).toBeLessThanOrEqual(390);
     expect(box!.height).toBeGreaterThanOrEqual(32);

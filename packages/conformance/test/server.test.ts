@@ -26,11 +26,12 @@ afterEach(async () => {
 async function harness(
   config: ConformanceServerConfig = {},
   errors: Error[] = [],
+  wireTimeoutMs = 3000,
 ): Promise<{ server: ConformanceServer; wire: WireClient }> {
   const server = createConformanceServer(config, { onerror: (error) => errors.push(error) });
   const [agent, side] = createLinkedPair();
   await server.connect(side);
-  const wire = await WireClient.open(agent, { timeoutMs: 3000 });
+  const wire = await WireClient.open(agent, { timeoutMs: wireTimeoutMs });
   cleanups.push(async () => {
     await wire.close();
     await server.close();
@@ -165,8 +166,10 @@ describe("the log and the reserved queries", () => {
   });
 
   it("conformance/log waits for running handlers unless settle is false, and gives up after timeout_ms", async () => {
-    const { wire } = await harness();
-    const slow = event(wire, { script: { delay_ms: 150 } }, "slow");
+    // The handler runs long enough that the unsettled query is answered before it ends, even on a
+    // loaded machine; the wire's deadlines are longer still.
+    const { wire } = await harness({}, [], 20_000);
+    const slow = event(wire, { script: { delay_ms: 2000 } }, "slow");
     const unsettled = await wire.log("slow", { min_count: 1, settle: false });
     expect(unsettled).toHaveLength(1);
     expect(unsettled[0]).not.toHaveProperty("done");

@@ -297,12 +297,13 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
       await listener.close();
       await server.close();
     });
-    const { client } = await connect(listener.url, { client: stack, maxConnections: total });
-    const results = await Promise.all(Array.from({ length: total }, (_, n) => client.send("pre_action", { n }, { timeoutMs: 15_000 })));
+    // Deadlines far above the few seconds this takes on a loaded machine: the test is about order, not speed.
+    const { client } = await connect(listener.url, { client: stack, maxConnections: total, timeoutMs: 50_000 });
+    const results = await Promise.all(Array.from({ length: total }, (_, n) => client.send("pre_action", { n }, { timeoutMs: 50_000 })));
     expect(results.map((d) => (d as unknown as { metadata: { n: number } }).metadata.n)).toEqual(
       Array.from({ length: total }, (_, n) => n),
     );
-  }, 30_000);
+  }, 60_000);
 
   it("1000 requests through the default connection limit queue and complete", async () => {
     const h = await startHarness();
@@ -310,10 +311,10 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
     const sockets = new Set<unknown>();
     h.listener.httpServer.on("connection", (s) => sockets.add(s));
     const { client } = await connect(h.url, { client: stack });
-    const results = await Promise.all(Array.from({ length: 1000 }, () => client.send("pre_action", preAction())));
+    const results = await Promise.all(Array.from({ length: 1000 }, () => client.send("pre_action", preAction(), { timeoutMs: 50_000 })));
     expect(results.every((d) => d.decision === "allow")).toBe(true);
     expect(sockets.size).toBeLessThanOrEqual(128);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe("HttpClientTransport options", () => {
