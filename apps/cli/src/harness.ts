@@ -14,7 +14,7 @@ import {
   type AuditLog,
   type AuditSyncMode,
 } from "@ahp/audit";
-import { createAhpMetrics, trackConnections, withMetrics, type AhpMetrics, type Logger } from "@ahp/observability";
+import { createAhpMetrics, limitReporter, trackConnections, withMetrics, type AhpMetrics, type Logger } from "@ahp/observability";
 import type { RedisStateStore } from "@ahp/state-redis";
 import { Counter, Gauge } from "prom-client";
 import {
@@ -76,6 +76,11 @@ export interface Harness {
   readonly engine: PolicyEngine;
   readonly metrics: AhpMetrics;
   readonly audit?: AuditLog;
+  /**
+   * For the listeners' `onerror`: logs and counts a limit report (once, whichever callbacks it
+   * reaches) and returns true; returns false for anything else.
+   */
+  reportLimit(error: unknown): boolean;
   close(): Promise<void>;
 }
 
@@ -154,6 +159,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     });
   }
 
+  const limits = limitReporter({ metrics, logger: log });
   const server = new AhpServer({
     harnessInfo: { name: options.name ?? "ahp-harness", version: HARNESS_VERSION },
     ...(options.config === undefined ? {} : { config: options.config }),
@@ -162,7 +168,9 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     // agent might treat as "allow".
     handlerFailure: "decision",
     handlers,
-    onerror: (error) => log.debug("server", { error: error.message }),
+    onerror: (error) => {
+      if (limits(error) === undefined) log.debug("server", { error: error.message });
+    },
   });
   const untrack = trackConnections(server, metrics);
 
@@ -171,6 +179,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     engine,
     metrics,
     ...(audit === undefined ? {} : { audit }),
+    reportLimit: (error) => limits(error) !== undefined,
     async close() {
       untrack();
       options.agentHost?.dispose("The harness stopped");

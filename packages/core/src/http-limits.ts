@@ -5,7 +5,9 @@
  */
 import type * as http from "node:http";
 import type { Duplex } from "node:stream";
+import * as nodeHttp from "node:http";
 import { AhpLocalError } from "./errors.js";
+import { AhpLimitError } from "./limits.js";
 
 /** Time a client has to send its request headers (ms). */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -50,7 +52,12 @@ const STATUS: Record<string, [number, string]> = {
  * received in time (408), headers too large (431), malformed HTTP (400). A reset connection is
  * only closed.
  */
-export function reportClientErrors(server: http.Server, limits: http.ServerOptions, onerror?: (error: Error) => void): void {
+export function reportClientErrors(
+  server: http.Server,
+  limits: http.ServerOptions,
+  onerror?: (error: Error) => void,
+  transport = "http",
+): void {
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     const code = error.code ?? "";
     if (code === "ECONNRESET" || code === "EPIPE" || !socket.writable) {
@@ -60,17 +67,33 @@ export function reportClientErrors(server: http.Server, limits: http.ServerOptio
     const [status, text] = STATUS[code] ?? [400, "Bad Request"];
     const remote = (socket as { remoteAddress?: string }).remoteAddress;
     const from = remote === undefined ? "" : ` from ${remote}`;
-    onerror?.(
-      status === 408
-        ? new AhpLocalError(
-            "TIMEOUT",
-            `HTTP request${from} not received in time (headers within ${limits.headersTimeout} ms, whole request within ${limits.requestTimeout} ms): answered 408 and closed`,
-            { details: { headersTimeoutMs: limits.headersTimeout, requestTimeoutMs: limits.requestTimeout } },
-          )
-        : new AhpLocalError("PROTOCOL_ERROR", `malformed HTTP request${from} (${code || error.message}): answered ${status} and closed`, {
-            details: { code },
-          }),
-    );
+    const peer = remote === undefined ? {} : { remote };
+    let report: Error;
+    if (status === 408) {
+      report = new AhpLimitError(
+        "TIMEOUT",
+        `HTTP request${from} not received in time (headers within ${limits.headersTimeout} ms, whole request within ${limits.requestTimeout} ms): answered 408 and closed`,
+        { transport, limit: "request_timeout", value: limits.headersTimeout ?? 0, action: "answered_408_closed", ...peer },
+        { details: { headersTimeoutMs: limits.headersTimeout, requestTimeoutMs: limits.requestTimeout } },
+      );
+    } else if (status === 431) {
+      const value = limits.maxHeaderSize ?? nodeHttp.maxHeaderSize;
+      report = new AhpLimitError(
+        "LIMIT_EXCEEDED",
+        `HTTP request headers${from} larger than ${value} bytes: answered 431 and closed`,
+        { transport, limit: "max_header_bytes", value, action: "answered_431_closed", ...peer },
+        { details: { code } },
+      );
+    } else {
+      report = new AhpLocalError(
+        "PROTOCOL_ERROR",
+        `malformed HTTP request${from} (${code || error.message}): answered ${status} and closed`,
+        {
+          details: { code },
+        },
+      );
+    }
+    onerror?.(report);
     socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     setTimeout(() => socket.destroy(), 1000).unref();
   });

@@ -23,6 +23,7 @@ export * from "./ndjson-client.js";
 export * from "./in-flight.js";
 export * from "./in-flight-limit.js";
 export * from "./http-limits.js";
+export * from "./limits.js";
 export * from "./sniff-id.js";
 export * from "./linked-pair.js";
 export * from "./server.js";

@@ -1,5 +1,6 @@
 /** Decoding of one JSON text with size and nesting limits. */
 import { AhpError, AhpErrorCode } from "./errors.js";
+import { markFrameLimit } from "./limits.js";
 import { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, type MessageLimits } from "./transport.js";
 
 /**
@@ -33,12 +34,18 @@ export function parseJsonText(text: string, limits: MessageLimits = {}, byteLeng
   if (text.length * 3 > maxBytes) {
     const bytes = byteLength ?? Buffer.byteLength(text, "utf8");
     if (bytes > maxBytes) {
-      throw new AhpError(AhpErrorCode.MessageTooLarge, `Message too large: ${bytes} bytes exceeds limit ${maxBytes}`);
+      throw markFrameLimit(new AhpError(AhpErrorCode.MessageTooLarge, `Message too large: ${bytes} bytes exceeds limit ${maxBytes}`), {
+        limit: "max_message_bytes",
+        value: maxBytes,
+      });
     }
   }
   const maxDepth = limits.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   if (text.length > maxDepth * 2 && jsonNestingExceeds(text, maxDepth)) {
-    throw new AhpError(AhpErrorCode.MessageTooLarge, `Message nested deeper than limit ${maxDepth}`);
+    throw markFrameLimit(new AhpError(AhpErrorCode.MessageTooLarge, `Message nested deeper than limit ${maxDepth}`), {
+      limit: "max_json_depth",
+      value: maxDepth,
+    });
   }
   try {
     return JSON.parse(text);

@@ -5,6 +5,7 @@
  */
 import { AhpError, AhpErrorCode } from "./errors.js";
 import { parseJsonText } from "./json-text.js";
+import { markFrameLimit } from "./limits.js";
 import type { JsonRpcId } from "./schema/jsonrpc.js";
 import { SNIFF_HEAD_BYTES, sniffJsonRpcId } from "./sniff-id.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, type MessageLimits } from "./transport.js";
@@ -163,7 +164,10 @@ function limitFrame(error: AhpError, head: string): NdjsonFrame {
 }
 
 function tooLarge(limit: number): AhpError {
-  return new AhpError(AhpErrorCode.MessageTooLarge, `Message too large: line exceeds limit ${limit} bytes`);
+  return markFrameLimit(new AhpError(AhpErrorCode.MessageTooLarge, `Message too large: line exceeds limit ${limit} bytes`), {
+    limit: "max_message_bytes",
+    value: limit,
+  });
 }
 
 /** Encodes one message as a line. Compact JSON never contains a raw newline. */

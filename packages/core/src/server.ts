@@ -34,6 +34,7 @@ import {
   type QueryRequest,
   type QueryResponseInput,
 } from "./schema/methods.js";
+import { connectionLimit, frameLimitOf, limitError } from "./limits.js";
 import type { Transport, TransportInfo } from "./transport.js";
 import { decode } from "./validation.js";
 import { fromV1Request, toV1Result, type V1Outcome } from "./v1.js";
@@ -285,6 +286,8 @@ export class AhpServer {
       void this.#serve(connection, message);
     };
     transport.onparseerror = (error, context) => {
+      const frame = frameLimitOf(error);
+      if (frame !== undefined) this.#options.onerror?.(limitError(connectionLimit(connection, frame.limit, frame.value, "answered_error")));
       if (this.#options.replyToInvalidMessages === false) return;
       this.#send(connection, errorResponse(context?.id ?? null, error));
     };
@@ -543,7 +546,7 @@ export class AhpServer {
   }
 
   /** §11.3 steps 3.1–3.3, shared by requests, notifications and batch elements. */
-  #validateEvent(params: unknown, inBatch: boolean): AhpEvent {
+  #validateEvent(params: unknown, inBatch: boolean, connection: Connection): AhpEvent {
     const decoded = decode(AhpEventSchema, params);
     if (!decoded.ok) {
       throw inBatch
@@ -553,6 +556,7 @@ export class AhpServer {
     const event = decoded.value;
     const maxDepth = this.config.max_depth;
     if (maxDepth !== undefined && maxDepth !== null && event.depth > maxDepth) {
+      this.#options.onerror?.(limitError(connectionLimit(connection, "max_depth", maxDepth, "answered_error")));
       throw new AhpError(
         AhpErrorCode.InvalidParams,
         `Invalid event: Protocol error: Event depth ${event.depth} exceeds configured max depth ${maxDepth}`,
@@ -569,7 +573,7 @@ export class AhpServer {
   }
 
   #event(connection: Connection, id: JsonRpcId, params: unknown): unknown {
-    const event = this.#validateEvent(params, false);
+    const event = this.#validateEvent(params, false, connection);
     const info = EVENT_TABLE[event.event_type];
     if (!info.blocking) {
       throw new AhpError(AhpErrorCode.InvalidParams, `Fire-and-forget event ${event.event_type} must be sent as a notification`);
@@ -628,7 +632,7 @@ export class AhpServer {
       if (this.#options.requireHandshake && connection.handshake === undefined) {
         throw new AhpError(AhpErrorCode.HandshakeRequired, "Handshake must complete before sending AHP operations");
       }
-      event = this.#validateEvent(params, false);
+      event = this.#validateEvent(params, false, connection);
     } catch (error) {
       return { kind: "notification", error: rejectedNotification(error) };
     }
@@ -692,11 +696,12 @@ export class AhpServer {
     const rawEvents = (params as { events: unknown[] }).events;
     const limit = this.config.batch_size;
     if (limit !== undefined && limit !== null && rawEvents.length > limit) {
+      this.#options.onerror?.(limitError(connectionLimit(connection, "batch_size", limit, "answered_error")));
       throw new AhpError(AhpErrorCode.InvalidParams, `Batch size ${rawEvents.length} exceeds configured limit ${limit}`);
     }
     // Recommended (§11.5): validate every event first, then handle; no partial side effects.
     const events = rawEvents.map((raw) => {
-      const event = this.#validateEvent(raw, true);
+      const event = this.#validateEvent(raw, true, connection);
       if (!EVENT_TABLE[event.event_type].batchable) {
         throw new AhpError(
           AhpErrorCode.InvalidParams,

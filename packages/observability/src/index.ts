@@ -28,3 +28,4 @@ export {
   type TracingOptions,
 } from "./tracing.js";
 export { withObservability, type ObservabilityOptions } from "./observe.js";
+export { limitReporter, type LimitReporterOptions } from "./limits.js";

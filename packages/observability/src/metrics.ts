@@ -13,8 +13,9 @@
  * | `ahp_audit_failures_total` | counter | `kind` (`write`/`checkpoint`/`file_replaced`) |
  * | `ahp_audit_unrecorded_total` | counter | `outcome` (`failed_closed`/`released`) |
  * | `ahp_audit_available` | gauge | |
+ * | `ahp_limit_rejections_total` | counter | `transport`, `limit` |
  */
-import type { AhpServerHandlers } from "@ahp/core";
+import type { AhpServerHandlers, LimitRejection } from "@ahp/core";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import {
   applyHandlerMiddleware,
@@ -69,6 +70,8 @@ export class AhpMetrics {
   readonly auditUnrecorded: Counter<"outcome">;
   /** `ahp_audit_available`: 1 while the audit log can be written, 0 after a failed write until the next success. */
   readonly auditAvailable: Gauge;
+  /** `ahp_limit_rejections_total{transport,limit}`: a server limit refused, delayed or cut something (see {@link recordLimitRejection}). */
+  readonly limitRejections: Counter<"transport" | "limit">;
   #manualConnections = 0;
   readonly #servers = new Set<ConnectionCounter>();
 
@@ -139,6 +142,20 @@ export class AhpMetrics {
       help: "1 while the audit log can be written, 0 after a failed write until the next success",
       registers,
     });
+    this.limitRejections = new Counter({
+      name: `${p}limit_rejections_total`,
+      help: "Times a server limit acted (refused a connection, answered an error, paused reading, dropped a peer), by transport and limit",
+      labelNames: ["transport", "limit"] as const,
+      registers,
+    });
+  }
+
+  /**
+   * Counts one limit that acted (a {@link LimitRejection} from `limitRejectionOf(error)` on a
+   * listener's or server's `onerror`). Only the transport and limit name become labels.
+   */
+  recordLimitRejection(rejection: Pick<LimitRejection, "transport" | "limit">): void {
+    this.limitRejections.inc({ transport: rejection.transport, limit: rejection.limit });
   }
 
   /** Manual hook for transports that are not tracked through a server: a connection opened. */

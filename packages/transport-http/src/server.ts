@@ -36,7 +36,15 @@ import {
   type AhpServerConnection,
   type TransportInfo,
 } from "@ahp/core";
-import { AhpLocalError, CredentialVerifier, credentialsFromHeaders, type AuthorizeRequest, type ServerAuthOption } from "@ahp/core";
+import {
+  AhpLimitError,
+  AhpLocalError,
+  CredentialVerifier,
+  frameLimitOf,
+  credentialsFromHeaders,
+  type AuthorizeRequest,
+  type ServerAuthOption,
+} from "@ahp/core";
 import { httpServerOptions, reportClientErrors, type HttpServerLimits } from "@ahp/core";
 
 export const DEFAULT_HTTP_PATH = "/ahp";
@@ -276,7 +284,7 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
       if (typeof preParsed === "string" || Buffer.isBuffer(preParsed)) {
         const bytes = Buffer.byteLength(preParsed);
         if (bytes > maxBodyBytes) return tooLarge(req, res, bytes, maxBodyBytes, onerror);
-        const parsed = parse(res, preParsed.toString());
+        const parsed = parse(req, res, preParsed.toString());
         if (parsed === undefined) return;
         message = parsed.value;
       } else message = preParsed;
@@ -288,7 +296,7 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
         return; // the client went away while sending
       }
       if (!body.ok) return tooLarge(req, res, body.bytes, maxBodyBytes, onerror);
-      const parsed = parse(res, body.body.toString("utf8"));
+      const parsed = parse(req, res, body.body.toString("utf8"));
       if (parsed === undefined) return;
       message = parsed.value;
     }
@@ -296,13 +304,19 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
     const socket = req.socket;
     const pending = inFlight.get(socket) ?? 0;
     if (pending >= maxInFlight) {
+      const remote = remoteOf(req);
       onerror?.(
-        new AhpLocalError(
+        new AhpLimitError(
           "LIMIT_EXCEEDED",
-          `${maxInFlight} requests in flight on one HTTP connection from ${remoteOf(req) ?? "?"}: answered 503`,
+          `${maxInFlight} requests in flight on one HTTP connection from ${remote ?? "?"}: answered 503`,
           {
-            details: { maxInFlight },
+            transport: "http",
+            limit: "max_in_flight",
+            value: maxInFlight,
+            action: "answered_503",
+            ...(remote === undefined ? {} : { remote }),
           },
+          { details: { maxInFlight } },
         ),
       );
       const busy = new AhpError(AhpErrorCode.ServerClosing, `Server busy: ${maxInFlight} requests in flight on this connection (limit)`);
@@ -342,10 +356,27 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
     }
   };
 
-  const parse = (res: ServerResponse, text: string): { value: unknown } | undefined => {
+  const parse = (req: IncomingMessage, res: ServerResponse, text: string): { value: unknown } | undefined => {
     try {
       return { value: parseJsonText(text, parseLimits) };
     } catch (error) {
+      const frame = frameLimitOf(error);
+      if (frame !== undefined) {
+        const remote = remoteOf(req);
+        onerror?.(
+          new AhpLimitError(
+            "MESSAGE_TOO_LARGE",
+            `HTTP body from ${remote ?? "?"} nested deeper than maxJsonDepth ${frame.value}: answered 400`,
+            {
+              transport: "http",
+              limit: frame.limit,
+              value: frame.value,
+              action: "answered_400",
+              ...(remote === undefined ? {} : { remote }),
+            },
+          ),
+        );
+      }
       if (AhpError.isInstance(error)) sendJson(res, 400, rpcError(error));
       else sendJson(res, 400, rpcError(new AhpError(AhpErrorCode.ParseError, "Parse error")));
       return undefined;
@@ -369,13 +400,19 @@ function noContent(res: ServerResponse): void {
 
 function tooLarge(req: IncomingMessage, res: ServerResponse, bytes: number, limit: number, onerror?: (error: Error) => void): void {
   const error = new AhpError(AhpErrorCode.MessageTooLarge, `Message too large: ${bytes} bytes exceeds limit ${limit}`);
+  const remote = remoteOf(req);
   onerror?.(
-    new AhpLocalError(
+    new AhpLimitError(
       "MESSAGE_TOO_LARGE",
-      `HTTP body from ${remoteOf(req) ?? "?"} of ${bytes}+ bytes exceeds maxBodyBytes ${limit}: answered 413 and closed`,
+      `HTTP body from ${remote ?? "?"} of ${bytes}+ bytes exceeds maxBodyBytes ${limit}: answered 413 and closed`,
       {
-        details: { bytes, maxBodyBytes: limit },
+        transport: "http",
+        limit: "max_body_bytes",
+        value: limit,
+        action: "answered_413_closed",
+        ...(remote === undefined ? {} : { remote }),
       },
+      { details: { bytes, maxBodyBytes: limit } },
     ),
   );
   // Stop reading: the rest of the body is not buffered and the connection is not reused.
@@ -426,10 +463,18 @@ export async function listenHttp(server: AhpServer, options: ListenHttpOptions =
     throw new AhpLocalError("INVALID_ARGUMENT", "`maxConnections` must be an integer >= 1");
   httpServer.maxConnections = connectionLimit;
   httpServer.on("drop", (data?: { remoteAddress?: string }) => {
+    const remote = data?.remoteAddress;
     handlerOptions.onerror?.(
-      new AhpLocalError(
+      new AhpLimitError(
         "LIMIT_EXCEEDED",
-        `HTTP connection${data?.remoteAddress === undefined ? "" : ` from ${data.remoteAddress}`} refused: ${connectionLimit} connections open (limit maxConnections)`,
+        `HTTP connection${remote === undefined ? "" : ` from ${remote}`} refused: ${connectionLimit} connections open (limit maxConnections)`,
+        {
+          transport: "http",
+          limit: "max_connections",
+          value: connectionLimit,
+          action: "refused",
+          ...(remote === undefined ? {} : { remote }),
+        },
         { details: { maxConnections: connectionLimit } },
       ),
     );

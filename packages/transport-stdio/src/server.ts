@@ -5,7 +5,14 @@
  * closes — so `printf '<request>\n' | harness` prints its response, as with the reference.
  */
 import type { Readable, Writable } from "node:stream";
-import { AhpLocalError, NdjsonServerTransport, type AhpServer, type MessageLimits, type NdjsonWriteOptions } from "@ahp/core";
+import {
+  AhpLimitError,
+  AhpLocalError,
+  NdjsonServerTransport,
+  type AhpServer,
+  type MessageLimits,
+  type NdjsonWriteOptions,
+} from "@ahp/core";
 import { DEFAULT_MAX_IN_FLIGHT, limitInFlight } from "@ahp/core";
 
 export { DEFAULT_DRAIN_TIMEOUT_MS } from "@ahp/core";
@@ -71,12 +78,11 @@ export async function serveStdio(server: AhpServer, options: ServeStdioOptions =
   await server.connect(
     limitInFlight(transport, maxInFlight, gate, () =>
       options.onlimit?.(
-        new AhpLocalError(
+        new AhpLimitError(
           "LIMIT_EXCEEDED",
           `${maxInFlight} requests in flight on stdin: reading paused until answers are written (reported once)`,
-          {
-            details: { maxInFlight },
-          },
+          { transport: "stdio", limit: "max_in_flight", value: maxInFlight, action: "paused_reading" },
+          { details: { maxInFlight } },
         ),
       ),
     ),

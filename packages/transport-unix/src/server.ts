@@ -4,7 +4,15 @@
  * connections are served concurrently.
  */
 import { createServer, type Server, type Socket } from "node:net";
-import { AhpErrorCode, AhpLocalError, toError, type AhpServer, type MessageLimits, type NdjsonWriteOptions } from "@ahp/core";
+import {
+  AhpErrorCode,
+  AhpLimitError,
+  AhpLocalError,
+  toError,
+  type AhpServer,
+  type MessageLimits,
+  type NdjsonWriteOptions,
+} from "@ahp/core";
 import { DEFAULT_MAX_IN_FLIGHT, limitInFlight } from "@ahp/core";
 import { UnixSocketServerTransport } from "./server-transport.js";
 import { clearStaleSocket, listenAt, removeSocketFile, type SocketIdentity } from "./socket-file.js";
@@ -135,7 +143,7 @@ export class UnixSocketServer {
     }
     const limit = this.#options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
     if (this.#transports.size >= limit) {
-      this.#refuse(socket, `Server busy: too many connections (limit ${limit})`);
+      this.#refuse(socket, `Server busy: too many connections (limit ${limit})`, limit);
       return;
     }
     const transport = new UnixSocketServerTransport(socket, {
@@ -156,12 +164,11 @@ export class UnixSocketServer {
     const maxInFlight = this.#options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     const gated = limitInFlight(transport, maxInFlight, { pause: () => socket.pause(), resume: () => socket.resume() }, () =>
       this.#options.onerror?.(
-        new AhpLocalError(
+        new AhpLimitError(
           "LIMIT_EXCEEDED",
           `${maxInFlight} requests in flight on one connection to ${this.path}: reading paused until answers are written (reported once per connection)`,
-          {
-            details: { maxInFlight },
-          },
+          { transport: "unix", limit: "max_in_flight", value: maxInFlight, action: "paused_reading", remote: this.path },
+          { details: { maxInFlight } },
         ),
       ),
     );
@@ -172,13 +179,21 @@ export class UnixSocketServer {
   }
 
   /** Tells the agent why (a -32003 notice with id null, which it can show) and closes the connection. */
-  #refuse(socket: Socket, message: string): void {
+  #refuse(socket: Socket, message: string, limit: number): void {
     this.#refused.add(socket);
     socket.once("close", () => this.#refused.delete(socket));
     const notice = { jsonrpc: "2.0", id: null, error: { code: AhpErrorCode.ServerClosing, message } };
     socket.write(`${JSON.stringify(notice)}\n`);
     void endSocket(socket, this.#options.closeGraceMs ?? 2000);
-    this.#options.onerror?.(new AhpLocalError("LIMIT_EXCEEDED", `refused a connection on ${this.path}: ${message}`));
+    this.#options.onerror?.(
+      new AhpLimitError("LIMIT_EXCEEDED", `refused a connection on ${this.path}: ${message}`, {
+        transport: "unix",
+        limit: "max_connections",
+        value: limit,
+        action: "refused",
+        remote: this.path,
+      }),
+    );
   }
 }
 

@@ -12,6 +12,7 @@ import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import {
+  AhpLimitError,
   AhpLocalError,
   DEFAULT_MAX_MESSAGE_BYTES,
   stringifyMessage,
@@ -222,7 +223,8 @@ export class WebSocketServerTransport implements Transport {
       drainTimeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
       pauseReading: true,
       readGate: this.readGate("congested"),
-      onStall: (error) => {
+      onStall: (stall) => {
+        const error = this.#asLimit(stall, "outbound_stall", options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS, "dropped");
         this.#cause ??= error;
         this.onerror?.(error);
         ws.terminate();
@@ -233,12 +235,25 @@ export class WebSocketServerTransport implements Transport {
     // A bad frame (not UTF-8, over `maxPayload`, a protocol violation) closes the connection:
     // say why through onerror, so that the harness's logs tell what the limit did.
     ws.on("error", (error) => {
-      const cause = errorCause(error);
+      const wsCause = errorCause(error);
+      const cause =
+        wsCause.code === "MESSAGE_TOO_LARGE" ? this.#asLimit(wsCause, "max_message_bytes", this.#maxPayload, "closed_1009") : wsCause;
       const first = this.#cause === undefined;
       this.#cause ??= cause;
       if (first && !this.#finished) this.onerror?.(cause);
     });
     ws.once("close", (code: number, reason: Buffer) => this.#onClose(code, reason.toString("utf8")));
+  }
+
+  /** The same report as a limit report (see `limitRejectionOf`), for the harness's logs and metrics. */
+  #asLimit(error: AhpLocalError, limit: "outbound_stall" | "max_message_bytes", value: number, action: string): AhpLimitError {
+    const remote = this.info.remote;
+    return new AhpLimitError(
+      error.code,
+      error.message,
+      { transport: "ws", limit, value, action, ...(remote === undefined ? {} : { remote }) },
+      { cause: error.cause, ...(error.details === undefined ? {} : { details: error.details }) },
+    );
   }
 
   /** Pauses and resumes reading for one reason; reading resumes when no reason is left. */
@@ -364,12 +379,23 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
   /** Upgrades accepted and not yet served (authentication still running). */
   let upgrading = 0;
   const full = () => transports.size + upgrading >= maxConnections;
-  const refusedFull = () =>
+  const refusedFull = (req: IncomingMessage) => {
+    const remote = remoteOf(req);
     onerror?.(
-      new AhpLocalError("LIMIT_EXCEEDED", `WebSocket connection refused: ${maxConnections} connections open (limit maxConnections)`, {
-        details: { maxConnections },
-      }),
+      new AhpLimitError(
+        "LIMIT_EXCEEDED",
+        `WebSocket connection refused: ${maxConnections} connections open (limit maxConnections)`,
+        {
+          transport: "ws",
+          limit: "max_connections",
+          value: maxConnections,
+          action: "refused",
+          ...(remote === undefined ? {} : { remote }),
+        },
+        { details: { maxConnections } },
+      ),
     );
+  };
   let closed = false;
 
   const serve = (ws: WebSocket, req: IncomingMessage, principal: string | null) => {
@@ -387,9 +413,16 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
     // AhpServer.connect() installs its callbacks synchronously; report transport notices to ours too.
     const gated = limitInFlight(transport, maxInFlight, transport.readGate("in-flight"), () =>
       onerror?.(
-        new AhpLocalError(
+        new AhpLimitError(
           "LIMIT_EXCEEDED",
           `${maxInFlight} requests in flight on one WebSocket connection${remote === undefined ? "" : ` from ${remote}`}: reading paused until answers are sent (reported once per connection)`,
+          {
+            transport: "ws",
+            limit: "max_in_flight",
+            value: maxInFlight,
+            action: "paused_reading",
+            ...(remote === undefined ? {} : { remote }),
+          },
           { details: { maxInFlight } },
         ),
       ),
@@ -433,7 +466,7 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
         return;
       }
       if (full()) {
-        refusedFull();
+        refusedFull(req);
         refuseUpgrade(socket, 503, "Service Unavailable", JSON.stringify({ error: "too many connections" }), { "Retry-After": "1" });
         return;
       }
@@ -467,7 +500,7 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
     const checkAfterUpgrade = options.auth !== undefined;
     const onConnection = (ws: WebSocket, req: IncomingMessage) => {
       if (full()) {
-        refusedFull();
+        refusedFull(req);
         ws.close(1013, "too many connections");
         return;
       }
@@ -564,7 +597,7 @@ export async function listenWebSocket(server: AhpServer, options: ListenWebSocke
     tls === undefined
       ? http.createServer(serverOptions, onRequest)
       : https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, onRequest);
-  reportClientErrors(httpServer, serverOptions, attachOptions.onerror);
+  reportClientErrors(httpServer, serverOptions, attachOptions.onerror, "ws");
   const attached = attachWebSocketServer(server, { ...attachOptions, httpServer, path });
   try {
     await new Promise<void>((resolve, reject) => {

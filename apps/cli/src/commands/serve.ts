@@ -316,7 +316,10 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   signal?.addEventListener("abort", onSignal, { once: true });
-  const onerror = (transport: string) => (e: Error) => log.warn("transport", { transport, error: e.message });
+  // Limit reports become one `limit` line and a count of ahp_limit_rejections_total; the rest is logged as before.
+  const onerror = (transport: string) => (e: Error) => {
+    if (!harness.reportLimit(e)) log.warn("transport", { transport, error: e.message });
+  };
   // GET /metrics next to the protocol on the HTTP and WebSocket listeners.
   const serveMetrics = metricsHandler(metrics);
   const metricsRoute = (req: IncomingMessage, res: ServerResponse) => {
