@@ -3,7 +3,7 @@
  * hot-reloaded when it is), an optional tamper-evident audit log, Prometheus metrics and JSON
  * logs, composed into one AhpServer. Shared by `ahp serve` and the demo.
  */
-import { AhpServer, annotate, type AhpServerHandlers, type HarnessConfig } from "@ahp/core";
+import { AhpServer, annotate, applyHandlerMiddleware, composeMiddleware, type AhpServerHandlers, type HarnessConfig } from "@ahp/core";
 import type { AgentHost } from "@ahp/agent-host";
 import {
   openAuditLog,
@@ -14,7 +14,7 @@ import {
   type AuditLog,
   type AuditSyncMode,
 } from "@ahp/audit";
-import { createAhpMetrics, limitReporter, trackConnections, withMetrics, type AhpMetrics, type Logger } from "@ahp/observability";
+import { createAhpMetrics, limitReporter, timeoutLogging, trackConnections, type AhpMetrics, type Logger } from "@ahp/observability";
 import type { RedisStateStore } from "@ahp/state-redis";
 import { Counter, Gauge } from "prom-client";
 import {
@@ -86,6 +86,9 @@ export interface Harness {
 
 export const HARNESS_VERSION = "0.1.0";
 
+/** Fail closed: a failing handler is answered with a blocking decision (the audit log and the timeout log say so). */
+const HANDLER_FAILURE = "decision";
+
 export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const { log } = options;
   const metrics = options.metrics ?? createAhpMetrics();
@@ -149,11 +152,16 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
 
   let handlers: AhpServerHandlers = composeHandlers(engine, options.handlers);
   if (options.agentHost !== undefined) handlers = options.agentHost.wrap(handlers);
-  handlers = withMetrics(handlers, metrics);
+  // Counted and timed; a call the server answers at its handler time limit is also logged.
+  handlers = applyHandlerMiddleware(
+    handlers,
+    composeMiddleware(metrics.middleware(), timeoutLogging(log, { handlerFailure: HANDLER_FAILURE })),
+  );
   if (audit !== undefined) {
     handlers = withAudit(handlers, audit, {
       ...(auditOptions?.includePayloads ? { includePayloads: true } : {}),
       failure: auditOptions?.failure ?? "closed",
+      handlerFailure: HANDLER_FAILURE,
       // Each failed write is logged once by the incident reporter; here only the count per call.
       onunaudited: ({ outcome }) => metrics.recordAuditUnrecorded(outcome),
     });
@@ -166,7 +174,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
     // Fail closed: a failing handler is answered with a blocking decision, not an error an
     // agent might treat as "allow".
-    handlerFailure: "decision",
+    handlerFailure: HANDLER_FAILURE,
     handlers,
     onerror: (error) => {
       if (limits(error) === undefined) log.debug("server", { error: error.message });

@@ -70,6 +70,13 @@ export interface AuditEntry {
   policy_us?: number;
   /** Failure text (message only). */
   error?: string;
+  /** `failure` records of a handler that ran past the server's time limit: that limit (ms). */
+  timeout_ms?: number;
+  /**
+   * `failure` records of a timed-out request answered with an error: the JSON-RPC error code the
+   * agent got (a fail-closed decision is in `decision` and `reason` instead).
+   */
+  answer_error?: number;
   conn?: AuditConnectionInfo;
   /** SHA-256 of the canonical JSON of the payload (query payload for queries). */
   payload_sha256?: string;

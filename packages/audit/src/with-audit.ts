@@ -10,7 +10,15 @@ import { AuditError } from "./errors.js";
 import type { AuditSyncMode } from "./log.js";
 import { sha256Hex, type AuditEntry, type AuditRecord } from "./record.js";
 import { findRuleId, readAnnotation, type RuleIdSources } from "@ahp/core";
-import { applyHandlerMiddleware, decisionKindOf, failureMessage, type HandlerCall, type HandlerMiddleware } from "@ahp/core";
+import {
+  applyHandlerMiddleware,
+  decisionKindOf,
+  failureMessage,
+  handlerFailureAnswer,
+  handlerTimeoutOf,
+  type HandlerCall,
+  type HandlerMiddleware,
+} from "@ahp/core";
 
 /** Anything records can be appended to (an `AuditLog`, or a test double). */
 export interface AuditRecorder {
@@ -60,6 +68,11 @@ export interface WithAuditOptions {
   reasonPattern?: RuleIdSources["reasonPattern"];
   /** Record notifications and handshakes also when the handler set has no handler for them. Default true. */
   observeMissing?: boolean;
+  /**
+   * How the server answers a failed handler (its `handlerFailure` option): lets the record of
+   * a call that ran past the server's time limit say what the agent was answered. Default `error`.
+   */
+  handlerFailure?: "error" | "decision";
   /** Write failures, one per call. Library code never logs. */
   onerror?: (error: Error) => void;
   /** Every call answered without its record (for a metric). */
@@ -104,6 +117,7 @@ export function auditMiddleware(log: AuditRecorder, options: WithAuditOptions = 
       const entry = baseEntry(call, options, started);
       entry.kind = "failure";
       entry.error = failureMessage(error);
+      describeTimeout(entry, call, error, options);
       addRule(entry, findRuleId({ target: call.target, ...pattern(options) }));
       if (!waits) recordLater(call, entry);
       else {
@@ -151,6 +165,19 @@ export function auditMiddleware(log: AuditRecorder, options: WithAuditOptions = 
     call.ctx.holdAnswer?.(run);
     return run;
   };
+}
+
+/** A handler that ran past the server's time limit: the limit, and what the server answered in its place. */
+function describeTimeout(entry: AuditEntry, call: HandlerCall, error: unknown, options: WithAuditOptions): void {
+  const timeout = handlerTimeoutOf(error);
+  if (timeout === undefined) return;
+  entry.timeout_ms = timeout.timeoutMs;
+  const answer = handlerFailureAnswer(call, error, options.handlerFailure);
+  if (answer === undefined) return;
+  if ("decision" in answer) {
+    entry.decision = answer.decision.decision;
+    if (answer.decision.reason !== undefined) entry.reason = answer.decision.reason;
+  } else entry.answer_error = answer.error.code;
 }
 
 function describeResult(entry: AuditEntry, call: HandlerCall, result: unknown, options: WithAuditOptions): void {

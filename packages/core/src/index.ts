@@ -30,6 +30,7 @@ export * from "./server.js";
 export * from "./client.js";
 export { fromV1Request, toV1Result, type V1Action, type V1Outcome } from "./v1.js";
 export * from "./middleware.js";
+export * from "./handler-timeout.js";
 export * from "./annotations.js";
 export * from "./secrets.js";
 export * from "./redact.js";

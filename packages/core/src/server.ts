@@ -34,6 +34,7 @@ import {
   type QueryRequest,
   type QueryResponseInput,
 } from "./schema/methods.js";
+import { markHandlerTimeout } from "./handler-timeout.js";
 import { connectionLimit, frameLimitOf, limitError } from "./limits.js";
 import type { Transport, TransportInfo } from "./transport.js";
 import { decode } from "./validation.js";
@@ -823,7 +824,7 @@ function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
 
 /** A handler ran past the timeout: its signal is aborted and the call fails with -32603. */
 function onHandlerTimeout(ctx: HandlerCallContext, timeoutMs: number, reject: (error: unknown) => void): void {
-  const error = new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`);
+  const error = markHandlerTimeout(new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`), timeoutMs);
   ctx.abort(error);
   ctx.release();
   reject(error);

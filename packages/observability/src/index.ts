@@ -29,3 +29,4 @@ export {
 } from "./tracing.js";
 export { withObservability, type ObservabilityOptions } from "./observe.js";
 export { limitReporter, type LimitReporterOptions } from "./limits.js";
+export { timeoutLogging, type TimeoutLoggingOptions } from "./timeouts.js";

@@ -14,12 +14,14 @@
  * | `ahp_audit_unrecorded_total` | counter | `outcome` (`failed_closed`/`released`) |
  * | `ahp_audit_available` | gauge | |
  * | `ahp_limit_rejections_total` | counter | `transport`, `limit` |
+ * | `ahp_handler_timeouts_total` | counter | `event_type` |
  */
 import type { AhpServerHandlers, LimitRejection } from "@ahp/core";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import {
   applyHandlerMiddleware,
   decisionKindOf,
+  handlerTimeoutOf,
   observeHandlers,
   type ApplyMiddlewareOptions,
   type HandlerCall,
@@ -72,6 +74,8 @@ export class AhpMetrics {
   readonly auditAvailable: Gauge;
   /** `ahp_limit_rejections_total{transport,limit}`: a server limit refused, delayed or cut something (see {@link recordLimitRejection}). */
   readonly limitRejections: Counter<"transport" | "limit">;
+  /** `ahp_handler_timeouts_total{event_type}`: handler calls the server answered on its own because they ran past the time limit (also counted as handler failures). */
+  readonly handlerTimeouts: Counter<"event_type">;
   #manualConnections = 0;
   readonly #servers = new Set<ConnectionCounter>();
 
@@ -148,6 +152,12 @@ export class AhpMetrics {
       labelNames: ["transport", "limit"] as const,
       registers,
     });
+    this.handlerTimeouts = new Counter({
+      name: `${p}handler_timeouts_total`,
+      help: "Handler calls that ran past the handler time limit and were answered by the server, by event type",
+      labelNames: ["event_type"] as const,
+      registers,
+    });
   }
 
   /**
@@ -222,6 +232,7 @@ export class AhpMetrics {
         }
         if (!outcome.ok) {
           this.handlerFailures.inc({ event_type: call.eventType });
+          if (handlerTimeoutOf(outcome.error) !== undefined) this.handlerTimeouts.inc({ event_type: call.eventType });
           this.eventsTotal.inc({ event_type: call.eventType, decision: "error" });
           return;
         }
