@@ -159,7 +159,7 @@ describe("limit reports in logs and metrics", () => {
     expect(h.alive).toBe(true);
   });
 
-  it("HTTP: body size, JSON depth, request timeout, in-flight (pipelining) and connections", async () => {
+  it("HTTP: body size, JSON depth, request timeout, header size, in-flight (pipelining) and connections", async () => {
     const h = await start({ http: true, args: ["--header-timeout-ms", "300", "--max-in-flight", "2", "--max-connections", "3"] });
     const url = h.urls.http!;
     const post = (body: string) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body, keepalive: false });
@@ -175,6 +175,12 @@ describe("limit reports in logs and metrics", () => {
     const timeout = await expectReported(h, "http", "request_timeout", 300);
     expect(timeout.action).toBe("answered_408_closed");
     expect(timeout.remote).toBe("127.0.0.1");
+
+    const big = await tcp(url);
+    const bigAnswer = received(big);
+    big.write(`POST /ahp HTTP/1.1\r\nHost: h\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    expect((await expectReported(h, "http", "max_header_bytes", 16_384)).action).toBe("answered_431_closed");
+    await until(() => bigAnswer.text.startsWith("HTTP/1.1 431"), 5000, "the 431 answer");
 
     const piped = await tcp(url);
     const answers = received(piped);
