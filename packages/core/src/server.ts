@@ -12,13 +12,12 @@
  *   order per session;
  * - handlers get an AbortSignal and a timeout (default: the advertised `timeout_ms`).
  */
-import { setMaxListeners } from "node:events";
 import { AhpError, AhpErrorCode, toError } from "./errors.js";
-import { EVENT_TABLE, type DecisionInputFor, type PayloadFor, type SpecializedEventType } from "./event-table.js";
+import { EVENT_TABLE, type SpecializedEventType } from "./event-table.js";
 import type { DecisionInput } from "./schema/decision.js";
 import { DecisionSchema } from "./schema/decision.js";
 import { AhpEventSchema, type AhpEvent } from "./schema/event.js";
-import type { JsonRpcErrorResponse, JsonRpcId, JsonRpcMessage, JsonRpcResponse, JsonRpcSuccessResponse } from "./schema/jsonrpc.js";
+import type { JsonRpcId, JsonRpcMessage } from "./schema/jsonrpc.js";
 import {
   AHP_METHODS,
   AHP_PROTOCOL_VERSION,
@@ -27,213 +26,56 @@ import {
   HandshakeRequestSchema,
   QueryRequestSchema,
   QueryResponseSchema,
-  type HandshakeRequest,
   type HandshakeResponse,
   type HarnessConfig,
   type HarnessInfo,
-  type QueryRequest,
-  type QueryResponseInput,
 } from "./schema/methods.js";
-import { markHandlerTimeout } from "./handler-timeout.js";
 import { connectionLimit, frameLimitOf, limitError } from "./limits.js";
+import { Connection } from "./server-connection.js";
+import {
+  HandlerCallContext,
+  HandlerFailure,
+  afterHeld,
+  asHandlerFailure,
+  failureText,
+  isPromiseLike,
+  onHandlerTimeout,
+} from "./server-handler-call.js";
+import {
+  NOTIFIED,
+  errorResponse,
+  failedResult,
+  handlerError,
+  invalidParams,
+  noop,
+  notificationFailure,
+  readId,
+  rejectedNotification,
+  resultOf,
+} from "./server-replies.js";
+import {
+  DEFAULT_HARNESS_CAPABILITIES,
+  DEFAULT_HARNESS_CONFIG,
+  type AhpHandlerContext,
+  type AhpProcessResult,
+  type AhpServerConnection,
+  type AhpServerHandlers,
+  type AhpServerOptions,
+  type Awaitable,
+} from "./server-types.js";
 import type { Transport, TransportInfo } from "./transport.js";
 import { decode } from "./validation.js";
 import { fromV1Request, toV1Result, type V1Outcome } from "./v1.js";
 
-/** Capabilities the reference harness advertises by default, in order. */
-export const DEFAULT_HARNESS_CAPABILITIES = Object.freeze([
-  "pre_action",
-  "post_action",
-  "pre_prompt",
-  "query",
-  "batch",
-  "run_lifecycle",
-  "task_list",
-  "verification",
-]);
-
-export const DEFAULT_HARNESS_CONFIG: Readonly<Required<Pick<HarnessConfig, "timeout_ms" | "batch_size" | "max_depth">>> = Object.freeze({
-  timeout_ms: 10_000,
-  batch_size: 100,
-  max_depth: 10,
-});
-
-/** Per-call facts handed to every handler. */
-export interface AhpHandlerContext {
-  /** Aborted when the handler times out, the connection closes or the server shuts down. */
-  readonly signal: AbortSignal;
-  readonly connection: AhpServerConnection;
-  /** JSON-RPC id of the request; absent for notifications. */
-  readonly requestId?: JsonRpcId;
-  /** Position inside an `ahp/batch`. */
-  readonly batch?: { readonly index: number; readonly size: number };
-  /**
-   * Holds this call's answer until `until` settles: the handler's result or failure, and also
-   * the answer the server gives on its own when the handler times out. For middleware that must
-   * finish something before an agent may see the answer (an audit log writing the call's
-   * record). Call it before the handler's work is awaited; several holds are all waited for.
-   * Present on every context `AhpServer` creates.
-   */
-  holdAnswer?(until: PromiseLike<unknown>): void;
-}
-
-type Awaitable<T> = T | Promise<T>;
-
-/** A typed handler for one specialized event type: typed payload in, typed decision out. */
-export type TypedEventHandler<T extends SpecializedEventType> = (
-  payload: PayloadFor<T>,
-  event: AhpEvent,
-  ctx: AhpHandlerContext,
-) => Awaitable<DecisionInputFor<T>>;
-
-export interface AhpServerHandlers {
-  /**
-   * The generic event handler: `pre_action`, `pre_prompt`, `handshake`/`query` sent as events,
-   * and every event inside `ahp/batch` (also non-blocking ones, as the reference does).
-   */
-  onEvent?: (event: AhpEvent, ctx: AhpHandlerContext) => Awaitable<DecisionInput>;
-  /** Non-blocking events sent as notifications, in arrival order per session. */
-  onNotification?: (event: AhpEvent, ctx: AhpHandlerContext) => Awaitable<void>;
-  onQuery?: (query: QueryRequest, ctx: AhpHandlerContext) => Awaitable<QueryResponseInput>;
-  /** Observes a valid handshake; throw an AhpError to refuse it. */
-  onHandshake?: (request: HandshakeRequest, ctx: AhpHandlerContext) => Awaitable<void>;
-  /** Typed handlers for the specialized points (spec §7). Missing ones answer the §7.9 default. */
-  typed?: { [T in SpecializedEventType]?: TypedEventHandler<T> };
-}
-
-export interface AhpServerOptions {
-  /** `name`, `version` and `capabilities` answered in the handshake. */
-  harnessInfo?: Partial<HarnessInfo>;
-  /**
-   * Limits advertised in the handshake and enforced. Default `{timeout_ms:10000, batch_size:100, max_depth:10}`.
-   * Pass an object to replace it: members left out are not advertised and not enforced.
-   */
-  config?: HarnessConfig;
-  handlers?: AhpServerHandlers;
-  /** How long one handler call may take (ms). Default: `config.timeout_ms`; `0` disables. */
-  handlerTimeoutMs?: number;
-  /**
-   * `error` (default, as the reference): a failing handler of a single event is answered with
-   * -32603 `Handler error: …`. `decision`: it is answered with the event type's fail-closed
-   * decision (`block`, `reject`, `skip` or `defer` with the error as reason), so that agents that
-   * treat errors as "allow" still stop. Inside batches failures always become `block`.
-   */
-  handlerFailure?: "error" | "decision";
-  /** Refuse events, queries and batches on a connection before its handshake (-32001). Default false (reference). */
-  requireHandshake?: boolean;
-  /** Accept integer request ids and echo them (Recommended). Default true. */
-  acceptNumericIds?: boolean;
-  /** Answer malformed JSON (-32700) and id-carrying invalid messages (-32600). Default true. */
-  replyToInvalidMessages?: boolean;
-  /** Accept AHP 1.x `harness/event` requests (spec §15.1). Default false (the 2.4 reference answers -32601). */
-  compat?: { v1?: boolean };
-  /** Validate what handlers return before sending it. Default true. */
-  validateResults?: boolean;
-  /** Non-fatal problems (send failures, handler crashes in notifications). Library code never logs. */
-  onerror?: (error: Error) => void;
-  /** A stream connection (connect()) opened. */
-  onconnection?: (connection: AhpServerConnection) => void;
-  /** A stream connection closed; `error` is the transport's cause when it did not close cleanly. */
-  ondisconnect?: (connection: AhpServerConnection, error?: Error) => void;
-}
-
-/** One agent connection as the server sees it. */
-export interface AhpServerConnection {
-  readonly id: number;
-  readonly info: TransportInfo;
-  /** The handshake this connection completed, if any. */
-  readonly handshake?: HandshakeRequest;
-  /** Aborted when the connection closes. */
-  readonly signal: AbortSignal;
-}
-
-/** What processing one incoming message produced (used by request/response transports such as HTTP). */
-export type AhpProcessResult =
-  | { kind: "response"; response: JsonRpcResponse }
-  | { kind: "notification"; error?: AhpError }
-  | { kind: "ignored" };
-
-class Connection implements AhpServerConnection {
-  handshake?: HandshakeRequest;
-  readonly controller = new AbortController();
-  constructor(
-    readonly id: number,
-    readonly info: TransportInfo,
-    readonly transport?: Transport,
-  ) {
-    // Every in-flight handler listens on this signal; hundreds of concurrent requests are normal.
-    setMaxListeners(0, this.controller.signal);
-  }
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-}
-
-const errorResponse = (id: JsonRpcId | null, error: AhpError): JsonRpcErrorResponse => ({
-  jsonrpc: "2.0",
-  id,
-  error: error.toJSON(),
-});
-
-const invalidParams = (detail: string) => new AhpError(AhpErrorCode.InvalidParams, `Invalid params: ${detail}`);
-const handlerError = (text: string) => new AhpError(AhpErrorCode.InternalError, `Handler error: ${text}`);
-
-/**
- * What a handler gets as `ctx`. The per-call AbortController is created only when the handler
- * reads `signal`: most decisions are synchronous and never look at it.
- */
-class HandlerCallContext implements AhpHandlerContext {
-  #controller?: AbortController;
-  /** What the answer waits for (holdAnswer); undefined on the common path. */
-  held?: PromiseLike<unknown>;
-
-  constructor(
-    readonly connection: Connection,
-    readonly requestId: JsonRpcId | undefined,
-    readonly batch: AhpHandlerContext["batch"],
-  ) {}
-
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      const outer = this.connection.signal;
-      if (outer.aborted) this.#controller.abort(outer.reason);
-      else outer.addEventListener("abort", this, { once: true });
-    }
-    return this.#controller.signal;
-  }
-
-  /** The connection's abort (this object is its listener). */
-  handleEvent(): void {
-    this.#controller?.abort(this.connection.signal.reason);
-  }
-
-  abort(reason: unknown): void {
-    this.#controller?.abort(reason);
-  }
-
-  release(): void {
-    if (this.#controller !== undefined) this.connection.signal.removeEventListener("abort", this);
-  }
-
-  holdAnswer(until: PromiseLike<unknown>): void {
-    const before = this.held;
-    this.held = before === undefined ? until : Promise.all([before, until]);
-  }
-}
-
-/** Calls `settle` once what `ctx` holds its answer for has settled (either way); at once when nothing. */
-function afterHeld(ctx: HandlerCallContext, settle: () => void): void {
-  const held = ctx.held;
-  if (held === undefined) settle();
-  else held.then(settle, settle);
-}
-
-class HandlerFailure extends Error {
-  constructor(readonly text: string) {
-    super(text);
-  }
-}
+export { DEFAULT_HARNESS_CAPABILITIES, DEFAULT_HARNESS_CONFIG } from "./server-types.js";
+export type {
+  AhpHandlerContext,
+  AhpProcessResult,
+  AhpServerConnection,
+  AhpServerHandlers,
+  AhpServerOptions,
+  TypedEventHandler,
+} from "./server-types.js";
 
 export class AhpServer {
   readonly harnessInfo: HarnessInfo;
@@ -814,58 +656,4 @@ export class AhpServer {
       );
     });
   }
-}
-
-function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
-  return (
-    value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as PromiseLike<T>).then === "function"
-  );
-}
-
-/** A handler ran past the timeout: its signal is aborted and the call fails with -32603. */
-function onHandlerTimeout(ctx: HandlerCallContext, timeoutMs: number, reject: (error: unknown) => void): void {
-  const error = markHandlerTimeout(new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`), timeoutMs);
-  ctx.abort(error);
-  ctx.release();
-  reject(error);
-}
-
-function asHandlerFailure(error: unknown): HandlerFailure {
-  return error instanceof HandlerFailure ? error : new HandlerFailure(failureText(error));
-}
-
-function resultOf(id: JsonRpcId, result: unknown): AhpProcessResult {
-  return { kind: "response", response: { jsonrpc: "2.0", id, result: result as JsonRpcSuccessResponse["result"] } };
-}
-
-function failedResult(id: JsonRpcId, error: unknown): AhpProcessResult {
-  const wire = AhpError.isInstance(error) ? error : new AhpError(AhpErrorCode.InternalError, `Internal error: ${toError(error).message}`);
-  return { kind: "response", response: errorResponse(id, wire) };
-}
-
-const NOTIFIED: AhpProcessResult = Object.freeze({ kind: "notification" });
-
-function noop(): void {}
-
-function notificationFailure(error: unknown): AhpProcessResult {
-  return { kind: "notification", error: handlerError(failureText(error)) };
-}
-
-function failureText(error: unknown): string {
-  if (error instanceof HandlerFailure) return error.text;
-  const e = toError(error);
-  return e.message || e.name;
-}
-
-function rejectedNotification(error: unknown): AhpError {
-  // Over HTTP the reference reports rejected notifications as -32603 "Handler error: <text>".
-  const text = AhpError.isInstance(error) ? error.message.replace(/^Invalid params: /, "Serialization error: ") : failureText(error);
-  return handlerError(text);
-}
-
-function readId(message: unknown): JsonRpcId | null | undefined {
-  if (message === null || typeof message !== "object" || Array.isArray(message)) return undefined;
-  const id = (message as Record<string, unknown>).id;
-  if (typeof id === "string" || (typeof id === "number" && Number.isInteger(id))) return id;
-  return undefined;
 }
