@@ -6,7 +6,7 @@ import { AhpError, AhpErrorCode, toError } from "./errors.js";
 import { markHandlerTimeout } from "./handler-timeout.js";
 import type { JsonRpcId } from "./schema/jsonrpc.js";
 import type { Connection } from "./server-connection.js";
-import type { AhpHandlerContext } from "./server-types.js";
+import type { AhpHandlerContext, Awaitable } from "./server-types.js";
 
 /**
  * What a handler gets as `ctx`. The per-call AbortController is created only when the handler
@@ -87,4 +87,67 @@ export function failureText(error: unknown): string {
   if (error instanceof HandlerFailure) return error.text;
   const e = toError(error);
   return e.message || e.name;
+}
+
+/** Runs a handler with a per-call signal and timeout; any failure becomes a HandlerFailure. */
+export function callHandler<R>(
+  fn: (ctx: AhpHandlerContext) => Awaitable<R>,
+  connection: Connection,
+  id: JsonRpcId | undefined,
+  timeoutMs: number,
+  batch?: AhpHandlerContext["batch"],
+): Awaitable<R> {
+  try {
+    // An async handler's rejection (or timeout) comes back as a HandlerFailure already.
+    return call(fn, connection, id, timeoutMs, batch, asHandlerFailure);
+  } catch (error) {
+    throw asHandlerFailure(error);
+  }
+}
+
+/** Calls a handler; a synchronous result comes back as is, an async one with the timeout applied. */
+export function call<R>(
+  fn: (ctx: AhpHandlerContext) => Awaitable<R>,
+  connection: Connection,
+  id: JsonRpcId | undefined,
+  timeoutMs: number,
+  batch?: AhpHandlerContext["batch"],
+  mapError: (error: unknown) => Error = toError,
+): Awaitable<R> {
+  const ctx = new HandlerCallContext(connection, id, batch);
+  let result: Awaitable<R>;
+  try {
+    result = fn(ctx);
+  } catch (error) {
+    ctx.release();
+    if (ctx.held === undefined) throw error;
+    return new Promise<R>((_, reject) => afterHeld(ctx, () => reject(mapError(error))));
+  }
+  if (!isPromiseLike(result)) {
+    ctx.release();
+    if (ctx.held === undefined) return result;
+    return new Promise<R>((resolve) => afterHeld(ctx, () => resolve(result)));
+  }
+  // A closed connection aborts ctx.signal but does not cut the call short: received
+  // notifications still reach their handler, and close()/whenIdle() wait for the handler
+  // (close() only up to its grace period).
+  const timed = timeoutMs > 0 && Number.isFinite(timeoutMs);
+  return new Promise<R>((resolve, reject) => {
+    // An answer held by the handler's middleware (holdAnswer) waits, the timeout's answer too.
+    const fail = (error: unknown) => afterHeld(ctx, () => reject(mapError(error)));
+    const timer = timed ? setTimeout(onHandlerTimeout, timeoutMs, ctx, timeoutMs, fail) : undefined;
+    result.then(
+      (value) => {
+        if (timer !== undefined) clearTimeout(timer);
+        ctx.release();
+        if (ctx.held === undefined) resolve(value);
+        else afterHeld(ctx, () => resolve(value));
+      },
+      (error: unknown) => {
+        if (timer !== undefined) clearTimeout(timer);
+        ctx.release();
+        fail(error);
+      },
+    );
+  });
 }

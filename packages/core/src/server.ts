@@ -16,13 +16,12 @@ import { AhpError, AhpErrorCode, toError } from "./errors.js";
 import { EVENT_TABLE, type SpecializedEventType } from "./event-table.js";
 import type { DecisionInput } from "./schema/decision.js";
 import { DecisionSchema } from "./schema/decision.js";
-import { AhpEventSchema, type AhpEvent } from "./schema/event.js";
+import type { AhpEvent } from "./schema/event.js";
 import type { JsonRpcId, JsonRpcMessage } from "./schema/jsonrpc.js";
 import {
   AHP_METHODS,
   AHP_PROTOCOL_VERSION,
   AHP_REFERENCE_CRATE_VERSION,
-  BatchRequestSchema,
   HandshakeRequestSchema,
   QueryRequestSchema,
   QueryResponseSchema,
@@ -31,16 +30,9 @@ import {
   type HarnessInfo,
 } from "./schema/methods.js";
 import { connectionLimit, frameLimitOf, limitError } from "./limits.js";
+import { handleBatch } from "./server-batch.js";
 import { Connection } from "./server-connection.js";
-import {
-  HandlerCallContext,
-  HandlerFailure,
-  afterHeld,
-  asHandlerFailure,
-  failureText,
-  isPromiseLike,
-  onHandlerTimeout,
-} from "./server-handler-call.js";
+import { HandlerFailure, call, callHandler, failureText, isPromiseLike } from "./server-handler-call.js";
 import {
   NOTIFIED,
   errorResponse,
@@ -63,6 +55,7 @@ import {
   type AhpServerOptions,
   type Awaitable,
 } from "./server-types.js";
+import { classify, validateEvent } from "./server-validate.js";
 import type { Transport, TransportInfo } from "./transport.js";
 import { decode } from "./validation.js";
 import { fromV1Request, toV1Result, type V1Outcome } from "./v1.js";
@@ -292,7 +285,7 @@ export class AhpServer {
   }
 
   #process(connection: Connection, message: unknown): AhpProcessResult | Promise<AhpProcessResult> {
-    const kind = this.#classify(message);
+    const kind = classify(message, this.#options.acceptNumericIds);
     if (kind === "invalid") {
       if (this.#options.replyToInvalidMessages === false) return { kind: "ignored" };
       const id = readId(message);
@@ -323,20 +316,6 @@ export class AhpServer {
       : resultOf(id, result);
   }
 
-  #classify(message: unknown): "request" | "notification" | "response" | "invalid" {
-    if (message === null || typeof message !== "object" || Array.isArray(message)) return "invalid";
-    const m = message as Record<string, unknown>;
-    if (typeof m.jsonrpc !== "string") return "invalid";
-    if (typeof m.method !== "string") {
-      return "id" in m && ("result" in m || "error" in m) ? "response" : "invalid";
-    }
-    if (!("params" in m)) return "invalid";
-    const id = m.id;
-    if (typeof id === "string") return "request";
-    if (typeof id === "number" && Number.isInteger(id) && this.#options.acceptNumericIds !== false) return "request";
-    return "notification";
-  }
-
   /** Returns the result, or a promise of it; throws (or rejects with) the error to answer. */
   #request(connection: Connection, id: JsonRpcId, method: string, params: unknown): unknown {
     switch (method) {
@@ -350,7 +329,10 @@ export class AhpServer {
         return this.#query(connection, id, params);
       case AHP_METHODS.batch:
         this.#gate(connection);
-        return this.#batch(connection, id, params);
+        return handleBatch(params, this.config, (event, slot) => this.#generic(connection, id, event, slot), {
+          connection,
+          onerror: this.#options.onerror,
+        });
       case "harness/event":
         if (this.#options.compat?.v1) return this.#v1(connection, params, id);
         throw new AhpError(AhpErrorCode.MethodNotFound, "Method not found");
@@ -375,7 +357,7 @@ export class AhpServer {
     }
     if (this.#handlers.onHandshake !== undefined) {
       try {
-        await this.#call((ctx) => this.#handlers.onHandshake!(request, ctx), connection, id);
+        await call((ctx) => this.#handlers.onHandshake!(request, ctx), connection, id, this.#handlerTimeoutMs);
       } catch (error) {
         throw AhpError.isInstance(error) ? error : handlerError(failureText(error));
       }
@@ -388,35 +370,8 @@ export class AhpServer {
     };
   }
 
-  /** §11.3 steps 3.1–3.3, shared by requests, notifications and batch elements. */
-  #validateEvent(params: unknown, inBatch: boolean, connection: Connection): AhpEvent {
-    const decoded = decode(AhpEventSchema, params);
-    if (!decoded.ok) {
-      throw inBatch
-        ? new AhpError(AhpErrorCode.InvalidParams, `Invalid event: Serialization error: ${decoded.detail}`)
-        : invalidParams(decoded.detail);
-    }
-    const event = decoded.value;
-    const maxDepth = this.config.max_depth;
-    if (maxDepth !== undefined && maxDepth !== null && event.depth > maxDepth) {
-      this.#options.onerror?.(limitError(connectionLimit(connection, "max_depth", maxDepth, "answered_error")));
-      throw new AhpError(
-        AhpErrorCode.InvalidParams,
-        `Invalid event: Protocol error: Event depth ${event.depth} exceeds configured max depth ${maxDepth}`,
-      );
-    }
-    const info = EVENT_TABLE[event.event_type];
-    if (info.payloadCheck === "shape" && info.payloadSchema !== undefined) {
-      const payload = decode(info.payloadSchema, event.payload);
-      if (!payload.ok) {
-        throw new AhpError(AhpErrorCode.InvalidParams, `Invalid event: Serialization error: ${payload.detail}`);
-      }
-    }
-    return event;
-  }
-
   #event(connection: Connection, id: JsonRpcId, params: unknown): unknown {
-    const event = this.#validateEvent(params, false, connection);
+    const event = validateEvent(params, false, this.config.max_depth, connection, this.#options.onerror);
     const info = EVENT_TABLE[event.event_type];
     if (!info.blocking) {
       throw new AhpError(AhpErrorCode.InvalidParams, `Fire-and-forget event ${event.event_type} must be sent as a notification`);
@@ -442,7 +397,7 @@ export class AhpServer {
   #generic(connection: Connection, id: JsonRpcId | undefined, event: AhpEvent, batch?: AhpHandlerContext["batch"]): unknown {
     const handler = this.#handlers.onEvent;
     if (handler === undefined) throw new HandlerFailure("Capability not supported: Event handler not configured");
-    const decision = this.#callHandler((ctx) => handler(event, ctx), connection, id, batch);
+    const decision = callHandler((ctx) => handler(event, ctx), connection, id, this.#handlerTimeoutMs, batch);
     return isPromiseLike(decision)
       ? Promise.resolve(decision).then((d) => this.#checkResult(DecisionSchema, d))
       : this.#checkResult(DecisionSchema, decision);
@@ -458,7 +413,12 @@ export class AhpServer {
       if (type === "idle") return { decision: "allow" };
       throw handlerError(`Capability not supported: ${info.capabilityLabel} not supported`);
     }
-    const decision = await this.#callHandler((ctx) => handler(payload.value as never, event, ctx) as Awaitable<unknown>, connection, id);
+    const decision = await callHandler(
+      (ctx) => handler(payload.value as never, event, ctx) as Awaitable<unknown>,
+      connection,
+      id,
+      this.#handlerTimeoutMs,
+    );
     return this.#checkResult(info.decisionSchema!, decision);
   }
 
@@ -475,7 +435,7 @@ export class AhpServer {
       if (this.#options.requireHandshake && connection.handshake === undefined) {
         throw new AhpError(AhpErrorCode.HandshakeRequired, "Handshake must complete before sending AHP operations");
       }
-      event = this.#validateEvent(params, false, connection);
+      event = validateEvent(params, false, this.config.max_depth, connection, this.#options.onerror);
     } catch (error) {
       return { kind: "notification", error: rejectedNotification(error) };
     }
@@ -495,7 +455,7 @@ export class AhpServer {
     if (previous === undefined) {
       let result: unknown;
       try {
-        result = this.#callHandler((ctx) => handler(event, ctx), connection, undefined);
+        result = callHandler((ctx) => handler(event, ctx), connection, undefined, this.#handlerTimeoutMs);
       } catch (error) {
         return notificationFailure(error);
       }
@@ -504,7 +464,7 @@ export class AhpServer {
     }
     return this.#chain(
       key,
-      previous.then(() => this.#callHandler((ctx) => handler(event, ctx), connection, undefined)),
+      previous.then(() => callHandler((ctx) => handler(event, ctx), connection, undefined, this.#handlerTimeoutMs)),
     );
   }
 
@@ -524,48 +484,12 @@ export class AhpServer {
     const handler = this.#handlers.onQuery;
     if (handler === undefined) throw handlerError("Capability not supported: Query not supported");
     try {
-      const answer = await this.#callHandler((ctx) => handler(decoded.value, ctx), connection, id);
+      const answer = await callHandler((ctx) => handler(decoded.value, ctx), connection, id, this.#handlerTimeoutMs);
       return this.#checkResult(QueryResponseSchema, answer);
     } catch (error) {
       if (error instanceof HandlerFailure) throw handlerError(error.text);
       throw error;
     }
-  }
-
-  async #batch(connection: Connection, id: JsonRpcId, params: unknown): Promise<unknown> {
-    const decoded = decode(BatchRequestSchema, params);
-    if (!decoded.ok) throw invalidParams(decoded.detail);
-    // Validate the raw events (not the decoded ones) so that details name the element.
-    const rawEvents = (params as { events: unknown[] }).events;
-    const limit = this.config.batch_size;
-    if (limit !== undefined && limit !== null && rawEvents.length > limit) {
-      this.#options.onerror?.(limitError(connectionLimit(connection, "batch_size", limit, "answered_error")));
-      throw new AhpError(AhpErrorCode.InvalidParams, `Batch size ${rawEvents.length} exceeds configured limit ${limit}`);
-    }
-    // Recommended (§11.5): validate every event first, then handle; no partial side effects.
-    const events = rawEvents.map((raw) => {
-      const event = this.#validateEvent(raw, true, connection);
-      if (!EVENT_TABLE[event.event_type].batchable) {
-        throw new AhpError(
-          AhpErrorCode.InvalidParams,
-          `Event type ${event.event_type} cannot be batched because it does not return a generic Decision`,
-        );
-      }
-      return event;
-    });
-    const size = events.length;
-    const decisions = await Promise.all(
-      events.map(async (event, index) => {
-        try {
-          return await this.#generic(connection, id, event, { index, size });
-        } catch (error) {
-          // Fail closed: a failing handler blocks that slot only.
-          const text = error instanceof HandlerFailure ? error.text : failureText(error);
-          return { decision: "block", reason: `Handler error: ${text}` };
-        }
-      }),
-    );
-    return { decisions };
   }
 
   async #v1(connection: Connection, params: unknown, id: JsonRpcId | undefined): Promise<V1Outcome | undefined> {
@@ -576,7 +500,7 @@ export class AhpServer {
       const handler = this.#handlers.onNotification;
       if (handler !== undefined) {
         try {
-          await this.#callHandler((ctx) => handler(event, ctx), connection, undefined);
+          await callHandler((ctx) => handler(event, ctx), connection, undefined, this.#handlerTimeoutMs);
         } catch (e) {
           this.#options.onerror?.(toError(e));
         }
@@ -593,67 +517,5 @@ export class AhpServer {
       }
       throw error;
     }
-  }
-
-  /** Runs a handler with a per-call signal and timeout; any failure becomes a HandlerFailure. */
-  #callHandler<R>(
-    fn: (ctx: AhpHandlerContext) => Awaitable<R>,
-    connection: Connection,
-    id: JsonRpcId | undefined,
-    batch?: AhpHandlerContext["batch"],
-  ): Awaitable<R> {
-    try {
-      // An async handler's rejection (or timeout) comes back as a HandlerFailure already.
-      return this.#call(fn, connection, id, batch, asHandlerFailure);
-    } catch (error) {
-      throw asHandlerFailure(error);
-    }
-  }
-
-  /** Calls a handler; a synchronous result comes back as is, an async one with the timeout applied. */
-  #call<R>(
-    fn: (ctx: AhpHandlerContext) => Awaitable<R>,
-    connection: Connection,
-    id: JsonRpcId | undefined,
-    batch?: AhpHandlerContext["batch"],
-    mapError: (error: unknown) => Error = toError,
-  ): Awaitable<R> {
-    const ctx = new HandlerCallContext(connection, id, batch);
-    let result: Awaitable<R>;
-    try {
-      result = fn(ctx);
-    } catch (error) {
-      ctx.release();
-      if (ctx.held === undefined) throw error;
-      return new Promise<R>((_, reject) => afterHeld(ctx, () => reject(mapError(error))));
-    }
-    if (!isPromiseLike(result)) {
-      ctx.release();
-      if (ctx.held === undefined) return result;
-      return new Promise<R>((resolve) => afterHeld(ctx, () => resolve(result)));
-    }
-    // A closed connection aborts ctx.signal but does not cut the call short: received
-    // notifications still reach their handler, and close()/whenIdle() wait for the handler
-    // (close() only up to its grace period).
-    const timeoutMs = this.#handlerTimeoutMs;
-    const timed = timeoutMs > 0 && Number.isFinite(timeoutMs);
-    return new Promise<R>((resolve, reject) => {
-      // An answer held by the handler's middleware (holdAnswer) waits, the timeout's answer too.
-      const fail = (error: unknown) => afterHeld(ctx, () => reject(mapError(error)));
-      const timer = timed ? setTimeout(onHandlerTimeout, timeoutMs, ctx, timeoutMs, fail) : undefined;
-      result.then(
-        (value) => {
-          if (timer !== undefined) clearTimeout(timer);
-          ctx.release();
-          if (ctx.held === undefined) resolve(value);
-          else afterHeld(ctx, () => resolve(value));
-        },
-        (error: unknown) => {
-          if (timer !== undefined) clearTimeout(timer);
-          ctx.release();
-          fail(error);
-        },
-      );
-    });
   }
 }
