@@ -10,6 +10,8 @@ export interface Measurement {
   cpuUsPerOp?: number;
   /** Heap bytes per operation (memory suite). */
   heapBytesPerOp?: number;
+  /** Machine instructions per operation, counted by callgrind (instructions suite). */
+  instructionsPerOp?: number;
 }
 
 export interface Row {
@@ -119,10 +121,12 @@ export function medianMeasurement(list: Measurement[]): Measurement {
   const p99 = median(list.map((x) => x.p99Us));
   const cpu = median(list.map((x) => x.cpuUsPerOp));
   const heap = median(list.map((x) => x.heapBytesPerOp));
+  const instructions = median(list.map((x) => x.instructionsPerOp));
   if (p50 !== undefined) m.p50Us = p50;
   if (p99 !== undefined) m.p99Us = p99;
   if (cpu !== undefined) m.cpuUsPerOp = cpu;
   if (heap !== undefined) m.heapBytesPerOp = heap;
+  if (instructions !== undefined) m.instructionsPerOp = instructions;
   return m;
 }
 

@@ -32,7 +32,20 @@ for (const file of files) {
   rows.push(...suiteRows);
 }
 
-const header = ["suite", "case", "ops/s", "p50 µs", "p99 µs", "CPU µs/op", "heap B/op", "floor ops/s", "ratio", "target", "note"];
+const header = [
+  "suite",
+  "case",
+  "ops/s",
+  "p50 µs",
+  "p99 µs",
+  "CPU µs/op",
+  "heap B/op",
+  "instr/op",
+  "floor ops/s",
+  "ratio",
+  "target",
+  "note",
+];
 const table = rows.map((r) => [
   r.suite,
   r.case,
@@ -41,6 +54,7 @@ const table = rows.map((r) => [
   fmt(r.measurement.p99Us, 1),
   fmt(r.measurement.cpuUsPerOp, 1),
   fmt(r.measurement.heapBytesPerOp),
+  fmt(r.measurement.instructionsPerOp),
   fmt(r.floor?.opsPerSec),
   r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}x`,
   r.target ?? "",

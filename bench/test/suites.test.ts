@@ -2,7 +2,7 @@
  * Every benchmark suite still runs and reports what it claims: `pnpm bench --quick` (short runs,
  * figures not meaningful) in a child process, rows read back from `--json`.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,7 +20,9 @@ function runQuick(): Promise<{ rows: Row[]; stdout: string }> {
     execFile(
       process.execPath,
       ["--import", "tsx", "src/run.ts", "--quick", "--json", out],
-      { cwd: benchDir, maxBuffer: 16 * 1024 * 1024, timeout: 110_000 },
+      // The instructions suite runs two processes under callgrind (about 20 s of CPU time in all):
+      // minutes of wall-clock time on a loaded machine.
+      { cwd: benchDir, maxBuffer: 16 * 1024 * 1024, timeout: 400_000 },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`bench failed: ${error.message}\n${stderr}`));
         else resolve({ rows: JSON.parse(readFileSync(out, "utf8")) as Row[], stdout });
@@ -35,15 +37,28 @@ describe("pnpm bench --quick", () => {
     const { rows, stdout } = await runQuick();
     const seen = new Set(rows.map((r) => r.suite));
     expect(seen.size).toBe(suites.length);
-    for (const name of ["core", "memory", "stdio", "unix", "http", "ws", "policy", "aarts-hook"]) expect(seen).toContain(name);
+    for (const name of ["core", "memory", "stdio", "unix", "http", "ws", "policy", "aarts-hook", "instructions"])
+      expect(seen).toContain(name);
     for (const row of rows) {
+      if (row.note?.startsWith("skipped:")) continue;
       const m = row.measurement;
-      const figure = Number.isFinite(m.opsPerSec) ? m.opsPerSec : m.heapBytesPerOp;
+      const figure = Number.isFinite(m.opsPerSec) ? m.opsPerSec : (m.heapBytesPerOp ?? m.instructionsPerOp);
       expect(Number.isFinite(figure), `${row.suite}: ${row.case}`).toBe(true);
       if (row.target !== undefined) expect(Number.isFinite(row.ratio), `${row.suite}: ${row.case}`).toBe(true);
     }
     // The transport suites compare against their floor and, on stdio, vscode-jsonrpc.
     expect(rows.some((r) => r.suite === "stdio" && r.case.includes("vscode-jsonrpc") && r.target === ">= 2x")).toBe(true);
     expect(stdout).toMatch(/^suite\s+case\s+ops\/s/m);
+    // Instruction counts where valgrind is installed, one row saying why not where it is not.
+    const instructions = rows.filter((r) => r.suite === "instructions");
+    if (spawnSync("sh", ["-c", "command -v valgrind"]).status === 0) {
+      expect(instructions.map((r) => r.measurement.instructionsPerOp! > 0)).toEqual([true, true]);
+      expect(instructions[1]!.ratio).toBeCloseTo(
+        instructions[1]!.measurement.instructionsPerOp! / instructions[0]!.measurement.instructionsPerOp!,
+      );
+    } else {
+      expect(instructions).toHaveLength(1);
+      expect(instructions[0]!.note).toMatch(/^skipped: valgrind is not installed/);
+    }
   });
 });
