@@ -8,44 +8,54 @@ import { interleaved, measurePipelined, measureSequential, medianMeasurement, ty
 
 export const payload = { action_type: "tool_call", tool_name: "bash", arguments: { command: "npm test", cwd: "/workspace" } };
 
+/**
+ * Session and agent ids as long as the random UUIDs AhpClient uses, so that the floor's request
+ * has the same size on the wire as ours (the floor does not pay for generating them).
+ */
+const SESSION_ID = "6c1f0a52-3d4e-4b7a-9f21-0e8d5c3b2a19";
+const AGENT_ID = "0b9e7d6c-5a4f-4e3d-8c2b-1a0f9e8d7c6b";
+
 /** The event a `client.send("pre_action", payload)` puts on the wire, as plain data. */
 export function rawEvent(eventType = "pre_action") {
-  return { event_type: eventType, session_id: "s", agent_id: "a", timestamp: new Date().toISOString(), depth: 0, payload };
+  return { event_type: eventType, session_id: SESSION_ID, agent_id: AGENT_ID, timestamp: new Date().toISOString(), depth: 0, payload };
 }
 
 /**
- * The floor's client: plain JSON.stringify / JSON.parse, manual "\n" splitting, a Map of
- * pending ids, writes that respect backpressure. No validation, no library.
+ * The floor's client: plain JSON.stringify / JSON.parse, one write per request, lines cut from
+ * the received text by index, a Map of pending ids. Request ids are a counter padded to the
+ * length of AhpClient's UUIDs. No validation, no library.
  */
 export class RawNdjsonClient {
   readonly #writable: Writable;
   readonly #pending = new Map<string, (result: unknown) => void>();
-  #buffer = "";
+  #rest = "";
   #id = 0;
 
   constructor(readable: Readable, writable: Writable) {
     this.#writable = writable;
     readable.setEncoding("utf8");
     readable.on("data", (chunk: string) => {
-      this.#buffer += chunk;
+      const text = this.#rest.length === 0 ? chunk : this.#rest + chunk;
+      let start = 0;
       let nl: number;
-      while ((nl = this.#buffer.indexOf("\n")) !== -1) {
-        const line = this.#buffer.slice(0, nl);
-        this.#buffer = this.#buffer.slice(nl + 1);
-        const message = JSON.parse(line) as { id: string; result: unknown };
+      while ((nl = text.indexOf("\n", start)) !== -1) {
+        const message = JSON.parse(text.slice(start, nl)) as { id: string; result: unknown };
+        start = nl + 1;
         const resolve = this.#pending.get(message.id);
         if (resolve !== undefined) {
           this.#pending.delete(message.id);
           resolve(message.result);
         }
       }
+      this.#rest = start === text.length ? "" : text.slice(start);
     });
   }
 
   #drained?: Promise<void>;
 
-  #write(text: string): Promise<void> {
-    if (this.#writable.write(text)) return Promise.resolve();
+  /** Writes one message; resolves at once unless the stream asks to wait for "drain". */
+  #write(text: string): Promise<void> | undefined {
+    if (this.#writable.write(text)) return undefined;
     this.#drained ??= new Promise<void>((resolve) =>
       this.#writable.once("drain", () => {
         this.#drained = undefined;
@@ -56,15 +66,21 @@ export class RawNdjsonClient {
   }
 
   request(method: string, params: unknown): Promise<unknown> {
-    const id = String(++this.#id);
+    const id = String(++this.#id).padStart(36, "0");
     const answered = new Promise<unknown>((resolve) => this.#pending.set(id, resolve));
     void this.#write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
     return answered;
   }
 
-  notify(method: string, params: unknown): Promise<void> {
+  notify(method: string, params: unknown): Promise<void> | undefined {
     return this.#write(`${JSON.stringify({ jsonrpc: "2.0", method, params })}\n`);
   }
+}
+
+/** Bytes of one floor request on the wire (with its newline), as `RawNdjsonClient.request` writes it. */
+export function rawRequestBytes(): number {
+  const id = "1".padStart(36, "0");
+  return Buffer.byteLength(`${JSON.stringify({ jsonrpc: "2.0", id, method: "ahp/event", params: rawEvent() })}\n`);
 }
 
 /** User+system CPU time of another process so far, in µs (Linux /proc; undefined elsewhere). */
@@ -84,8 +100,8 @@ export function processCpuUs(pid: number | undefined): number | undefined {
 export interface Contender {
   /** One blocking round trip (a pre_action request answered with a decision). */
   request(): Promise<unknown>;
-  /** One notification (post_action), resolved once written. */
-  notify(): Promise<unknown>;
+  /** One notification (post_action); a promise when the writer has to wait before the next. */
+  notify(): unknown;
   /** A round trip that comes back after every earlier notification was read. */
   flush(): Promise<unknown>;
   /** The peer process, for its CPU time. */

@@ -1,30 +1,36 @@
-// The raw floor: a trivial NDJSON echo peer with no library, only JSON.parse/JSON.stringify and
-// manual line splitting. Every request is answered `{"decision":"allow"}`; notifications are
-// counted. `node raw-ndjson-peer.mjs stdio` serves on stdin/stdout; `... unix <path>` listens on
-// a Unix socket (one peer per connection) and writes "ready" to stderr once it does.
+// The raw floor: a plain Node NDJSON peer with no library. Each line is parsed with JSON.parse;
+// every request gets a fixed reply (`{"decision":"allow"}` with the request's id) in one write of
+// its own; notifications are counted. No validation, no framework, and no avoidable copies: lines
+// are cut from the received text by index, and only an unfinished last line is kept for the next
+// chunk. `node raw-ndjson-peer.mjs stdio` serves on stdin/stdout; `... unix <path>` listens on a
+// Unix socket (one peer per connection) and writes "ready" to stderr once it does.
 import { createServer } from "node:net";
 
 function serve(readable, writable) {
-  let pending = "";
+  let rest = "";
   let notifications = 0;
   readable.setEncoding("utf8");
   readable.on("data", (chunk) => {
-    pending += chunk;
-    let out = "";
+    const text = rest.length === 0 ? chunk : rest + chunk;
+    let start = 0;
     let nl;
-    while ((nl = pending.indexOf("\n")) !== -1) {
-      const line = pending.slice(0, nl);
-      pending = pending.slice(nl + 1);
+    while ((nl = text.indexOf("\n", start)) !== -1) {
+      const line = text.slice(start, nl);
+      start = nl + 1;
       if (line.length === 0) continue;
       const message = JSON.parse(line);
       if (message.id === undefined) {
         notifications++;
         continue;
       }
-      const result = message.method === "bench/count" ? { notifications } : { decision: "allow" };
-      out += JSON.stringify({ jsonrpc: "2.0", id: message.id, result }) + "\n";
+      const id = JSON.stringify(message.id);
+      writable.write(
+        message.method === "bench/count"
+          ? `{"jsonrpc":"2.0","id":${id},"result":{"notifications":${notifications}}}\n`
+          : `{"jsonrpc":"2.0","id":${id},"result":{"decision":"allow"}}\n`,
+      );
     }
-    if (out.length > 0) writable.write(out);
+    rest = start === text.length ? "" : text.slice(start);
   });
 }
 

@@ -1,10 +1,14 @@
 /**
  * In-process round trip of a `pre_action` decision: AhpClient -> in-memory transport (JSON
  * encoded, as on a wire) -> AhpServer -> back, with full schema validation on both sides.
- * Floor: the same JSON request stringified, parsed, answered, parsed, with no library.
+ * Floor: the same JSON request stringified, parsed, answered, parsed, with no library; its ids are
+ * as long as AhpClient's UUIDs, so that its texts are as long as ours.
  */
 import { AhpClient, AhpServer, createLinkedPair } from "@ahp/core";
 import { measureSequential, throughputRatio, type Row, type Suite } from "../harness.js";
+
+const SESSION_ID = "6c1f0a52-3d4e-4b7a-9f21-0e8d5c3b2a19";
+const AGENT_ID = "0b9e7d6c-5a4f-4e3d-8c2b-1a0f9e8d7c6b";
 
 const payload = { action_type: "tool_call", tool_name: "bash", arguments: { command: "npm test", cwd: "/workspace" } };
 
@@ -14,12 +18,12 @@ async function floor(iterations: number) {
     async () => {
       const request = JSON.stringify({
         jsonrpc: "2.0",
-        id: String(++id),
+        id: String(++id).padStart(36, "0"),
         method: "ahp/event",
         params: {
           event_type: "pre_action",
-          session_id: "s",
-          agent_id: "a",
+          session_id: SESSION_ID,
+          agent_id: AGENT_ID,
           timestamp: new Date().toISOString(),
           depth: 0,
           payload,
