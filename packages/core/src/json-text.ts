@@ -24,6 +24,18 @@ export function jsonNestingExceeds(text: string, limit: number): boolean {
 }
 
 /**
+ * Whether `text` has more than `limit` opening brackets, inside strings or not: an upper bound of
+ * its nesting depth, found with native searches. Most messages have a handful of brackets, so
+ * this settles the depth check without the character-by-character scan of jsonNestingExceeds.
+ */
+function openingBracketsExceed(text: string, limit: number): boolean {
+  let count = 0;
+  for (let i = text.indexOf("{"); i !== -1; i = text.indexOf("{", i + 1)) if (++count > limit) return true;
+  for (let i = text.indexOf("["); i !== -1; i = text.indexOf("[", i + 1)) if (++count > limit) return true;
+  return false;
+}
+
+/**
  * Parses one JSON text. Throws {@link AhpError} -32700 for malformed JSON and
  * {@link AhpErrorCode.MessageTooLarge} for a text past the size or nesting limit.
  * `byteLength` may be passed when the caller already knows it.
@@ -41,7 +53,7 @@ export function parseJsonText(text: string, limits: MessageLimits = {}, byteLeng
     }
   }
   const maxDepth = limits.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
-  if (text.length > maxDepth * 2 && jsonNestingExceeds(text, maxDepth)) {
+  if (text.length > maxDepth * 2 && openingBracketsExceed(text, maxDepth) && jsonNestingExceeds(text, maxDepth)) {
     throw markFrameLimit(new AhpError(AhpErrorCode.MessageTooLarge, `Message nested deeper than limit ${maxDepth}`), {
       limit: "max_json_depth",
       value: maxDepth,

@@ -88,6 +88,15 @@ describe("parseJsonText", () => {
       expect(thrown(() => parseJsonText('["\\\\",[[[[[1]]]]]]', { maxJsonDepth: 3 })).code).toBe(AhpErrorCode.MessageTooLarge);
     });
 
+    it("accepts a shallow text with more brackets than the limit, and rejects one bracket too deep among few", () => {
+      const wide = JSON.stringify(Array.from({ length: 300 }, (_, i) => [i, { i }]));
+      expect(parseJsonText(wide)).toHaveLength(300);
+      expect(thrown(() => parseJsonText(`{"pad":"${"x".repeat(20)}","a":[[[1]]]}`, { maxJsonDepth: 3 })).code).toBe(
+        AhpErrorCode.MessageTooLarge,
+      );
+      expect(parseJsonText(`{"pad":"${"x".repeat(20)}","a":[[1]]}`, { maxJsonDepth: 3 })).toEqual({ pad: "x".repeat(20), a: [[1]] });
+    });
+
     it("is checked before parsing, so a deeply nested text never reaches JSON.parse", () => {
       const deep = nested(100_000);
       expect(thrown(() => parseJsonText(deep)).code).toBe(AhpErrorCode.MessageTooLarge);
