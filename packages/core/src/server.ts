@@ -11,6 +11,12 @@
  * - handlers run concurrently per connection, notifications reach their handler in arrival
  *   order per session;
  * - handlers get an AbortSignal and a timeout (default: the advertised `timeout_ms`).
+ *
+ * This file keeps the connections, the bookkeeping of work in flight and the dispatch of each
+ * message. Beside it: server-types.ts (options, handler and context types), server-validate.ts
+ * (message kind, event checks), server-batch.ts (`ahp/batch`), server-handler-call.ts (one
+ * handler call: context, timeout, held answers, failures), server-replies.ts (the answers) and
+ * server-connection.ts (the record of one connection).
  */
 import { AhpError, AhpErrorCode, toError } from "./errors.js";
 import { EVENT_TABLE, type SpecializedEventType } from "./event-table.js";
