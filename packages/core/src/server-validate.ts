@@ -32,7 +32,7 @@ export interface LimitReportTarget {
 
 /**
  * §11.3 steps 3.1–3.3, shared by requests, notifications and batch elements. An event deeper than
- * `maxDepth` is also reported to `report.onerror` as a limit that acted.
+ * `maxDepth` is also reported to `onerror` (with `connection`) as a limit that acted.
  */
 export function validateEvent(
   params: unknown,
