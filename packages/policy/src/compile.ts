@@ -27,6 +27,7 @@ import type {
   ToolCallMatch,
 } from "./schema.js";
 import { redactSecretsIn, valueContainsSecret } from "@ahp/core";
+import { pipesInto } from "@ahp/shell";
 import { normalizeShellPath, parseShell, toolCalls, type OpaqueReason, type SimpleCommand, type ToolCall } from "./shell.js";
 import type { SessionState } from "./state.js";
 
@@ -518,14 +519,7 @@ function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen: number
   }
   if (m.piped_to !== undefined) {
     const re = issues.guard([...at, "piped_to"], () => nameMatcher(asList(m.piped_to!)));
-    per.push(
-      re === undefined
-        ? () => false
-        : (cmd) => {
-            for (const c of cmd.consumers) if (re(c)) return true;
-            return false;
-          },
-    );
+    per.push(re === undefined ? () => false : (cmd) => pipesInto(cmd, re));
   }
   if (m.paths !== undefined) {
     const tests = m.paths.map((c, k) => compileFieldCondition(c, [...at, "paths", k], issues, maxLen));

@@ -8,7 +8,7 @@ export {
   type OperatorToken,
   type RedirectToken,
 } from "./lex.js";
-export { parseShell, OPAQUE_REASONS, type OpaqueReason, type ParseShellOptions, type SimpleCommand } from "./parse.js";
+export { parseShell, pipesInto, OPAQUE_REASONS, type OpaqueReason, type ParseShellOptions, type SimpleCommand } from "./parse.js";
 export { tokenizeShell, type ShellSegment, type ShellSubstitution, type TokenizedShell } from "./segments.js";
 export { normalizeShellPath, resolveShellPath, changeDirectory, type WorkingDirectory } from "./paths.js";
 export { programName, stripWrappers, unwrap, splitOptions, commandStart, type Unwrapped, type SplitOptions } from "./words.js";

@@ -41,7 +41,11 @@ export interface SimpleCommand {
   redirects: Redirect[];
   /** Every word of the command as written: wrappers, assignments, arguments, redirection targets. */
   words: string[];
-  /** Programs the output of this command flows into: later pipeline stages, commands holding a substitution. */
+  /**
+   * Programs the output of this command flows into: later pipeline stages, commands holding a
+   * substitution. Built on first read (an accessor: spreading a command does not copy it); to ask
+   * about every stage of a long pipeline, use {@link pipesInto}, which builds nothing.
+   */
   consumers: string[];
   /** Wrapper programs that were removed in front of the command (`sudo`, `env` …). */
   wrappers: string[];
@@ -49,7 +53,7 @@ export interface SimpleCommand {
   depth: number;
   /** The working directory the command runs in, as far as the line tells (see {@link WorkingDirectory}). */
   cwd: WorkingDirectory;
-  /** Positional arguments resolved against {@link cwd} (`cd / && rm -rf *` gives `/*`). */
+  /** Positional arguments resolved against {@link cwd} (`cd / && rm -rf *` gives `/*`); resolved on first read (an accessor). */
   paths: string[];
   /** Files the command writes, truncates, deletes, moves or changes the mode or owner of (output redirections included), resolved. */
   writes: string[];
@@ -109,7 +113,7 @@ class Builder {
   readonly commands: SimpleCommand[] = [];
   constructor(readonly maxDepth: number) {}
 
-  script(text: string, depth: number, outerConsumers: readonly string[], cwdIn: WorkingDirectory): void {
+  script(text: string, depth: number, outerFlow: Flow | undefined, cwdIn: WorkingDirectory): void {
     if (depth > this.maxDepth || text.length === 0) return;
     const toks = lex(text);
     let cwd = cwdIn;
@@ -124,12 +128,15 @@ class Builder {
       endStage();
       if (pipeline.length === 0) return;
       const prepared = pipeline.map((s) => this.#prepare(s));
+      // One array of the pipeline's programs, shared by the flows of all its stages (linear in the pipeline's length).
+      const programs: string[] = [];
+      if (prepared.length > 1) for (const p of prepared) if (p.program !== "") programs.push(p.program);
+      let seen = 0;
       for (let k = 0; k < prepared.length; k++) {
-        const consumers: string[] = [];
-        for (let j = k + 1; j < prepared.length; j++) if (prepared[j]!.program !== "") consumers.push(prepared[j]!.program);
-        for (const c of outerConsumers) consumers.push(c);
+        if (prepared.length > 1 && prepared[k]!.program !== "") seen++;
+        const flow = seen < programs.length ? { programs, from: seen, outer: outerFlow } : outerFlow;
         const previous = k > 0 ? { stage: pipeline[k - 1]!, prepared: prepared[k - 1]! } : undefined;
-        this.#stage(pipeline[k]!, prepared[k]!, depth, consumers, cwd, previous);
+        this.#stage(pipeline[k]!, prepared[k]!, depth, flow, cwd, previous);
       }
       // `cd` changes the directory of the commands after it, unless it ran in a pipeline (a subshell).
       if (prepared.length === 1) {
@@ -174,7 +181,7 @@ class Builder {
     stage: Stage,
     prepared: Prepared,
     depth: number,
-    consumers: string[],
+    flow: Flow | undefined,
     cwdIn: WorkingDirectory,
     previous: { stage: Stage; prepared: Prepared } | undefined,
   ): void {
@@ -191,7 +198,6 @@ class Builder {
       if (input !== undefined) argv = [...argv, ...input.split(/\s+/).filter((w) => w.length > 0)];
     }
     const { args, flags, options } = splitOptions(argv, program);
-    const paths = args.map((a) => resolveShellPath(cwd, a));
     const writes: string[] = [];
     const reads: string[] = [];
     for (const r of redirects) {
@@ -199,49 +205,35 @@ class Builder {
       else if (r.op === ">&" && !/^(\d+|-)$/.test(r.target)) writes.push(resolveShellPath(cwd, r.target));
       if (r.op === "<" || r.op === "<>") reads.push(resolveShellPath(cwd, r.target));
     }
-    changedFiles(program, argv, args, paths, options, flags, cwd, writes);
-
     const allWords = stage.words.map((w) => w.text);
-    const command: SimpleCommand = {
-      program,
-      argv,
-      args,
-      flags,
-      options,
-      redirects,
-      words: redirects.length === 0 ? allWords : [...allWords, ...redirects.map((r) => r.target)],
-      consumers,
-      wrappers,
-      depth,
-      cwd,
-      paths,
-      writes,
-      reads,
-      opaque,
-    };
+    const words = redirects.length === 0 ? allWords : [...allWords, ...redirects.map((r) => r.target)];
+    const command = new Command(program, argv, args, flags, options, redirects, words, flow, wrappers, depth, cwd, writes, reads, opaque);
+    changedFiles(command, writes);
     if (argv.length > 0 || redirects.length > 0) this.commands.push(command);
 
     // Substitutions run first; their output becomes part of this command.
-    const subConsumers = program === "" ? consumers : [program, ...consumers];
-    for (const word of stage.words) for (const sub of word.subs) this.script(sub.text, depth + 1, subConsumers, cwd);
-    for (const r of stage.redirects) for (const sub of r.subs) this.script(sub.text, depth + 1, subConsumers, cwd);
+    let subFlow = flow;
+    if (program !== "" && (stage.words.some((w) => w.subs.length > 0) || stage.redirects.some((r) => r.subs.length > 0)))
+      subFlow = { programs: [program], from: 0, outer: flow };
+    for (const word of stage.words) for (const sub of word.subs) this.script(sub.text, depth + 1, subFlow, cwd);
+    for (const r of stage.redirects) for (const sub of r.subs) this.script(sub.text, depth + 1, subFlow, cwd);
     if (argv.length === 0) return;
 
-    if (SHELLS.has(program)) this.#shell(stage, prepared, argv, depth, consumers, cwd, previous, opaque);
-    else if (program === "eval" && argv[0] === "eval") this.script(argv.slice(1).join(" "), depth + 1, consumers, cwd);
+    if (SHELLS.has(program)) this.#shell(stage, prepared, argv, depth, flow, cwd, previous, opaque);
+    else if (program === "eval" && argv[0] === "eval") this.script(argv.slice(1).join(" "), depth + 1, flow, cwd);
     else if (program === "source" || program === ".") {
       if (prepared.tokens[1]?.subs.length) pushOnce(opaque, "dynamic-script");
     } else if (program === "su") {
       const script = optionValue(argv, "c", "command");
-      if (script !== undefined) this.script(script, depth + 1, consumers, cwd);
+      if (script !== undefined) this.script(script, depth + 1, flow, cwd);
     } else if (program === "cmd") {
       const k = argv.findIndex((a) => /^\/[cCkK]$/.test(a));
-      if (k > 0) this.script(argv.slice(k + 1).join(" "), depth + 1, consumers, cwd);
+      if (k > 0) this.script(argv.slice(k + 1).join(" "), depth + 1, flow, cwd);
     } else if (program === "powershell" || program === "pwsh") {
       const k = argv.findIndex((a) => /^-(c|command)$/i.test(a));
       if (argv.some((a) => /^-(e|ec|enc|encodedcommand)$/i.test(a))) pushOnce(opaque, "dynamic-script");
-      else if (k > 0) this.script(argv.slice(k + 1).join(" "), depth + 1, consumers, cwd);
-    } else if (program === "find") this.#findExec(argv, depth, consumers, cwd);
+      else if (k > 0) this.script(argv.slice(k + 1).join(" "), depth + 1, flow, cwd);
+    } else if (program === "find") this.#findExec(argv, depth, flow, cwd);
     else {
       const interpreter = interpreterOf(program);
       if (interpreter !== undefined) this.#interpreter(interpreter, stage, prepared, argv, previous, opaque);
@@ -252,7 +244,7 @@ class Builder {
         "S",
         "split-string",
       );
-      if (split !== undefined) this.script(split, depth + 1, consumers, cwd);
+      if (split !== undefined) this.script(split, depth + 1, flow, cwd);
     }
   }
 
@@ -262,14 +254,14 @@ class Builder {
     prepared: Prepared,
     argv: string[],
     depth: number,
-    consumers: string[],
+    flow: Flow | undefined,
     cwd: WorkingDirectory,
     previous: { stage: Stage; prepared: Prepared } | undefined,
     opaque: OpaqueReason[],
   ): void {
     const inline = shellScriptArg(argv);
     if (inline !== undefined) {
-      this.script(inline.text, depth + 1, consumers, cwd);
+      this.script(inline.text, depth + 1, flow, cwd);
       return;
     }
     const script = firstPositional(argv, 1);
@@ -284,7 +276,7 @@ class Builder {
       if (previous !== undefined) pushOnce(opaque, "dynamic-script");
       return;
     }
-    this.script(input, depth + 1, consumers, cwd);
+    this.script(input, depth + 1, flow, cwd);
   }
 
   /** An interpreter: program text on its command line, or read from a literal input, is checked for dangerous primitives. */
@@ -318,7 +310,7 @@ class Builder {
     if (callsDangerousPrimitive(input, language)) pushOnce(opaque, "inline-code");
   }
 
-  #findExec(argv: string[], depth: number, consumers: string[], cwd: WorkingDirectory): void {
+  #findExec(argv: string[], depth: number, flow: Flow | undefined, cwd: WorkingDirectory): void {
     for (let k = 1; k < argv.length; k++) {
       if (argv[k] === "-exec" || argv[k] === "-execdir" || argv[k] === "-ok" || argv[k] === "-okdir") {
         let end = k + 1;
@@ -326,12 +318,115 @@ class Builder {
         const inner = argv.slice(k + 1, end);
         if (inner.length > 0 && depth + 1 <= this.maxDepth) {
           const innerStage: Stage = { words: inner.map(synthetic), redirects: [] };
-          this.#stage(innerStage, this.#prepare(innerStage), depth + 1, [...consumers], cwd, undefined);
+          this.#stage(innerStage, this.#prepare(innerStage), depth + 1, flow, cwd, undefined);
         }
         k = end;
       }
     }
   }
+}
+
+/**
+ * Where a command's output flows: the programs of its pipeline after it (a suffix of one array
+ * shared by every stage), then the flow of the command that holds it in a substitution or
+ * runs it as a script. Sharing keeps a pipeline of n stages at O(n) space and time.
+ */
+interface Flow {
+  readonly programs: readonly string[];
+  readonly from: number;
+  readonly outer: Flow | undefined;
+}
+
+function flowPrograms(flow: Flow | undefined): string[] {
+  const out: string[] = [];
+  for (let f = flow; f !== undefined; f = f.outer) for (let k = f.from; k < f.programs.length; k++) out.push(f.programs[k]!);
+  return out;
+}
+
+/**
+ * A simple command as the parser builds it: `paths` and `consumers` are computed on first
+ * read, so that a command nobody asks about costs no path resolution and a long pipeline no
+ * per-stage copies of the programs after it.
+ */
+class Command implements SimpleCommand {
+  #flow: Flow | undefined;
+  #consumers: string[] | undefined;
+  #paths: string[] | undefined;
+  constructor(
+    public program: string,
+    public argv: string[],
+    public args: string[],
+    public flags: Set<string>,
+    public options: Map<string, string[]>,
+    public redirects: Redirect[],
+    public words: string[],
+    flow: Flow | undefined,
+    public wrappers: string[],
+    public depth: number,
+    public cwd: WorkingDirectory,
+    public writes: string[],
+    public reads: string[],
+    public opaque: OpaqueReason[],
+  ) {
+    this.#flow = flow;
+  }
+
+  get consumers(): string[] {
+    this.#consumers ??= flowPrograms(this.#flow);
+    return this.#consumers;
+  }
+  set consumers(value: string[]) {
+    this.#consumers = value;
+  }
+
+  get paths(): string[] {
+    if (this.#paths === undefined) {
+      const cwd = this.cwd;
+      // Arguments are normalized already; without a directory to resolve against they are the paths.
+      this.#paths = cwd === undefined || cwd === null ? this.args.slice() : this.args.map((a) => resolveShellPath(cwd, a));
+    }
+    return this.#paths;
+  }
+  set paths(value: string[]) {
+    this.#paths = value;
+  }
+
+  static flowOf(command: Command): Flow | undefined {
+    return command.#consumers === undefined ? command.#flow : { programs: command.#consumers, from: 0, outer: undefined };
+  }
+}
+
+/** Per pipeline (its shared programs array) and test: whether a program at index k or after passes. */
+const SUFFIX_MATCHES = new WeakMap<readonly string[], Map<(program: string) => boolean, Uint8Array>>();
+
+/**
+ * True when the output of `command` flows into a program that passes `test` (a later pipeline
+ * stage, or a command holding it in a substitution): `command.consumers.some(test)`, without
+ * building the list. For commands from {@link parseShell}, the answers for one pipeline and one
+ * `test` function are computed once, so asking for every stage of a long pipeline stays linear.
+ */
+export function pipesInto(command: SimpleCommand, test: (program: string) => boolean): boolean {
+  if (!(command instanceof Command)) return command.consumers.some(test);
+  for (let f = Command.flowOf(command); f !== undefined; f = f.outer) {
+    const { programs, from } = f;
+    if (programs.length - from <= 8) {
+      for (let k = from; k < programs.length; k++) if (test(programs[k]!)) return true;
+      continue;
+    }
+    let byTest = SUFFIX_MATCHES.get(programs);
+    if (byTest === undefined) {
+      byTest = new Map();
+      SUFFIX_MATCHES.set(programs, byTest);
+    }
+    let suffix = byTest.get(test);
+    if (suffix === undefined) {
+      suffix = new Uint8Array(programs.length + 1);
+      for (let k = programs.length - 1; k >= 0; k--) suffix[k] = suffix[k + 1]! | (test(programs[k]!) ? 1 : 0);
+      byTest.set(test, suffix);
+    }
+    if (suffix[from] === 1) return true;
+  }
+  return false;
 }
 
 const entry = (tok: RedirectToken): RedirectEntry => ({ redirect: tok.redirect, subs: tok.subs });
@@ -464,22 +559,15 @@ function optionValue(argv: readonly string[], short: string, long: string): stri
   return undefined;
 }
 
-/** Files a program changes through its arguments, resolved against `cwd`, appended to `out`. */
-function changedFiles(
-  program: string,
-  argv: readonly string[],
-  args: readonly string[],
-  paths: readonly string[],
-  options: ReadonlyMap<string, string[]>,
-  flags: ReadonlySet<string>,
-  cwd: WorkingDirectory,
-  out: string[],
-): void {
+/** Files a command changes through its arguments, resolved against its working directory, appended to `out`. */
+function changedFiles(command: SimpleCommand, out: string[]): void {
+  const { program, argv, args, options, flags, cwd } = command;
   const skip = CHANGES_ALL.get(program);
   if (skip !== undefined) {
     let from = skip;
     if (program === "chmod" && (options.has("reference") || !CHMOD_MODE.test(args[0] ?? ""))) from = 0;
     if ((program === "chown" || program === "chgrp") && options.has("reference")) from = 0;
+    const paths = command.paths;
     for (let k = from; k < paths.length; k++) {
       if (program === "chattr" && /^[-+=]/.test(args[k]!)) continue;
       out.push(paths[k]!);
@@ -487,6 +575,7 @@ function changedFiles(
     return;
   }
   if (COPIERS.has(program)) {
+    const paths = command.paths;
     const target = options.get("t") ?? options.get("target-directory");
     if (target !== undefined && target.length > 0) for (const t of target) out.push(resolveShellPath(cwd, t));
     else if (paths.length >= 2 || (program === "ln" && paths.length === 1)) out.push(paths[paths.length - 1]!);
@@ -499,6 +588,7 @@ function changedFiles(
   }
   if ((program === "sed" && (flags.has("i") || flags.has("in-place"))) || (program === "perl" && flags.has("i"))) {
     // The files after the script (sed: the first positional is the script unless -e/-f gave it).
+    const paths = command.paths;
     const scripted = options.has("e") || options.has("f") || options.has("expression") || options.has("file");
     for (let k = program === "sed" && !scripted ? 1 : 0; k < paths.length; k++) out.push(paths[k]!);
     return;
@@ -512,6 +602,6 @@ function changedFiles(
 /** Splits a command line into simple commands (including those in substitutions and nested scripts). */
 export function parseShell(text: string, options: ParseShellOptions = {}): SimpleCommand[] {
   const builder = new Builder(options.maxDepth ?? 4);
-  builder.script(text, 0, [], options.cwd);
+  builder.script(text, 0, undefined, options.cwd);
   return builder.commands;
 }

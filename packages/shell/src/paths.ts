@@ -47,11 +47,37 @@ export function resolveShellPath(cwd: WorkingDirectory, word: string): string {
   if (cwd === undefined || cwd === null || cwd === "." || w === "" || w === "-") return w;
   if (w.startsWith("/") || w === "~" || w.startsWith("~/") || w.startsWith("-")) return w;
   if (w.includes("$") || NOT_A_PATH.test(w) || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(w)) return w;
-  return normalizeShellPath(cwd === "/" ? `/${w}` : `${cwd}/${w}`);
+  const joined = cwd === "/" ? `/${w}` : `${cwd}/${w}`;
+  // `w` is normalized; joined to a normalized directory it stays normalized unless it climbs out (`..`).
+  if (w !== "." && w !== ".." && !w.startsWith("../") && isNormalized(cwd)) return joined;
+  return normalizeShellPath(joined);
 }
+
+let lastDirectory: string | undefined;
+let lastDirectoryNormalized = false;
+
+/** Whether a directory is its own normalization (the last answer is kept: the commands of a line share one). */
+function isNormalized(directory: string): boolean {
+  if (directory !== lastDirectory) {
+    lastDirectory = directory;
+    lastDirectoryNormalized = normalizeShellPath(directory) === directory;
+  }
+  return lastDirectoryNormalized;
+}
+
+/**
+ * Longest working directory the analysis tracks (Linux's PATH_MAX). A line that `cd`s deeper is
+ * followed with an unknown directory, which keeps the analysis linear in the line's length.
+ */
+const MAX_DIRECTORY_LENGTH = 4096;
 
 /** The working directory after `cd ARG` from `cwd`. */
 export function changeDirectory(cwd: WorkingDirectory, arg: string | undefined): WorkingDirectory {
+  const next = nextDirectory(cwd, arg);
+  return typeof next === "string" && next.length > MAX_DIRECTORY_LENGTH ? null : next;
+}
+
+function nextDirectory(cwd: WorkingDirectory, arg: string | undefined): WorkingDirectory {
   if (arg === undefined || arg === "~") return "~";
   if (arg === "-" || arg.includes("$") || /[`*?[]/.test(arg)) return null;
   const w = normalizeShellPath(arg);
