@@ -108,7 +108,8 @@ export class EvalContext {
 
   /** The strings at a field list, read once per evaluation however many rules use the list. */
   strings(list: FieldList): string[] {
-    this.#strings ??= [];
+    // Packed (no holes): one slot per field list known when the evaluation started.
+    this.#strings ??= new Array<string[] | undefined>(FIELD_LIST_IDS.size).fill(undefined);
     let value = this.#strings[list.id];
     if (value === undefined) {
       value = collectStrings(list.paths, this.event);
@@ -156,9 +157,18 @@ export class EvalContext {
   /** Shell command texts of the payload: the strings at the default shell fields plus the commands tool-call normalization finds. */
   get shellTexts(): readonly string[] {
     if (this.#shellTexts === undefined) {
-      const texts = new Set(this.strings(DEFAULT_SHELL_FIELD_LIST));
-      for (const call of this.calls) for (const c of call.commands) texts.add(c);
-      this.#shellTexts = [...texts];
+      // Distinct texts, fields first. Usually the normalized calls find the same text as the
+      // fields (or none), and the fields' array (shared, never changed) is the answer.
+      const fields = this.strings(DEFAULT_SHELL_FIELD_LIST);
+      let texts = fields.length < 2 ? fields : [...new Set(fields)];
+      for (const call of this.calls) {
+        for (const c of call.commands) {
+          if (texts.includes(c)) continue;
+          if (texts === fields) texts = [...fields];
+          texts.push(c);
+        }
+      }
+      this.#shellTexts = texts;
     }
     return this.#shellTexts;
   }

@@ -133,6 +133,8 @@ const ANSI: Record<string, string> = {
   "?": "?",
 };
 
+/** Shared by every word and redirection without substitutions (most of them). */
+const NO_SUBSTITUTIONS: readonly Substitution[] = Object.freeze([]);
 const REDIRECT_OPS = ["<<<", "<<-", "<<", "<>", "<&", "<", ">>", ">|", ">&", ">"];
 /** Characters with no special meaning in a word. */
 const PLAIN = /[^\s|&;()<>\\'"$`*?[{]+/y;
@@ -165,46 +167,50 @@ export function lex(src: string): Token[] {
     pendingHeredocs.length = 0;
   };
 
+  // State of the word being read; the helpers below are created once per line, not per word.
+  let subs: Substitution[] | undefined;
+  let expands = false;
+  const substitution = (at: number, innerStart: number): number => {
+    const end = skipParens(src, at);
+    (subs ??= []).push({ text: src.slice(innerStart, Math.max(innerStart, end - 1)), start: innerStart });
+    expands = true;
+    return end;
+  };
+  const backquote = (at: number): number => {
+    const end = findBacktick(src, at + 1);
+    (subs ??= []).push({ text: src.slice(at + 1, end).replace(/\\([\\`$])/g, "$1"), start: at + 1 });
+    expands = true;
+    return Math.min(n, end + 1);
+  };
+  /** `$…` at `i` (unquoted or inside double quotes); returns the index after it, or -1 when `$` is literal. */
+  const dollar = (): number => {
+    const next = src[i + 1];
+    if (next === "(") {
+      if (src[i + 2] === "(") {
+        expands = true;
+        return skipParens(src, i + 1); // arithmetic: no command
+      }
+      return substitution(i + 1, i + 2);
+    }
+    if (next === "{") {
+      expands = true;
+      return skipBraces(src, i + 1);
+    }
+    if (next !== undefined && VARIABLE.test(next)) {
+      expands = true;
+      let j = i + 2;
+      if (/[A-Za-z_]/.test(next)) while (j < n && /[A-Za-z_0-9]/.test(src[j]!)) j++;
+      return j;
+    }
+    return -1;
+  };
+
   const readWord = (): WordToken => {
     const start = i;
     let text = "";
-    let expands = false;
     let pattern = false;
-    const subs: Substitution[] = [];
-    const substitution = (at: number, innerStart: number): number => {
-      const end = skipParens(src, at);
-      subs.push({ text: src.slice(innerStart, Math.max(innerStart, end - 1)), start: innerStart });
-      expands = true;
-      return end;
-    };
-    const backquote = (at: number): number => {
-      const end = findBacktick(src, at + 1);
-      subs.push({ text: src.slice(at + 1, end).replace(/\\([\\`$])/g, "$1"), start: at + 1 });
-      expands = true;
-      return Math.min(n, end + 1);
-    };
-    /** `$…` at `i` (unquoted or inside double quotes); returns the index after it, or -1 when `$` is literal. */
-    const dollar = (): number => {
-      const next = src[i + 1];
-      if (next === "(") {
-        if (src[i + 2] === "(") {
-          expands = true;
-          return skipParens(src, i + 1); // arithmetic: no command
-        }
-        return substitution(i + 1, i + 2);
-      }
-      if (next === "{") {
-        expands = true;
-        return skipBraces(src, i + 1);
-      }
-      if (next !== undefined && VARIABLE.test(next)) {
-        expands = true;
-        let j = i + 2;
-        if (/[A-Za-z_]/.test(next)) while (j < n && /[A-Za-z_0-9]/.test(src[j]!)) j++;
-        return j;
-      }
-      return -1;
-    };
+    subs = undefined;
+    expands = false;
     while (i < n) {
       PLAIN.lastIndex = i;
       if (PLAIN.test(src)) {
@@ -320,7 +326,7 @@ export function lex(src: string): Token[] {
       i++;
     }
     if (i > n) i = n;
-    return { kind: "word", text, subs, start, end: i, expands, pattern };
+    return { kind: "word", text, subs: subs ?? NO_SUBSTITUTIONS, start, end: i, expands, pattern };
   };
 
   const readRedirect = (start: number, fd: string | undefined, ampersand: boolean) => {
@@ -332,7 +338,7 @@ export function lex(src: string): Token[] {
     const target = i < n && !isMeta(src[i]) && src[i] !== "<" && src[i] !== ">" ? readWord() : undefined;
     const redirect: Redirect = { op, target: target?.text ?? "" };
     if (fd !== undefined) redirect.fd = fd;
-    toks.push({ kind: "redir", redirect, subs: target?.subs ?? [], start, end: i });
+    toks.push({ kind: "redir", redirect, subs: target?.subs ?? NO_SUBSTITUTIONS, start, end: i });
     if (op === "<<" || op === "<<-") pendingHeredocs.push({ redirect, strip: op === "<<-" });
   };
 
