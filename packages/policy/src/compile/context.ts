@@ -1,0 +1,158 @@
+/**
+ * What one evaluation knows about its event, computed on first use and shared by every rule:
+ * strings at field lists, the tool name, the normalized tool calls, shell texts and their
+ * analysis, session counters.
+ */
+import type { AhpEvent } from "@ahp/core";
+import { parseShell, toolCalls, type SimpleCommand, type ToolCall } from "../shell.js";
+import type { SessionState } from "../state.js";
+import { collectStrings, DEFAULT_SHELL_FIELD_LIST, FIELD_LIST_IDS, type FieldList } from "./fields.js";
+
+/** The live counters a `session` condition reads (see {@link SessionMatch}). */
+export interface SessionCounters {
+  actions: number;
+  tokens: number;
+  errors: number;
+  duration_ms: number;
+  events: number;
+  prompts: number;
+  background_runs: number;
+  background_ms: number;
+}
+
+/** Longest command line the shell matchers analyse, whatever `max_match_length` says. */
+export const MAX_SHELL_ANALYSIS_LENGTH = 65_536;
+
+/** Parses a command line within the limits; `undefined` when it is too long or too deeply nested to analyse. */
+function analyse(text: string, maxLen: number, cwd: string | undefined): SimpleCommand[] | undefined {
+  if (text.length > Math.min(maxLen, MAX_SHELL_ANALYSIS_LENGTH)) return undefined;
+  try {
+    return parseShell(text, cwd === undefined ? {} : { cwd });
+  } catch (err) {
+    // Nesting deep enough to exhaust the stack (`"$("$("…`): not analysable, never a crash.
+    if (err instanceof RangeError) return undefined;
+    throw err;
+  }
+}
+
+/** Per-evaluation facts, computed lazily and cached for the rules that need them. */
+export class EvalContext {
+  #shell: Map<string, SimpleCommand[] | undefined> | undefined;
+  #tool: string | null | undefined;
+  #counters: SessionCounters | undefined;
+  constructor(
+    readonly event: AhpEvent,
+    readonly now: number,
+    readonly settings: CompiledSettings,
+    readonly session: () => SessionState,
+  ) {}
+
+  #strings: (string[] | undefined)[] | undefined;
+
+  /** The strings at a field list, read once per evaluation however many rules use the list. */
+  strings(list: FieldList): string[] {
+    // Packed (no holes): one slot per field list known when the evaluation started.
+    this.#strings ??= new Array<string[] | undefined>(FIELD_LIST_IDS.size).fill(undefined);
+    let value = this.#strings[list.id];
+    if (value === undefined) {
+      value = collectStrings(list.paths, this.event);
+      this.#strings[list.id] = value;
+    }
+    return value;
+  }
+
+  /** The tool name in lower case (tool globs are case-insensitive). */
+  get toolNameLower(): string | undefined {
+    if (this.#toolLower === undefined) this.#toolLower = this.toolName?.toLowerCase() ?? null;
+    return this.#toolLower ?? undefined;
+  }
+  #toolLower: string | null | undefined;
+
+  /**
+   * The tool name: `payload.tool_name`, `payload.tool`, `payload.name`, else the name found by
+   * tool-call normalization (OpenAI `function.name`, MCP `params.name`, ACP `kind` …).
+   */
+  get toolName(): string | undefined {
+    if (this.#tool === undefined) {
+      const payload = this.event.payload as Record<string, unknown> | null;
+      this.#tool = null;
+      if (payload !== null && typeof payload === "object") {
+        for (const key of ["tool_name", "tool", "name"]) {
+          const v = Object.prototype.hasOwnProperty.call(payload, key) ? payload[key] : undefined;
+          if (typeof v === "string") {
+            this.#tool = v;
+            break;
+          }
+        }
+      }
+      if (this.#tool === null) this.#tool = this.calls.find((c) => c.name !== undefined)?.name ?? null;
+    }
+    return this.#tool ?? undefined;
+  }
+
+  /** The payload's tool calls in one view, whatever shape the agent framework sent (see `toolCalls` of `@ahp/shell`). */
+  get calls(): readonly ToolCall[] {
+    this.#calls ??= toolCalls(this.event.payload);
+    return this.#calls;
+  }
+  #calls: readonly ToolCall[] | undefined;
+
+  /** Shell command texts of the payload: the strings at the default shell fields plus the commands tool-call normalization finds. */
+  get shellTexts(): readonly string[] {
+    if (this.#shellTexts === undefined) {
+      // Distinct texts, fields first. Usually the normalized calls find the same text as the
+      // fields (or none), and the fields' array (shared, never changed) is the answer.
+      const fields = this.strings(DEFAULT_SHELL_FIELD_LIST);
+      let texts = fields.length < 2 ? fields : [...new Set(fields)];
+      for (const call of this.calls) {
+        for (const c of call.commands) {
+          if (texts.includes(c)) continue;
+          if (texts === fields) texts = [...fields];
+          texts.push(c);
+        }
+      }
+      this.#shellTexts = texts;
+    }
+    return this.#shellTexts;
+  }
+  #shellTexts: readonly string[] | undefined;
+
+  /**
+   * The simple commands of a command line, or `undefined` when it is not analysed: longer than
+   * `settings.maxMatchLength`, or too deeply nested for the parser. Rules see such a line through
+   * the `too-long` opaque reason.
+   */
+  shell(text: string): SimpleCommand[] | undefined {
+    this.#shell ??= new Map();
+    let commands = this.#shell.get(text);
+    if (commands === undefined && !this.#shell.has(text)) {
+      commands = analyse(text, this.settings.maxMatchLength, this.calls[0]?.cwd);
+      this.#shell.set(text, commands);
+    }
+    return commands;
+  }
+
+  get counters(): SessionCounters {
+    if (this.#counters === undefined) {
+      const s = this.session();
+      const stats = this.event.context?.session_stats ?? undefined;
+      const reported = s.reported;
+      this.#counters = {
+        actions: stats?.total_actions ?? Math.max(s.actions, reported?.total_actions ?? 0),
+        tokens: stats?.total_tokens ?? Math.max(s.tokens, s.heartbeatTokens, reported?.total_tokens ?? 0),
+        errors: stats?.error_count ?? Math.max(s.errors, reported?.error_count ?? 0),
+        duration_ms: stats?.duration_ms ?? Math.max(0, this.now - s.firstSeen),
+        events: s.events,
+        prompts: s.prompts,
+        background_runs: s.backgroundRuns,
+        background_ms: s.backgroundMs + (s.backgroundSince === undefined ? 0 : Math.max(0, this.now - s.backgroundSince)),
+      };
+    }
+    return this.#counters;
+  }
+}
+
+export interface CompiledSettings {
+  workspaceRoot: string | undefined;
+  maxMatchLength: number;
+}

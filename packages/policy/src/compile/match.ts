@@ -1,0 +1,109 @@
+/** A rule's `match`: every member compiled to a predicate, cheap ones first, combined with and/or/not. */
+import { valueContainsSecret } from "@ahp/core";
+import type { NumberCondition, PolicyMatchInput, SecretsMatch, SessionMatch, ToolCallMatch } from "../schema.js";
+import {
+  andP,
+  asList,
+  compileFieldCondition,
+  compileNumberCondition,
+  nameMatcher,
+  type DocPath,
+  type Issues,
+  type Predicate,
+} from "./conditions.js";
+import type { SessionCounters } from "./context.js";
+import { compilePathOrIssue, compilePaths, overPath } from "./fields.js";
+import { compileShell } from "./shell.js";
+import { compilePathMatch } from "./workspace.js";
+
+function compileSecrets(m: SecretsMatch, at: DocPath, issues: Issues): Predicate {
+  const fields = compilePaths(m.fields ?? ["payload"], [...at, "fields"], issues);
+  const options = m.kinds === undefined ? {} : { kinds: m.kinds };
+  return (ctx) => {
+    const values: unknown[] = [];
+    for (const p of fields) p.collect(ctx.event, values);
+    return values.some((v) => valueContainsSecret(v, options));
+  };
+}
+
+function compileSession(m: SessionMatch, at: DocPath, issues: Issues): Predicate {
+  const tests: Predicate[] = [];
+  for (const [key, cond] of Object.entries(m) as [keyof SessionCounters, NumberCondition | undefined][]) {
+    if (cond === undefined) continue;
+    const t = compileNumberCondition(cond, [...at, key], issues);
+    tests.push((ctx) => t(ctx.counters[key]));
+  }
+  if (tests.length === 0) issues.add(at, "empty session condition");
+  return andP(tests);
+}
+
+// ---------------------------------------------------------------- tool calls
+
+/** `tool_call`: facts of the normalized tool calls; each member given must hold. */
+function compileToolCall(m: ToolCallMatch): Predicate {
+  const tests: Predicate[] = [];
+  if (m.named !== undefined) {
+    const want = m.named;
+    tests.push((ctx) => (ctx.toolName !== undefined) === want);
+  }
+  if (m.shell !== undefined) {
+    const want = m.shell;
+    tests.push((ctx) => ctx.calls.some((c) => c.shell) === want);
+  }
+  if (m.command !== undefined) {
+    const want = m.command;
+    tests.push((ctx) => ctx.shellTexts.length > 0 === want);
+  }
+  return andP(tests);
+}
+
+// ---------------------------------------------------------------- match
+
+export function compileMatch(m: PolicyMatchInput, at: DocPath, issues: Issues, maxLen: number): Predicate {
+  // Cheap conditions first; all members must hold, so the order does not change the result.
+  const cheap: Predicate[] = [];
+  const costly: Predicate[] = [];
+  if (m.tool !== undefined) {
+    const re = issues.guard([...at, "tool"], () => nameMatcher(asList(m.tool!)));
+    cheap.push(
+      re === undefined
+        ? () => false
+        : (ctx) => {
+            const name = ctx.toolNameLower;
+            return name !== undefined && re(name);
+          },
+    );
+  }
+  if (m.tool_call !== undefined) cheap.push(compileToolCall(m.tool_call));
+  if (m.depth !== undefined) {
+    const t = compileNumberCondition(m.depth, [...at, "depth"], issues);
+    cheap.push((ctx) => t(ctx.event.depth));
+  }
+  if (m.fields !== undefined) {
+    for (const [text, cond] of Object.entries(m.fields)) {
+      const p = compilePathOrIssue(text, [...at, "fields", text], issues, true);
+      const t = compileFieldCondition(cond, [...at, "fields", text], issues, maxLen);
+      if (p !== undefined) cheap.push(overPath(p, t));
+    }
+  }
+  if (m.session !== undefined) cheap.push(compileSession(m.session, [...at, "session"], issues));
+  if (m.not !== undefined) {
+    const inner = compileMatch(m.not, [...at, "not"], issues, maxLen);
+    costly.push((ctx) => !inner(ctx));
+  }
+  if (m.all !== undefined) {
+    const inner = m.all.map((x, k) => compileMatch(x, [...at, "all", k], issues, maxLen));
+    costly.push(andP(inner));
+  }
+  if (m.any !== undefined) {
+    const inner = m.any.map((x, k) => compileMatch(x, [...at, "any", k], issues, maxLen));
+    costly.push((ctx) => {
+      for (const p of inner) if (p(ctx)) return true;
+      return false;
+    });
+  }
+  if (m.path !== undefined) costly.push(compilePathMatch(m.path, [...at, "path"], issues, maxLen));
+  if (m.shell !== undefined) costly.push(compileShell(m.shell, [...at, "shell"], issues, maxLen));
+  if (m.secrets !== undefined) costly.push(compileSecrets(m.secrets, [...at, "secrets"], issues));
+  return andP([...cheap, ...costly]);
+}

@@ -1,0 +1,115 @@
+/** The `shell` matcher: conditions on the simple commands of the command lines in an event. */
+import { pipesInto } from "@ahp/shell";
+import type { ShellMatch } from "../schema.js";
+import { normalizeShellPath, type OpaqueReason, type SimpleCommand } from "../shell.js";
+import { asList, compileFieldCondition, nameMatcher, type DocPath, type Issues, type Predicate } from "./conditions.js";
+import { compileFieldList, stringsAt } from "./fields.js";
+
+/** Opaque reasons a shell condition may name: the parser's, and `too-long` for a line that was not analysed. */
+export type ShellOpaqueReason = OpaqueReason | "too-long";
+
+const OUTPUT_REDIRECTS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
+
+export function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen: number): Predicate {
+  const fields = m.fields === undefined ? undefined : compileFieldList(m.fields, [...at, "fields"], issues);
+  const line = m.line === undefined ? undefined : compileFieldCondition(m.line, [...at, "line"], issues, maxLen);
+  const per: ((cmd: SimpleCommand) => boolean)[] = [];
+  if (m.program !== undefined) {
+    const re = issues.guard([...at, "program"], () => nameMatcher(asList(m.program!)));
+    per.push(re === undefined ? () => false : (cmd) => re(cmd.program));
+  }
+  if (m.flags_any !== undefined) {
+    const flags = m.flags_any;
+    per.push((cmd) => {
+      for (const f of flags) if (cmd.flags.has(f)) return true;
+      return false;
+    });
+  }
+  if (m.flags_all !== undefined) {
+    const groups = m.flags_all.map((g) => asList(g));
+    per.push((cmd) => groups.every((g) => g.some((f) => cmd.flags.has(f))));
+  }
+  if (m.option !== undefined) {
+    const names = asList(m.option.name);
+    const value =
+      m.option.value === undefined ? undefined : compileFieldCondition(m.option.value, [...at, "option", "value"], issues, maxLen);
+    per.push((cmd) =>
+      names.some((name) => {
+        const values = cmd.options.get(name);
+        if (values === undefined) return false;
+        if (value === undefined) return true;
+        return values.length === 0 ? value(undefined) : values.some(value);
+      }),
+    );
+  }
+  if (m.args !== undefined) {
+    const tests = m.args.map((c, k) => compileFieldCondition(c, [...at, "args", k], issues, maxLen));
+    per.push((cmd) => {
+      for (const t of tests) if (!cmd.args.some(t)) return false;
+      return true;
+    });
+  }
+  if (m.argv !== undefined) {
+    const t = compileFieldCondition(m.argv, [...at, "argv"], issues, maxLen);
+    per.push((cmd) => t(cmd.argv.join(" ")));
+  }
+  if (m.redirect !== undefined) {
+    const t = compileFieldCondition(m.redirect, [...at, "redirect"], issues, maxLen);
+    per.push((cmd) => cmd.redirects.some((r) => OUTPUT_REDIRECTS.has(r.op) && t(normalizeShellPath(r.target))));
+  }
+  if (m.piped_to !== undefined) {
+    const re = issues.guard([...at, "piped_to"], () => nameMatcher(asList(m.piped_to!)));
+    per.push(re === undefined ? () => false : (cmd) => pipesInto(cmd, re));
+  }
+  if (m.paths !== undefined) {
+    const tests = m.paths.map((c, k) => compileFieldCondition(c, [...at, "paths", k], issues, maxLen));
+    per.push((cmd) => {
+      for (const t of tests) if (!cmd.paths.some(t)) return false;
+      return true;
+    });
+  }
+  if (m.writes !== undefined) {
+    const t = compileFieldCondition(m.writes, [...at, "writes"], issues, maxLen);
+    per.push((cmd) => cmd.writes.some(t));
+  }
+  const reasons: ReadonlySet<ShellOpaqueReason> | undefined =
+    m.opaque === undefined || m.opaque === false
+      ? undefined
+      : new Set(m.opaque === true ? (["dynamic-command", "dynamic-script", "inline-code", "too-long"] as const) : m.opaque);
+  if (m.opaque === false) per.push((cmd) => cmd.opaque.length === 0);
+  else if (reasons !== undefined) per.push((cmd) => cmd.opaque.some((r) => reasons.has(r)));
+  if (m.word !== undefined) {
+    const t = compileFieldCondition(m.word, [...at, "word"], issues, maxLen);
+    per.push((cmd) => {
+      for (const w of cmd.words) if (t(w)) return true;
+      return false;
+    });
+  }
+  if (line === undefined && per.length === 0)
+    issues.add(
+      at,
+      "empty shell condition: give line, program, flags_any, flags_all, option, args, paths, argv, redirect, writes, piped_to, opaque or word",
+    );
+  const command =
+    per.length === 0
+      ? undefined
+      : (cmd: SimpleCommand) => {
+          for (const t of per) if (!t(cmd)) return false;
+          return true;
+        };
+  // A line that was not analysed matches only a condition that asks for `too-long` (alone or with `line`).
+  const tooLong = reasons?.has("too-long") === true && per.length === 1;
+  return (ctx) => {
+    for (const text of fields === undefined ? ctx.shellTexts : stringsAt(fields, ctx)) {
+      if (line !== undefined && !line(text)) continue;
+      if (command === undefined) return true;
+      const commands = ctx.shell(text);
+      if (commands === undefined) {
+        if (tooLong) return true;
+        continue;
+      }
+      for (const cmd of commands) if (command(cmd)) return true;
+    }
+    return false;
+  };
+}
