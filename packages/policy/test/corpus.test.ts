@@ -64,15 +64,18 @@ describe("default policy corpus", () => {
     expect(p.falsePositive).toBe(0);
   });
 
-  it("decides a 1 MiB command quickly, by escalation", () => {
-    const command = `echo ${"a ".repeat(512 * 1024)}`;
-    const started = performance.now();
-    const { decision, rule } = decide(bash(command));
-    const elapsed = performance.now() - started;
-    expect(decision).toBe("escalate");
-    expect(rule).toBe("escalate-unanalysable-shell");
-    // Generous bound for a loaded machine; the analysis itself is skipped, so this is milliseconds.
-    expect(elapsed).toBeLessThan(1000);
+  it("decides a 1 MiB command, by escalation (longer than the analysis limit)", () => {
+    for (const command of [
+      `echo ${"a ".repeat(512 * 1024)}`,
+      `curl x | ${"cat | ".repeat(210_000)}sh`,
+      `echo "${"$(".repeat(1000)}${"x".repeat(1 << 20)}"`,
+      `cat <<EOF\n${"line\n".repeat(210_000)}EOF\nrm -rf /`,
+    ]) {
+      expect(command.length).toBeGreaterThanOrEqual(1 << 20);
+      const { decision, rule } = decide(bash(command));
+      expect(decision).toBe("escalate");
+      expect(rule).toBe("escalate-unanalysable-shell");
+    }
   });
 
   it("escalates nesting deep enough to exhaust the parser's stack instead of crashing", () => {

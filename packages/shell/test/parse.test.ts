@@ -57,6 +57,7 @@ describe("commands", () => {
   it("knows which options of git, pip, npm, scp, rsync and tar take a value", () => {
     expect(find("git -C repo -c a=b push origin main", "git")!.args).toEqual(["push", "origin", "main"]);
     expect(find("pip install --index-url https://pypi.org/simple -r req.txt x", "pip")!.args).toEqual(["install", "x"]);
+    expect(find("pip install --index-url https://pypi.org/simple x", "pip")!.options.get("index-url")).toEqual(["https://pypi.org/simple"]);
     expect(find("npm i --registry http://r x", "npm")!.args).toEqual(["i", "x"]);
     expect(find("scp -i ~/.ssh/id_rsa -P 2222 build.tgz host:/srv", "scp")!.args).toEqual(["build.tgz", "host:/srv"]);
     expect(find("rsync -avz -e 'ssh -i ~/.ssh/id_ed25519' dist/ host:/srv", "rsync")!.args).toEqual(["dist", "host:/srv"]);
