@@ -87,9 +87,10 @@ interface Prepared {
   tokens: (WordToken | undefined)[];
   wrappers: string[];
   chdir?: string;
+  /** The texts of all the stage's words (the command's `words`, redirection targets aside). */
+  texts: string[];
 }
 
-const EMPTY: Prepared = { program: "", argv: [], tokens: [], wrappers: [] };
 const OUTPUT_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 const PRINTERS = new Set(["echo", "printf"]);
 const ALLOWED_PROGRAM_EXPANSION = /^(?:\$HOME|\$\{HOME\}|\$PWD|\$\{PWD\})\/[^$`]*$/;
@@ -166,7 +167,7 @@ class Builder {
   #prepare(stage: Stage): Prepared {
     const texts = stage.words.map((w) => w.text);
     const start = commandStart(texts);
-    if (start < 0 || start >= texts.length) return EMPTY;
+    if (start < 0 || start >= texts.length) return { program: "", argv: [], tokens: [], wrappers: [], texts };
     const u = unwrap(start === 0 ? texts : texts.slice(start));
     const first = start + u.offset;
     const tokens: (WordToken | undefined)[] = stage.words.slice(first, first + u.argv.length);
@@ -174,7 +175,9 @@ class Builder {
     if (tokens.length > 0 && tokens[0]!.text !== u.argv[0]) tokens[0] = undefined;
     const token = tokens[0];
     const program = token !== undefined && token.subs.length > 0 ? "eval" : programName(u.argv[0]!);
-    return { program, argv: u.argv, tokens, wrappers: u.wrappers, ...(u.chdir === undefined ? {} : { chdir: u.chdir }) };
+    const prepared: Prepared = { program, argv: u.argv, tokens, wrappers: u.wrappers, texts };
+    if (u.chdir !== undefined) prepared.chdir = u.chdir;
+    return prepared;
   }
 
   #stage(
@@ -205,7 +208,7 @@ class Builder {
       else if (r.op === ">&" && !/^(\d+|-)$/.test(r.target)) writes.push(resolveShellPath(cwd, r.target));
       if (r.op === "<" || r.op === "<>") reads.push(resolveShellPath(cwd, r.target));
     }
-    const allWords = stage.words.map((w) => w.text);
+    const allWords = prepared.texts;
     const words = redirects.length === 0 ? allWords : [...allWords, ...redirects.map((r) => r.target)];
     const command = new Command(program, argv, args, flags, options, redirects, words, flow, wrappers, depth, cwd, writes, reads, opaque);
     changedFiles(command, writes);

@@ -15,7 +15,11 @@
  */
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const own = (o: Record<string, unknown>, key: string): unknown => (Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined);
+/** `o[key]` when it is `o`'s own member (not inherited, e.g. `constructor`); most keys are absent, so read first. */
+const own = (o: Record<string, unknown>, key: string): unknown => {
+  const v = o[key];
+  return v !== undefined && Object.prototype.hasOwnProperty.call(o, key) ? v : undefined;
+};
 
 /**
  * Tool names that run shell commands, lower case: the shell tools of Claude Code, Codex, Cursor,

@@ -120,7 +120,9 @@ export function unwrap(words: readonly string[], options: { modules?: boolean } 
     }
     break;
   }
-  return { argv: words.slice(offset), offset, wrappers, ...(chdir.value === undefined ? {} : { chdir: chdir.value }) };
+  const result: Unwrapped = { argv: offset === 0 ? [...words] : words.slice(offset), offset, wrappers };
+  if (chdir.value !== undefined) result.chdir = chdir.value;
+  return result;
 }
 
 /** Drops reserved words, leading assignments and wrappers; returns the remaining words (no `python -m` unwrapping). */
