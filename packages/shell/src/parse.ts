@@ -14,7 +14,7 @@ import { callsDangerousPrimitive, type CodeLanguage } from "./inline-code.js";
 import { lex, type Redirect, type RedirectToken, type Substitution, type WordToken } from "./lex.js";
 import { changeDirectory, resolveShellPath, type WorkingDirectory } from "./paths.js";
 import { CHANGES_ALL, COPIERS, SHELLS, interpreterOf, type InterpreterSpec } from "./tables.js";
-import { commandStart, programName, splitOptions, unwrap } from "./words.js";
+import { commandStart, programName, splitOptions, unwrap, type SplitOptions } from "./words.js";
 
 /**
  * Why a command cannot be analysed statically:
@@ -200,7 +200,6 @@ class Builder {
       const input = literalInput(stage, previous, true);
       if (input !== undefined) argv = [...argv, ...input.split(/\s+/).filter((w) => w.length > 0)];
     }
-    const { args, flags, options } = splitOptions(argv, program);
     const writes: string[] = [];
     const reads: string[] = [];
     for (const r of redirects) {
@@ -210,7 +209,7 @@ class Builder {
     }
     const allWords = prepared.texts;
     const words = redirects.length === 0 ? allWords : [...allWords, ...redirects.map((r) => r.target)];
-    const command = new Command(program, argv, args, flags, options, redirects, words, flow, wrappers, depth, cwd, writes, reads, opaque);
+    const command = new Command(program, argv, redirects, words, flow, wrappers, depth, cwd, writes, reads, opaque);
     changedFiles(command, writes);
     if (argv.length > 0 || redirects.length > 0) this.commands.push(command);
 
@@ -347,20 +346,18 @@ function flowPrograms(flow: Flow | undefined): string[] {
 }
 
 /**
- * A simple command as the parser builds it: `paths` and `consumers` are computed on first
- * read, so that a command nobody asks about costs no path resolution and a long pipeline no
+ * A simple command as the parser builds it: `args`, `flags`, `options`, `paths` and
+ * `consumers` are computed on first read, so that a command nobody asks about costs no path resolution and a long pipeline no
  * per-stage copies of the programs after it.
  */
 class Command implements SimpleCommand {
   #flow: Flow | undefined;
   #consumers: string[] | undefined;
   #paths: string[] | undefined;
+  #split: SplitOptions | undefined;
   constructor(
     public program: string,
     public argv: string[],
-    public args: string[],
-    public flags: Set<string>,
-    public options: Map<string, string[]>,
     public redirects: Redirect[],
     public words: string[],
     flow: Flow | undefined,
@@ -380,6 +377,30 @@ class Command implements SimpleCommand {
   }
   set consumers(value: string[]) {
     this.#consumers = value;
+  }
+
+  /** Arguments, flags and options, split on first read of any of them. */
+  #options(): SplitOptions {
+    this.#split ??= splitOptions(this.argv, this.program);
+    return this.#split;
+  }
+  get args(): string[] {
+    return this.#options().args;
+  }
+  set args(value: string[]) {
+    this.#options().args = value;
+  }
+  get flags(): Set<string> {
+    return this.#options().flags;
+  }
+  set flags(value: Set<string>) {
+    this.#options().flags = value;
+  }
+  get options(): Map<string, string[]> {
+    return this.#options().options;
+  }
+  set options(value: Map<string, string[]>) {
+    this.#options().options = value;
   }
 
   get paths(): string[] {
@@ -564,22 +585,23 @@ function optionValue(argv: readonly string[], short: string, long: string): stri
 
 /** Files a command changes through its arguments, resolved against its working directory, appended to `out`. */
 function changedFiles(command: SimpleCommand, out: string[]): void {
-  const { program, argv, args, options, flags, cwd } = command;
+  // Options are split only for the programs that need them (see the accessors of Command).
+  const { program, argv, cwd } = command;
   const skip = CHANGES_ALL.get(program);
   if (skip !== undefined) {
     let from = skip;
-    if (program === "chmod" && (options.has("reference") || !CHMOD_MODE.test(args[0] ?? ""))) from = 0;
-    if ((program === "chown" || program === "chgrp") && options.has("reference")) from = 0;
+    if (program === "chmod" && (command.options.has("reference") || !CHMOD_MODE.test(command.args[0] ?? ""))) from = 0;
+    if ((program === "chown" || program === "chgrp") && command.options.has("reference")) from = 0;
     const paths = command.paths;
     for (let k = from; k < paths.length; k++) {
-      if (program === "chattr" && /^[-+=]/.test(args[k]!)) continue;
+      if (program === "chattr" && /^[-+=]/.test(command.args[k]!)) continue;
       out.push(paths[k]!);
     }
     return;
   }
   if (COPIERS.has(program)) {
     const paths = command.paths;
-    const target = options.get("t") ?? options.get("target-directory");
+    const target = command.options.get("t") ?? command.options.get("target-directory");
     if (target !== undefined && target.length > 0) for (const t of target) out.push(resolveShellPath(cwd, t));
     else if (paths.length >= 2 || (program === "ln" && paths.length === 1)) out.push(paths[paths.length - 1]!);
     if (program === "mv") for (let k = 0; k < paths.length - (target === undefined ? 1 : 0); k++) out.push(paths[k]!);
@@ -589,15 +611,16 @@ function changedFiles(command: SimpleCommand, out: string[]): void {
     for (const a of argv) if (a.startsWith("of=")) out.push(resolveShellPath(cwd, a.slice(3)));
     return;
   }
-  if ((program === "sed" && (flags.has("i") || flags.has("in-place"))) || (program === "perl" && flags.has("i"))) {
+  if ((program === "sed" && (command.flags.has("i") || command.flags.has("in-place"))) || (program === "perl" && command.flags.has("i"))) {
     // The files after the script (sed: the first positional is the script unless -e/-f gave it).
     const paths = command.paths;
-    const scripted = options.has("e") || options.has("f") || options.has("expression") || options.has("file");
+    const scripted =
+      command.options.has("e") || command.options.has("f") || command.options.has("expression") || command.options.has("file");
     for (let k = program === "sed" && !scripted ? 1 : 0; k < paths.length; k++) out.push(paths[k]!);
     return;
   }
-  if (program === "tar" && (flags.has("x") || flags.has("extract") || flags.has("get"))) {
-    const dir = options.get("C") ?? options.get("directory");
+  if (program === "tar" && (command.flags.has("x") || command.flags.has("extract") || command.flags.has("get"))) {
+    const dir = command.options.get("C") ?? command.options.get("directory");
     out.push(resolveShellPath(cwd, dir?.[dir.length - 1] ?? "."));
   }
 }

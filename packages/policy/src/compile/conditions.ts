@@ -45,10 +45,39 @@ export const asList = (v: string | string[]): string[] => (typeof v === "string"
  */
 export function nameMatcher(globs: readonly string[]): (lowerCaseName: string) => boolean {
   const literal = new Set(globs.filter((g) => !hasGlobSyntax(g)).map((g) => g.toLowerCase()));
-  const patterns = globs.filter(hasGlobSyntax);
-  if (patterns.length === 0) return (name) => literal.has(name);
-  const re = compileGlobs(patterns, { ignoreCase: true });
-  return (name) => literal.has(name) || re.test(name);
+  const simple: ((name: string) => boolean)[] = [];
+  const patterns: string[] = [];
+  for (const g of globs) {
+    if (!hasGlobSyntax(g)) continue;
+    const test = simpleGlob(g);
+    if (test === undefined) patterns.push(g);
+    else simple.push(test);
+  }
+  const re = patterns.length === 0 ? undefined : compileGlobs(patterns, { ignoreCase: true });
+  if (simple.length === 0) return re === undefined ? (name) => literal.has(name) : (name) => literal.has(name) || re.test(name);
+  return (name) => {
+    if (literal.has(name)) return true;
+    for (const t of simple) if (t(name)) return true;
+    return re !== undefined && re.test(name);
+  };
+}
+
+const SIMPLE_GLOB = /^(\*?)([\x20-\x7e]+?)(\*?)$/;
+
+/**
+ * `prefix*`, `*suffix` and `*part*` with a plain ASCII part, as string tests on a lower-case
+ * name (what the regex would answer: `*` never crosses `/`); undefined for any other glob.
+ */
+function simpleGlob(glob: string): ((lowerCaseName: string) => boolean) | undefined {
+  const m = SIMPLE_GLOB.exec(glob);
+  if (m === null || /[*?[\]{}\\/]/.test(m[2]!)) return undefined;
+  const part = m[2]!.toLowerCase();
+  const leading = m[1] === "*";
+  const trailing = m[3] === "*";
+  if (leading && trailing) return (name) => name.includes(part) && !name.includes("/");
+  if (leading) return (name) => name.endsWith(part) && !name.includes("/");
+  if (trailing) return (name) => name.startsWith(part) && !name.includes("/");
+  return undefined;
 }
 const ALWAYS: ValueTest = () => true;
 const NEVER: ValueTest = () => false;
