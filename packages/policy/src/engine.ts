@@ -53,6 +53,10 @@ export interface PolicyMatchOutcome {
   policy: CompiledPolicy;
 }
 
+/**
+ * Options of a {@link PolicyEngine}: how its policy is loaded and compiled (file, format,
+ * workspace root, match length), its clock, the state it keeps and the callbacks it reports to.
+ */
 export interface PolicyEngineOptions extends LoadPolicyOptions {
   /** Current time in ms (tests inject a fake clock). Default `Date.now`. */
   clock?: () => number;
@@ -85,6 +89,13 @@ const takeOf = (rule: CompiledRule): BucketTake => {
   return { scope: rl.scope, key: rl.key, rate: rl.rate, intervalMs: rl.intervalMs, burst: rl.burst };
 };
 
+/**
+ * Evaluates AHP events against a compiled policy: the first rule whose events and `match` fit
+ * decides (rate-limited rules only when their bucket is empty), else the policy's default.
+ * Keeps per-session and per-agent state (counters, token buckets) in memory or in a shared
+ * store, and swaps in new policy versions atomically (`swap`, `reload`, `watch`): an
+ * evaluation in progress finishes with the version it started with.
+ */
 export class PolicyEngine {
   #policy: CompiledPolicy;
   readonly #options: PolicyEngineOptions;

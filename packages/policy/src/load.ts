@@ -48,6 +48,7 @@ export class CompiledPolicy {
   }
 }
 
+/** Options for parsing and compiling a policy file: its name and format, and overrides of its settings. */
 export interface LoadPolicyOptions extends CompileOptions {
   /** File name used in error messages (and to pick the format by extension). */
   file?: string;

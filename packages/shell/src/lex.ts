@@ -29,6 +29,7 @@ export interface Substitution {
   readonly start: number;
 }
 
+/** A word of the command line with its quotes removed, and what it may expand to at run time. */
 export interface WordToken {
   readonly kind: "word";
   /** The word after quote removal (substitutions and `${…}` kept as written). */
@@ -42,6 +43,7 @@ export interface WordToken {
   readonly pattern: boolean;
 }
 
+/** A control operator (`;`, `&`, `&&`, `||`, `|`, `|&`, `;;`, `(`, `)`) or a newline, with its offsets. */
 export interface OperatorToken {
   readonly kind: "op";
   readonly op: string;
@@ -49,6 +51,7 @@ export interface OperatorToken {
   readonly end: number;
 }
 
+/** A redirection with its target word (already read) and its offsets, file descriptor included. */
 export interface RedirectToken {
   readonly kind: "redir";
   readonly redirect: Redirect;
@@ -58,6 +61,7 @@ export interface RedirectToken {
   readonly end: number;
 }
 
+/** What {@link lex} returns, in source order: words, operators and redirections. */
 export type Token = WordToken | OperatorToken | RedirectToken;
 
 const isBlank = (c: string | undefined) => c === " " || c === "\t" || c === "\r" || c === "\f" || c === "\v";

@@ -25,8 +25,15 @@ import { commandStart, programName, splitOptions, unwrap, type SplitOptions } fr
  *   program, a here-document) calls a delete, exec or network primitive.
  */
 export type OpaqueReason = "dynamic-command" | "dynamic-script" | "inline-code";
+/** Every {@link OpaqueReason}, for validating policy files and listing them in messages. */
 export const OPAQUE_REASONS: readonly OpaqueReason[] = Object.freeze(["dynamic-command", "dynamic-script", "inline-code"]);
 
+/**
+ * One simple command of a line as {@link parseShell} finds it, nested ones included: the program
+ * after unwrapping, its arguments split into flags, options and positionals, the working
+ * directory it runs in, the files it changes or reads, where its output flows, and why it
+ * cannot be analysed (when it cannot).
+ */
 export interface SimpleCommand {
   /** Program name: basename of the command word, lower case (`/usr/bin/RM` → `rm`); `eval` for a substitution; `""` for a bare redirection. */
   program: string;
@@ -63,6 +70,7 @@ export interface SimpleCommand {
   opaque: OpaqueReason[];
 }
 
+/** Options of {@link parseShell}: how deep to follow nested scripts, and the directory the line starts in. */
 export interface ParseShellOptions {
   /** How deep substitutions and nested scripts are followed. Default 4. */
   maxDepth?: number;

@@ -6,6 +6,7 @@
  */
 import { lex, type Substitution } from "./lex.js";
 
+/** The words of one simple command between operators (redirections left out), with its offsets. */
 export interface ShellSegment {
   /** Words of the simple command, redirections and their targets removed. */
   readonly words: readonly string[];
@@ -16,8 +17,10 @@ export interface ShellSegment {
   readonly operator?: string;
 }
 
+/** A top-level command or process substitution of a line: its inner text and where it starts (the AARTS adapter's name for {@link Substitution}). */
 export type ShellSubstitution = Substitution;
 
+/** The segment view of a command line, as {@link tokenizeShell} returns it. */
 export interface TokenizedShell {
   /** Segments with at least one word, in order. */
   readonly segments: readonly ShellSegment[];

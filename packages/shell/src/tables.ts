@@ -44,6 +44,12 @@ export const SHELLS: ReadonlySet<string> = new Set([
   "yash",
 ]);
 
+/**
+ * How a language interpreter takes its program on the command line: which options carry
+ * program text (checked for dangerous primitives), which run a module or file instead (nothing
+ * to check), which take other values (skipped), and whether the first positional argument is
+ * the program (awk). Entries of {@link INTERPRETERS}.
+ */
 export interface InterpreterSpec {
   /** Short options whose value is program text (`-c` of python, `-e` of perl). */
   readonly codeShort: string;
@@ -103,6 +109,12 @@ export function interpreterOf(program: string): InterpreterSpec | undefined {
   return undefined;
 }
 
+/**
+ * How a wrapper program (`sudo`, `env`, `timeout`, `xargs` …) is skipped to reach the command it
+ * runs: its options that take a value, positional arguments before the command, whether
+ * `NAME=value` assignments may follow, and which options change the working directory. Entries
+ * of {@link WRAPPERS}.
+ */
 export interface WrapperSpec {
   /** Short option letters and long option names that take a value. */
   readonly values: ReadonlySet<string>;

@@ -67,6 +67,7 @@ function skipWrapperOptions(words: readonly string[], from: number, wrapper: Wra
   return k < words.length ? k : -1;
 }
 
+/** The result of {@link unwrap}: the wrapped command's words, where they start, and what was removed. */
 export interface Unwrapped {
   /** The command words from the wrapped program on. */
   argv: string[];
@@ -132,6 +133,10 @@ export function stripWrappers(words: readonly string[]): string[] {
   return unwrap(words.slice(start), { modules: false }).argv;
 }
 
+/**
+ * An argument vector split by {@link splitOptions}: positional arguments (paths normalized),
+ * every flag spelling seen, and the candidate values of each option.
+ */
 export interface SplitOptions {
   args: string[];
   flags: Set<string>;

@@ -15,6 +15,11 @@ export const DEFAULT_SHELL_FIELDS = Object.freeze([
   "payload.command",
   "payload.input.command",
 ]);
+/**
+ * Where a `path` condition without `fields` looks for file paths: the path members of common
+ * file tools' arguments (`path`, `file_path`, `filePath`, `target_file`, every entry of `paths`,
+ * every edit of a multi-edit) and of the payload itself.
+ */
 export const DEFAULT_PATH_FIELDS = Object.freeze([
   "payload.arguments.path",
   "payload.arguments.file_path",
@@ -27,6 +32,10 @@ export const DEFAULT_PATH_FIELDS = Object.freeze([
   "payload.path",
   "payload.file_path",
 ]);
+/**
+ * Where a `path` condition without `root_fields` reads the workspace root when
+ * `settings.workspace_root` is not set: the first non-empty string of these wins.
+ */
 export const DEFAULT_ROOT_FIELDS = Object.freeze([
   "payload.working_directory",
   "payload.cwd",
@@ -37,6 +46,11 @@ export const DEFAULT_ROOT_FIELDS = Object.freeze([
 /** Where the tool name is read, in this order. */
 export const TOOL_NAME_FIELDS = Object.freeze(["payload.tool_name", "payload.tool", "payload.name"]);
 
+/**
+ * Default of `settings.max_match_length`: strings are cut to this many characters before a
+ * `glob`, `regex` or `contains` test, and longer command lines are not analysed by `shell`
+ * conditions (they match only `opaque: too-long`).
+ */
 export const DEFAULT_MAX_MATCH_LENGTH = 65_536;
 
 export function compilePathOrIssue(text: string, at: DocPath, issues: Issues, key = false): CompiledPath | undefined {
