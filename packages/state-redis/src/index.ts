@@ -1,1 +1,7 @@
 export { RedisStateStore, redactRedisUrl, type RedisStateStoreOptions, type RedisStateStoreStats } from "./store.js";
+export {
+  RedisActionStream,
+  type RedisActionStreamListener,
+  type RedisActionStreamOptions,
+  type RedisActionStreamStats,
+} from "./stream.js";
