@@ -94,6 +94,8 @@ export const ServeConfigSchema = z.strictObject({
       approval_timeout_ms: z.int().min(1).optional(),
       static_dir: z.string().min(1).optional(),
       editable: z.boolean().optional(),
+      /** With `state:` on Redis, share sessions and approvals with the other replicas (default true). */
+      replicate: z.boolean().optional(),
     })
     .optional(),
 });

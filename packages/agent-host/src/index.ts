@@ -9,6 +9,7 @@ export { realScheduler, type Scheduler } from "./host/scheduler.js";
 export { sessionUri, chatUri, uuidV5, URI_NAMESPACE } from "./host/uri.js";
 export type { Role, Dispatcher, DecidedInfo } from "./host/approvals.js";
 export type { ReplayLogLimits } from "./host/store.js";
+export type { ActionRelay, ActionRelayListener, ReplicationOptions, ReplicationStats } from "./host/replication.js";
 export { DEFAULT_LABELS, type ApprovalLabels } from "./host/tool-calls.js";
 export {
   ClientState,

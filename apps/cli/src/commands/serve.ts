@@ -9,6 +9,7 @@ import { DEFAULT_POLICY, type PolicyFileInput } from "@ahp/policy";
 import { checkHostPorts, hostPort, parse, toInt } from "../args.js";
 import { loadServeConfig, type ServeConfig } from "../config.js";
 import { createHarness, type HarnessAuditOptions } from "../harness.js";
+import { openReplication, type OpenedReplication } from "../replication.js";
 import { ConfigError, EXIT_FAILURE, EXIT_OK, UsageError, type CliIo } from "../io.js";
 
 export const usage = `Usage: ahp serve [--stdio] [--http HOST:PORT] [--ws HOST:PORT] [--unix PATH] [options]
@@ -62,6 +63,9 @@ Agent Host (inspectors and human approvals over the Agent Host Protocol):
                                 the advertised timeout is raised to at least N + 2000 so that agents
                                 wait that long, while the policy itself stays bound by --timeout-ms
   --agent-host-static DIR       serve DIR at /inspector/ instead of the built-in inspector (same tokens)
+                                With --state redis://… as well, replicas share their Agent Host sessions
+                                through a Redis Stream: an approver on any replica answers requests held
+                                on any other (config agent_host.replicate: false keeps them apart)
   --config FILE         read all of the above from a YAML file (ahp.config.yaml); flags win
   --name NAME           harness name in the handshake (default ahp-harness)
   -h, --help            this text
@@ -251,6 +255,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   // raised to cover the approval timeout; the policy keeps its own bound (the --timeout-ms value).
   const agentHostSpec = values["agent-host"] ?? file.agent_host?.listen;
   let agentHost: { host: AgentHost; tokens: TokenEntry[]; address: { host: string; port: number }; staticDir?: string } | undefined;
+  let replication: OpenedReplication | undefined;
   if (agentHostSpec !== undefined) {
     const tokenFile = values["agent-host-token-file"] ?? file.agent_host?.token_file;
     if (tokenFile === undefined) throw new UsageError("--agent-host needs --agent-host-token-file");
@@ -272,8 +277,11 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
       log.info("advertised timeout raised for human approvals", { timeout_ms: advertised, approval_timeout_ms: approvalTimeoutMs });
     config.timeout_ms = advertised;
     const staticDir = values["agent-host-static"] ?? file.agent_host?.static_dir;
+    if (state !== undefined && file.agent_host?.replicate !== false)
+      replication = await openReplication(state, log, values["audit-replica-id"] ?? file.audit?.replica_id);
     agentHost = {
       host: new AgentHost({
+        ...(replication === undefined ? {} : { replication: replication.options }),
         approvalTimeoutMs,
         harnessTimeoutMs: advertised,
         innerTimeoutMs: policyTimeoutMs,
@@ -305,10 +313,12 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
       ...(audit === undefined ? {} : { audit }),
     });
   } catch (error) {
+    await replication?.close();
     io.stderr.write(`ahp serve: ${(error as Error).message}\n`);
     return EXIT_FAILURE;
   }
   const { server, metrics } = harness;
+  if (replication !== undefined && agentHost !== undefined) replication.attach(metrics, agentHost.host);
 
   const closers: Array<() => Promise<void>> = [];
   const stop = new AbortController();
@@ -410,6 +420,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     process.off("SIGTERM", onSignal);
     await Promise.allSettled(closers.map((close) => close()));
     await harness.close();
+    await replication?.close();
     log.info("stopped");
   }
   return EXIT_OK;

@@ -25,6 +25,7 @@ import type { SessionRecord } from "./model.js";
 import { Projector } from "./projector.js";
 import { realScheduler, type Scheduler } from "./scheduler.js";
 import { Sessions } from "./sessions.js";
+import { Replication, replicaClock, type ReplicationOptions, type ReplicationStats } from "./replication.js";
 import { ChannelStore, type ReplayLogLimits } from "./store.js";
 import { Telemetry } from "./telemetry.js";
 import type { ApprovalLabels } from "./tool-calls.js";
@@ -67,6 +68,11 @@ export interface AgentHostOptions {
   scheduler?: Scheduler;
   /** Non-fatal problems (dropped frames, projection errors). Library code never logs. */
   onerror?: (error: Error) => void;
+  /**
+   * Share the Agent Host state with other harness replicas through a shared log (ADR 0085): every
+   * replica shows every session, and an approver on any replica answers requests held on any other.
+   */
+  replication?: ReplicationOptions;
   /** A client connection was closed by the host (limits, replacement, protocol errors). */
   onclose?: (info: { principal: string; clientId?: string; code: number; reason: string }) => void;
 }
@@ -86,10 +92,12 @@ export class AgentHost implements HostContext, TapTarget {
   readonly #clients = new Map<string, { principal: string; connection?: ClientConnection }>();
   readonly #watched = new WeakSet<AhpServerConnection>();
   readonly connections = new Set<ClientConnection>();
+  readonly #replication: Replication | undefined;
 
   constructor(options: AgentHostOptions = {}) {
     this.#options = options;
-    const clock = options.clock ?? systemClock;
+    const replicated = options.replication === undefined ? undefined : replicaClock(options.clock ?? systemClock);
+    const clock = replicated?.now ?? options.clock ?? systemClock;
     const scheduler = options.scheduler ?? realScheduler;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.telemetryEnabled = options.telemetry ?? true;
@@ -103,7 +111,10 @@ export class AgentHost implements HostContext, TapTarget {
     });
     this.catalogue = new Catalogue(this.store);
     this.telemetry = new Telemetry(this.store, clock);
-    const touched = (session: SessionRecord) => this.catalogue.touched(session);
+    const touched = (session: SessionRecord) => {
+      this.catalogue.touched(session);
+      this.#replication?.touched(session);
+    };
     const onDecided = (info: DecidedInfo) => this.telemetry.record(info);
     this.broker = new ApprovalBroker(this.store, this.sessions, scheduler, {
       timeoutDecision: options.timeoutDecision ?? "block",
@@ -125,10 +136,28 @@ export class AgentHost implements HostContext, TapTarget {
       removed: (s) => this.catalogue.removed(s),
       failHeld: (s, chat, reason) => this.broker.failHeld(s, chat, reason),
     });
-    this.actions = new ClientActions(this.sessions, this.broker, this.projector, (uri) => {
+    this.#replication =
+      options.replication === undefined || replicated === undefined
+        ? undefined
+        : new Replication(
+            {
+              store: this.store,
+              sessions: this.sessions,
+              broker: this.broker,
+              catalogue: this.catalogue,
+              scheduler,
+              clock: replicated,
+              report: (e) => this.#report(e),
+            },
+            options.replication,
+          );
+    const actionTouched = (uri: string) => {
       const session = this.sessions.byUri.get(uri) ?? this.sessions.chatsByUri.get(uri)?.session;
       if (session !== undefined) touched(session);
-    });
+    };
+    this.actions =
+      this.#replication?.clientActions(this.sessions, this.broker, this.projector, actionTouched) ??
+      new ClientActions(this.sessions, this.broker, this.projector, actionTouched);
   }
 
   /** How long a held request may wait: min(approval timeout, advertised harness timeout − 2 s). */
@@ -321,9 +350,15 @@ export class AgentHost implements HostContext, TapTarget {
     return ROOT_URI;
   }
 
-  /** Fails every held request closed and stops the timers. */
+  /** Replication counters (undefined without `replication`). */
+  replicationStats(): ReplicationStats | undefined {
+    return this.#replication?.stats();
+  }
+
+  /** Fails every held request closed and stops the timers (and replication, after telling the other replicas). */
   dispose(reason = "The Agent Host adapter stopped"): void {
     this.broker.failAll(reason);
+    this.#replication?.stop();
     this.sessions.dispose();
   }
 }

@@ -43,6 +43,8 @@ export class ChannelStore {
   #seq = 0;
   /** Observers of every committed envelope (after broadcast). */
   readonly #observers = new Set<(envelope: ActionEnvelope, state: ChannelState | undefined) => void>();
+  /** Observers of channel creation or replacement (state) and removal (undefined): replication. */
+  readonly #channelObservers = new Set<(uri: string, state: ChannelState | undefined) => void>();
 
   constructor(clock: Clock, limits: ReplayLogLimits = {}) {
     this.#clock = clock;
@@ -74,12 +76,14 @@ export class ChannelStore {
   /** Adds a channel with its initial state (no action is sequenced for creation). */
   create(uri: string, state: ChannelState): void {
     this.#states.set(uri, state);
+    for (const observer of this.#channelObservers) observer(uri, state);
   }
 
   /** Drops a channel and its subscribers' registrations. */
   remove(uri: string): void {
     this.#states.delete(uri);
     this.#subscribers.delete(uri);
+    for (const observer of this.#channelObservers) observer(uri, undefined);
   }
 
   snapshot(uri: string): Snapshot | undefined {
@@ -125,6 +129,12 @@ export class ChannelStore {
   onCommit(observer: (envelope: ActionEnvelope, state: ChannelState | undefined) => void): () => void {
     this.#observers.add(observer);
     return () => this.#observers.delete(observer);
+  }
+
+  /** Observes channels being created, replaced (`store.create`) and removed (state undefined). */
+  onChannel(observer: (uri: string, state: ChannelState | undefined) => void): () => void {
+    this.#channelObservers.add(observer);
+    return () => this.#channelObservers.delete(observer);
   }
 
   /** Reduces, sequences, logs and broadcasts one action. Returns the envelope; undefined when the channel does not exist. */
