@@ -73,6 +73,17 @@ export async function openReplication(
         },
       });
       new Gauge({
+        name: "ahp_agent_host_replication_entries",
+        help: "Entries of the shared Agent Host action log: appended by this replica, or applied from the others",
+        labelNames: ["direction"],
+        registers: [metrics.registry],
+        collect() {
+          const stats = host.replicationStats();
+          this.set({ direction: "appended" }, (stats?.published ?? 0) - (stats?.publishFailures ?? 0));
+          this.set({ direction: "applied" }, stats?.applied ?? 0);
+        },
+      });
+      new Gauge({
         name: "ahp_agent_host_remote_sessions",
         help: "Sessions supervised by other replicas and shown by this one",
         registers: [metrics.registry],

@@ -156,8 +156,12 @@ export class RedisActionStream {
   }
 
   async #tail(): Promise<void> {
+    // Starts at the stream's end; after an outage resumes after the last entry read (nothing missed
+    // unless trimmed meanwhile) and tells the listener, which re-announces what it may have lost.
     let last: string | undefined;
-    let backoff = this.#options.reconnect?.minDelayMs ?? 50;
+    let announce = true;
+    const min = this.#options.reconnect?.minDelayMs ?? 50;
+    let backoff = min;
     while (!this.#closed && this.#listener !== undefined) {
       try {
         if (!this.#reader.isReady || !this.#writer.isReady) {
@@ -166,12 +170,13 @@ export class RedisActionStream {
           continue;
         }
         if (last === undefined) {
-          // Start (or resume after an outage) at the current end, then tell the host, which re-announces.
           const top = await this.#withTimeout(this.#reader.sendCommand(["XREVRANGE", this.#key, "+", "-", "COUNT", "1"]));
           last = firstId(top) ?? "0-0";
-          backoff = this.#options.reconnect?.minDelayMs ?? 50;
+        }
+        if (announce) {
+          announce = false;
+          backoff = min;
           this.#listener?.connected();
-          continue;
         }
         const reply = await this.#reader.sendCommand([
           "XREAD",
@@ -191,7 +196,7 @@ export class RedisActionStream {
       } catch (error) {
         if (this.#closed) return;
         this.#report(error);
-        last = undefined;
+        announce = true;
         await delay(backoff);
         backoff = Math.min(backoff * 2, this.#options.reconnect?.maxDelayMs ?? 2000);
       }
