@@ -126,6 +126,7 @@ export class RedisActionStream {
     return this.connected;
   }
 
+  /** Appends, failures and entries read so far, and whether the stream is usable now. */
   stats(): RedisActionStreamStats {
     return { ...this.#stats, connected: this.connected };
   }

@@ -62,6 +62,7 @@ export interface ReplicationOptions {
 
 /** Counters of replication since the host started. */
 export interface ReplicationStats {
+  /** This replica's id in the shared log. */
   replicaId: string;
   /** Entries appended to the shared log (attempted). */
   published: number;
