@@ -33,7 +33,7 @@ afterEach(async () => {
     running.splice(0).map(
       (child) =>
         new Promise<void>((resolve) => {
-          if (child.exitCode !== null) return resolve();
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
           child.once("exit", () => resolve());
           child.kill("SIGTERM");
         }),
@@ -52,6 +52,7 @@ async function until<T>(probe: () => Promise<T | undefined> | T | undefined, wha
 }
 
 interface Replica {
+  child: ChildProcess;
   ws: string;
   agentHost: string;
   metrics: () => Promise<string>;
@@ -96,7 +97,7 @@ async function replica(redisUrl: string, dir: string): Promise<Replica> {
   });
   const metricsUrl = new URL("/metrics", urls.ws.replace(/^ws/, "http")).toString();
   const metrics = async () => (await fetch(metricsUrl)).text();
-  return { ...urls, metrics, logs };
+  return { child, ...urls, metrics, logs };
 }
 
 /** Starts `n` replicas on one Redis and waits until each one tails the shared log. */
@@ -283,6 +284,30 @@ describe.runIf(runRedis)("ahp serve --state redis:// --agent-host (replicas shar
     const echo = await human.answer(entry, true);
     expect(echo.params.rejectionReason).toBeUndefined();
     expect((await decision).decision).toBe("allow");
+  });
+
+  it("a replica that dies (SIGKILL) is noticed by the others: its pending tool call is skipped there and its turn cancelled", async () => {
+    const [a, b] = await replicas(2, redis.url, dir);
+    const human = await inspector(b!.agentHost, "approver-secret", "human-b");
+    const agentA = await agent(a!.ws, "repl-dies");
+    void escalate(agentA, "git push origin main");
+    const uri = sessionUri("repl-dies");
+    const entry = await human.pending(uri);
+    a!.child.kill("SIGKILL");
+    // No heartbeat for 10 s: B marks the tool call skipped and removes the request (no fixed sleep: wait for the actions).
+    const skipped = await human.next(
+      (f) =>
+        f.method === "action" &&
+        f.params.channel === entry.chat &&
+        f.params.action.type === "chat/toolCallConfirmed" &&
+        f.params.action.toolCallId === entry.toolCall.toolCallId,
+    );
+    expect(skipped.params.action).toMatchObject({ approved: false, reason: "skipped" });
+    expect(skipped.params.action.reasonMessage).toMatch(/stopped \(no heartbeat\)/);
+    await human.next((f) => f.method === "action" && f.params.channel === entry.chat && f.params.action.type === "chat/turnCancelled");
+    // An answer now is refused on B at once: the replica holding the request is gone.
+    const refused = await human.answer(entry, true);
+    expect(refused.params.rejectionReason).toBeDefined();
   });
 });
 
