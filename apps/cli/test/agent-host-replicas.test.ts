@@ -325,7 +325,7 @@ describe.runIf(runRedis)("ahp serve --agent-host replicas when Redis stops", { t
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  it("local approvals on A keep working; an answer on B fails with a clear error, a log line and a metric", async () => {
+  it("local approvals on A keep working; an answer on B fails with a clear error, a log line and a metric; all heals when Redis is back", async () => {
     const [a, b] = await replicas(2, redis.url, dir);
     const onA = await inspector(a!.agentHost, "approver-secret", "human-a");
     const onB = await inspector(b!.agentHost, "approver2-secret", "human-b");
@@ -344,5 +344,23 @@ describe.runIf(runRedis)("ahp serve --agent-host replicas when Redis stops", { t
     const echo = await onA.answer(entryA, true);
     expect(echo.params.rejectionReason).toBeUndefined();
     expect(await first).toMatchObject({ decision: "allow", metadata: { approved_by: "alice" } });
+    // Redis back: B catches up (A appends what it could not append meanwhile) and answers the next escalation held on A.
+    await redis.start();
+    for (const r of [a!, b!])
+      await until(async () => {
+        // The policy's state store too: while it is down, the policy fails closed (block) instead of escalating.
+        const text = await r.metrics();
+        return text.includes("ahp_agent_host_replication_up 1") && text.includes("ahp_state_store_up 1") ? true : undefined;
+      }, "replication and policy state up again");
+    const third = escalate(agentA, "git push origin main");
+    const setB = await onB.next(
+      (f) =>
+        f.method === "action" &&
+        f.params.channel === uri &&
+        f.params.action.type === "session/inputNeededSet" &&
+        f.params.action.request.id !== entryA.id,
+    );
+    expect((await onB.answer(setB.params.action.request, true)).params.rejectionReason).toBeUndefined();
+    expect(await third).toMatchObject({ decision: "allow", metadata: { approved_by: "bob" } });
   });
 });

@@ -118,6 +118,15 @@ type Body =
   | { k: "res"; to: string; id: string; reason?: string };
 type Entry = Body & { r: string };
 
+/** Entries kept for a retry while the shared log is unreachable; beyond it they are dropped and the state re-announced. */
+const OUTBOX_LIMIT = 10_000;
+
+interface Outgoing {
+  text: string;
+  kind: Body["k"];
+  answer?: string;
+}
+
 const ANSWERS = new Set(["chat/toolCallConfirmed", "chat/inputCompleted"]);
 
 interface PendingAnswer {
@@ -153,6 +162,8 @@ export class Replication {
   readonly #ended = new WeakMap<SessionRecord, boolean>();
   readonly #stats = { published: 0, publishFailures: 0, applied: 0, forwarded: 0, forwardFailures: 0 };
   #queue: Body[] = [];
+  #outbox: Outgoing[] = [];
+  #sending = false;
   #scheduled = false;
   #applying = false;
   #dirty = false;
@@ -303,31 +314,52 @@ export class Replication {
     const batch = this.#queue;
     if (batch.length === 0) return;
     this.#queue = [];
-    const entries: string[] = [];
-    const answers: string[] = [];
     for (const body of batch) {
       const full = this.#complete(body);
       if (full === undefined) continue;
-      if (full.k === "ans") answers.push(full.id);
-      entries.push(JSON.stringify({ ...full, r: this.id }));
+      this.#outbox.push({ text: JSON.stringify({ ...full, r: this.id }), kind: full.k, ...(full.k === "ans" ? { answer: full.id } : {}) });
     }
-    if (entries.length === 0) return;
-    this.#stats.published += entries.length;
-    this.#relay.publish(entries).then(
+    this.#pump();
+  }
+
+  /**
+   * Appends the outbox, one batch at a time, so entries keep their order. Entries that could not
+   * be appended stay at its head and go out when the log is back (a short outage loses nothing);
+   * forwarded answers fail at once instead, heartbeats are dropped, and an outbox over
+   * {@link OUTBOX_LIMIT} is dropped for a re-announcement of the current state.
+   */
+  #pump(): void {
+    if (this.#sending || this.#outbox.length === 0) return;
+    const batch = this.#outbox;
+    this.#outbox = [];
+    this.#sending = true;
+    this.#stats.published += batch.length;
+    this.#relay.publish(batch.map((o) => o.text)).then(
       () => {
-        if (!this.#dirty) return;
-        // Appends were lost while the log was unreachable: tell the others the current state again.
-        this.#dirty = false;
-        this.#announce();
+        this.#sending = false;
+        if (this.#dirty) {
+          // Appends were dropped while the log was unreachable: tell the others the current state again.
+          this.#dirty = false;
+          this.#announce();
+        }
+        this.#pump();
       },
       (error: unknown) => {
-        this.#stats.publishFailures += entries.length;
-        this.#dirty = true;
+        this.#sending = false;
+        this.#stats.publishFailures += batch.length;
         const message = error instanceof Error ? error.message : String(error);
-        this.#failure(new Error(`shared action log: ${entries.length} entries not appended: ${message}`));
-        for (const id of answers) {
-          this.#stats.forwardFailures++;
-          this.#settle(id, `cannot reach the replica holding this request: the shared action log is unavailable (${message})`);
+        this.#failure(new Error(`shared action log: ${batch.length} entries not appended (kept for a retry): ${message}`));
+        const kept: Outgoing[] = [];
+        for (const o of batch) {
+          if (o.answer !== undefined) {
+            this.#stats.forwardFailures++;
+            this.#settle(o.answer, `cannot reach the replica holding this request: the shared action log is unavailable (${message})`);
+          } else if (o.kind !== "hb") kept.push(o);
+        }
+        this.#outbox = kept.concat(this.#outbox);
+        if (this.#outbox.length > OUTBOX_LIMIT) {
+          this.#outbox = [];
+          this.#dirty = true;
         }
       },
     );
@@ -373,6 +405,7 @@ export class Replication {
 
   #tick(): void {
     this.#enqueue({ k: "hb" });
+    if (this.#relay.connected) this.#pump();
     if (!this.#relay.connected) {
       this.#connectedSince = undefined;
       return;
