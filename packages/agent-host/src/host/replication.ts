@@ -10,7 +10,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { channelKind } from "../reducers/index.js";
-import type { Clock } from "../reducers/clock.js";
 import { ROOT_URI } from "../wire/constants.js";
 import type { ActionOrigin, ChannelState, ChatState, RootState, SessionState, StateAction, ToolCallState } from "../wire/types.js";
 import { ROLE_RANK, type ApprovalBroker, type Dispatcher } from "./approvals.js";
@@ -19,92 +18,11 @@ import { ClientActions } from "./dispatch.js";
 import { commitChat, type ChatRecord, type SessionRecord } from "./model.js";
 import type { Projector } from "./projector.js";
 import type { Scheduler } from "./scheduler.js";
+import type { ActionRelay, ReplicaClock, ReplicationOptions, ReplicationStats } from "./relay.js";
 import type { Sessions } from "./sessions.js";
 import type { ChannelStore } from "./store.js";
 
-/**
- * A shared, ordered log that every replica of a deployment appends to and tails: the transport of
- * Agent Host replication. Entries are opaque JSON texts. `@ahp/state-redis` implements it on one
- * Redis Stream (`RedisActionStream`).
- */
-export interface ActionRelay {
-  /** Appends entries in order, after everything this replica appended before. Rejects when the log cannot be reached. */
-  publish(entries: readonly string[]): Promise<void>;
-  /** Starts delivering the entries of every replica (this one's included) in the log's single order; returns a function that stops it. */
-  subscribe(listener: ActionRelayListener): () => void;
-  /** Whether appends can succeed now (the connection to the log is up). */
-  readonly connected: boolean;
-}
-
-/** What an {@link ActionRelay} delivers to its subscriber. */
-export interface ActionRelayListener {
-  /** Entries in log order. Called again only after the previous call returned. */
-  entries(entries: readonly string[]): void;
-  /** Tailing started or resumed after an outage: entries appended meanwhile by anyone may be missing. */
-  connected(): void;
-}
-
-/** Replication of the Agent Host state across harness replicas through a shared log. */
-export interface ReplicationOptions {
-  /** The shared log. */
-  relay: ActionRelay;
-  /** This replica's id, unique in the deployment. Default: a random id. */
-  replicaId?: string;
-  /** Interval of this replica's heartbeat entries. Default 2000 ms. */
-  heartbeatMs?: number;
-  /** Another replica silent this long is gone: its open tool calls are cancelled and its sessions end here. Default 10 000 ms. */
-  replicaTimeoutMs?: number;
-  /** An answer forwarded to another replica that gets no reply within this time is rejected. Default 10 000 ms. */
-  answerTimeoutMs?: number;
-  /** The shared log failed: an append was lost, an answer could not be forwarded. Never throws into the host. */
-  onfailure?: (error: Error) => void;
-}
-
-/** Counters of replication since the host started. */
-export interface ReplicationStats {
-  /** This replica's id in the shared log. */
-  replicaId: string;
-  /** Entries appended to the shared log (attempted). */
-  published: number;
-  /** Entries that could not be appended (the log unreachable). */
-  publishFailures: number;
-  /** Entries of other replicas applied here. */
-  applied: number;
-  /** Answers forwarded to the replica holding the request. */
-  forwarded: number;
-  /** Answers that could not be forwarded or got no reply. */
-  forwardFailures: number;
-  /** Sessions supervised by other replicas and mirrored here. */
-  remoteSessions: number;
-  /** Whether the shared log is reachable now. */
-  connected: boolean;
-}
-
-/** A clock whose value can be fixed while another replica's action is reduced, and that remembers its last reading. */
-export interface ReplicaClock {
-  readonly now: Clock;
-  at<T>(time: number, fn: () => T): T;
-  last(): number;
-}
-
-/** Wraps `base` so that remote actions reduce with their origin's time (every replica computes the same state). */
-export function replicaClock(base: Clock): ReplicaClock {
-  let fixed: number | undefined;
-  let last = 0;
-  return {
-    now: () => (last = fixed ?? base()),
-    at(time, fn) {
-      const previous = fixed;
-      fixed = time;
-      try {
-        return fn();
-      } finally {
-        fixed = previous;
-      }
-    },
-    last: () => last,
-  };
-}
+export { replicaClock, type ActionRelay, type ActionRelayListener, type ReplicationOptions, type ReplicationStats } from "./relay.js";
 
 type Body =
   | { k: "c"; u: string; s: ChannelState; at: number; sid?: string; ca?: string; su?: string; ag?: string; dp?: number }
