@@ -71,6 +71,7 @@ export interface HarnessAuditOptions {
   replicaId?: string;
 }
 
+/** A harness built by {@link createHarness}: the server to connect transports to, its policy engine, metrics and audit log. */
 export interface Harness {
   readonly server: AhpServer;
   readonly engine: PolicyEngine;
@@ -84,11 +85,17 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** The version `ahp serve` reports in `harness_info.version` of its handshake answer. */
 export const HARNESS_VERSION = "0.1.0";
 
 /** Fail closed: a failing handler is answered with a blocking decision (the audit log and the timeout log say so). */
 const HANDLER_FAILURE = "decision";
 
+/**
+ * The harness `ahp serve` runs, for embedding: an `AhpServer` answering with the policy engine
+ * (fail closed on handler failure), with metrics, the audit log (write-ahead) and the shared
+ * state store when configured. Connect transports to `server`; `close()` stops it all.
+ */
 export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const { log } = options;
   const metrics = options.metrics ?? createAhpMetrics();

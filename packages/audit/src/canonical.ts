@@ -10,6 +10,7 @@ import { AuditError } from "./errors.js";
 /** Deeper nesting is treated as a cycle. */
 const MAX_DEPTH = 512;
 
+/** The canonical JSON text of `value` (see the module comment); throws `NOT_CANONICAL` for values without one. */
 export function canonicalJson(value: unknown): string {
   return write(value, 0);
 }

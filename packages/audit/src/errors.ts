@@ -26,6 +26,7 @@ export type AuditErrorCode =
 
 const BRAND = Symbol.for("@ahp/audit.AuditError");
 
+/** An audit failure with a stable `code` ({@link AuditErrorCode}); recognized across package copies by `AuditError.isInstance`. */
 export class AuditError extends Error {
   readonly code: AuditErrorCode;
   declare readonly [BRAND]: true;

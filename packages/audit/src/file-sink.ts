@@ -29,8 +29,10 @@ import { AuditError } from "./errors.js";
 import { parseRecord, recordLine, type AuditRecord, type TornLine } from "./record.js";
 import type { AuditSink, AuditSinkIncident, AuditSinkState } from "./sink.js";
 
+/** When {@link FileAuditSink} flushes to disk: before each append resolves, every `fsyncIntervalMs`, or never (the OS decides). */
 export type FsyncPolicy = "always" | "interval" | "never";
 
+/** Options of {@link FileAuditSink}: the live file, flushing, rotation, file mode and locking. */
 export interface FileAuditSinkOptions {
   /** The live file, e.g. `/var/log/ahp/audit.log`. Its directory is created when missing. */
   path: string;
@@ -162,6 +164,7 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** The default sink: JSON lines appended to a file, with rotation, a lock and torn-tail recovery (see the module comment). */
 export class FileAuditSink implements AuditSink {
   readonly path: string;
   onincident?: (incident: AuditSinkIncident) => void;

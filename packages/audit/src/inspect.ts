@@ -29,6 +29,7 @@ export interface AuditTailEntry {
   raw?: string;
 }
 
+/** How {@link tailAuditLog} follows a growing log: until `signal` aborts, checking every `pollIntervalMs`. */
 export interface TailFollowOptions {
   /** Stops following. */
   signal?: AbortSignal;
@@ -259,6 +260,7 @@ export function formatAuditRecord(record: AuditRecord): string {
   return parts.join(" ");
 }
 
+/** Handler latency over a set of records, in microseconds: count, mean and percentiles. */
 export interface LatencySummary {
   count: number;
   meanUs: number;
@@ -268,6 +270,7 @@ export interface LatencySummary {
   maxUs: number;
 }
 
+/** What {@link auditStats} counts in a log: records by kind, decision, rule and event type, failures, sessions, latency. */
 export interface AuditStats {
   files: string[];
   records: number;

@@ -12,6 +12,10 @@ export const MIN_AUDIT_KEY_BYTES = 32;
 /** Environment variable read by {@link loadAuditKey}. */
 export const AUDIT_KEY_ENV = "AHP_AUDIT_KEY";
 
+/**
+ * The HMAC key of an audit log (at least 32 bytes). Its bytes never leave the object: records and
+ * messages name it by {@link AuditKey.id}, the first 8 hex digits of its SHA-256.
+ */
 export class AuditKey {
   readonly #bytes: Buffer;
   /** First 8 hex digits of SHA-256(key): names the key in records without revealing it. */
@@ -82,6 +86,7 @@ const BASE64_ANY = /^[A-Za-z0-9+/]+={0,2}$|^[A-Za-z0-9_-]+={0,2}$/;
 /** Anything that names a key: an {@link AuditKey}, raw bytes, or text as in {@link AuditKey.fromText}. */
 export type AuditKeyInput = AuditKey | Uint8Array | string;
 
+/** An {@link AuditKey} from a key, raw bytes or text (as {@link AuditKey.fromText}); throws `INVALID_KEY` otherwise. */
 export function toAuditKey(input: AuditKeyInput): AuditKey {
   if (input instanceof AuditKey) return input;
   if (typeof input === "string") return AuditKey.fromText(input);
@@ -89,6 +94,7 @@ export function toAuditKey(input: AuditKeyInput): AuditKey {
   throw new AuditError("INVALID_KEY", "audit key must be an AuditKey, bytes or text");
 }
 
+/** Where {@link loadAuditKey} reads the key: a key file, else the `AHP_AUDIT_KEY` environment variable. */
 export interface LoadAuditKeyOptions {
   /** Path of a key file (`--audit-key-file`): hex, base64 or raw bytes (at least 32). Wins over the environment. */
   keyFile?: string;

@@ -74,6 +74,7 @@ export interface AuditLogStats {
   checkpoints: number;
 }
 
+/** Options of {@link openAuditLog}: the key, where records go, the sync mode, the replica id and checkpoints. */
 export interface AuditLogOptions {
   /** The HMAC key (see `loadAuditKey`). Never logged; records carry its id only. */
   key: AuditKeyInput;
@@ -283,6 +284,11 @@ interface Start {
   checkpoint?: { path: string; intervalMs: number; seq: number };
 }
 
+/**
+ * An open audit log: appends HMAC-chained records in group commits and releases each call's
+ * answer only when its record reached the configured sync point (`write` by default: handed to
+ * the operating system). Opened with {@link openAuditLog}; `close()` writes the last checkpoint.
+ */
 export class AuditLog {
   /** When decisions are released relative to their records. */
   readonly sync: AuditSyncMode;

@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { canonicalJson } from "./canonical.js";
 import type { AuditKey } from "./key.js";
 
+/** The record format version (`v` of every record); a verifier refuses records of another version. */
 export const AUDIT_FORMAT_VERSION = 1;
 
 /**
@@ -32,6 +33,7 @@ export interface AuditWriterInfo {
   checkpoint?: string;
 }
 
+/** The connection a record was received on: transport, peer and authenticated principal, never a credential. */
 export interface AuditConnectionInfo {
   /** Server-side connection number. */
   id?: number;

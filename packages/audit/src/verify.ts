@@ -30,6 +30,11 @@ import { toAuditKey, type AuditKey, type AuditKeyInput } from "./key.js";
 import { readRawLines } from "./lines.js";
 import { checkRecordMac, formatAuditHead, genesisHash, parseAuditHead, recordHash, type AuditHead, type AuditRecord } from "./record.js";
 
+/**
+ * How a chain is broken: a record `altered`, `deleted`, `inserted` or `reordered`; records
+ * `truncated` from the end (found by the checkpoint or an expected head); a `checkpoint` that does
+ * not match the log; or a `wrong_key` (the records were MACed with another key).
+ */
 export type AuditBreakKind = "altered" | "deleted" | "inserted" | "reordered" | "truncated" | "checkpoint" | "wrong_key";
 
 /** What the checkpoint check found. */
@@ -49,6 +54,7 @@ export interface AuditCheckpointFinding {
   time?: string;
 }
 
+/** Where and how {@link verifyAuditLog} found the chain broken: the kind, the file and line, the seq. */
 export interface AuditBreak {
   kind: AuditBreakKind;
   file: string;
@@ -61,6 +67,7 @@ export interface AuditBreak {
   message: string;
 }
 
+/** The result of {@link verifyAuditLog}: the status, what was verified, where it broke, the head and the checkpoint check. */
 export interface AuditVerifyReport {
   /**
    * `intact`: the chain verifies; `torn_tail`: it verifies up to a torn last line (a crash, not
@@ -97,6 +104,7 @@ export interface AuditVerifyReport {
   expectedHead?: { head: AuditHead; matched: boolean };
 }
 
+/** Options of {@link verifyAuditLog}: the checkpoint to check against, an expected head, genesis required or not. */
 export interface VerifyAuditOptions {
   /** A head published earlier (`"<seq>:<hash>"` or an object): the log must contain it unchanged. */
   expectHead?: AuditHead | string;

@@ -46,6 +46,7 @@ export interface UnauditedCall {
   outcome: "failed_closed" | "released";
 }
 
+/** Options of {@link withAudit}: payloads or their hashes, the sync mode, fail closed or open, and reporting. */
 export interface WithAuditOptions {
   /**
    * Also write the (redacted) payload of events and queries. Default false: only

@@ -52,6 +52,7 @@ export function metricsHandler(
   };
 }
 
+/** Options of the `/metrics` listener: what to serve, the address (loopback by default), the port and the path. */
 export interface ListenMetricsOptions {
   /** The metrics (or a bare registry) to serve. */
   metrics: AhpMetrics | Registry;
@@ -64,6 +65,7 @@ export interface ListenMetricsOptions {
   onerror?: (error: Error) => void;
 }
 
+/** A running `/metrics` listener: its server, address and URL, and `close()`. */
 export interface MetricsListener {
   readonly server: Server;
   readonly host: string;

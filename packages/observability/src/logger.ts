@@ -22,6 +22,7 @@ export interface LogStream {
   write(chunk: string): unknown;
 }
 
+/** Options of {@link createLogger}: level, stream (never stdout), redaction and bound fields. */
 export interface LoggerOptions {
   /** Lowest level written. Default `info`. `silent` writes nothing. */
   level?: LogLevel | "silent";
@@ -39,8 +40,10 @@ export interface LoggerOptions {
   onerror?: (error: Error) => void;
 }
 
+/** Structured fields of one log line (redacted before they are written). */
 export type LogFields = Record<string, unknown>;
 
+/** A JSON-lines logger: one object per line with `time`, `level` and `msg`, plus fields and bindings. */
 export interface Logger {
   readonly level: LogLevel | "silent";
   isLevelEnabled(level: LogLevel): boolean;
@@ -60,6 +63,11 @@ function isStdout(stream: LogStream): boolean {
 
 const RESERVED = new Set(["time", "level", "msg"]);
 
+/**
+ * A JSON-lines {@link Logger} writing to stderr by default. Refuses stdout, which carries the
+ * protocol under the stdio transport; every string passes through the redactor (secrets are
+ * replaced) before it is written.
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const stream = options.stream ?? process.stderr;
   if (isStdout(stream)) {
@@ -138,6 +146,7 @@ function errorFields(error: Error, stacks: boolean): Record<string, unknown> {
   return out;
 }
 
+/** Options of the logging middleware: the levels of decision and failure lines, and which handlers to wrap. */
 export interface LoggingMiddlewareOptions extends ApplyMiddlewareOptions {
   /** Level of a line per decision/event. Default `debug`. */
   decisionLevel?: LogLevel;

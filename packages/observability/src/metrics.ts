@@ -36,6 +36,7 @@ export const DEFAULT_LATENCY_BUCKETS: readonly number[] = Object.freeze([
 /** Decision tags that become label values; anything else is counted as `other` (bounded cardinality). */
 const KNOWN_DECISIONS = new Set(["allow", "block", "modify", "defer", "escalate", "refine", "approve", "reject", "retry", "queue", "skip"]);
 
+/** Options of {@link createAhpMetrics}: the registry to use, the name prefix and default labels. */
 export interface AhpMetricsOptions {
   /** Registry to register in. Default: a new private `Registry`. */
   registry?: Registry;
@@ -52,6 +53,11 @@ export interface ConnectionCounter {
   readonly connectionCount: number;
 }
 
+/**
+ * The harness's Prometheus metrics (prom-client): events by type and decision, decision latency,
+ * in-flight requests, failures, limit rejections and handler timeouts. `middleware()` counts and
+ * times every handler call; `registry` is what a `/metrics` endpoint serves.
+ */
 export class AhpMetrics {
   readonly registry: Registry;
   /** `ahp_events_total{event_type,decision}`: one per handled event; `decision` is the tag, `none` for notifications, `answer` for queries, `error` for failures. */
@@ -256,6 +262,7 @@ function decisionLabel(call: HandlerCall, result: unknown): string {
   return tag !== undefined && KNOWN_DECISIONS.has(tag) ? tag : "other";
 }
 
+/** A new {@link AhpMetrics} in its own registry (or `options.registry`). */
 export function createAhpMetrics(options: AhpMetricsOptions = {}): AhpMetrics {
   return new AhpMetrics(options);
 }

@@ -13,6 +13,10 @@ export interface ObservabilityOptions extends ApplyMiddlewareOptions {
   logging?: Omit<LoggingMiddlewareOptions, keyof ApplyMiddlewareOptions>;
 }
 
+/**
+ * Wraps `handlers` with tracing, metrics and logging at once, in that order from the outside in
+ * (spans cover the rest); each part is on only when its option is given.
+ */
 export function withObservability(handlers: AhpServerHandlers, options: ObservabilityOptions): AhpServerHandlers {
   const layers: HandlerMiddleware[] = [];
   if (options.tracing !== undefined && options.tracing !== false)

@@ -30,6 +30,7 @@ import { redactSecrets, type Redactor } from "@ahp/core";
 
 export const TRACER_NAME = "@ahp/observability";
 
+/** Options of the tracing middleware: the OpenTelemetry tracer (or provider) and which handlers to wrap. */
 export interface TracingOptions extends ApplyMiddlewareOptions {
   /** A tracer to use. Default: `tracerProvider.getTracer("@ahp/observability")`. */
   tracer?: Tracer;

@@ -35,6 +35,7 @@ export interface HttpClientTlsOptions {
   servername?: string;
 }
 
+/** Options of {@link HttpClientTransport}: credentials, the HTTP stack and its connection pool, time limit and TLS. */
 export interface HttpClientTransportOptions extends MessageLimits {
   /** `api_key` → `x-api-key`, `bearer` → `authorization: Bearer …` (spec §13.2). */
   auth?: ClientAuth;
@@ -59,7 +60,9 @@ export interface HttpClientTransportOptions extends MessageLimits {
   onerror?: (error: Error) => void;
 }
 
+/** Default `timeoutMs`: the time limit of one whole HTTP exchange (the reference's). */
 export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
+/** Default `maxConnections`: sockets kept open to the harness; further requests queue. */
 export const DEFAULT_HTTP_MAX_CONNECTIONS = 128;
 
 const EXCERPT_CHARS = 512;
@@ -124,6 +127,17 @@ function checkHeaderValue(name: string, value: string): void {
   }
 }
 
+/**
+ * The agent-side transport over HTTP (spec §13.2): every request and notification is one `POST`
+ * of its JSON-RPC message, answered in the response body, over kept-alive connections (undici by
+ * default, or `node:http`). HTTP status errors, bodies that are not JSON-RPC and time-outs fail
+ * the call with a typed `AhpLocalError`; credentials in the URL never appear in `info`.
+ *
+ * ```ts
+ * const client = new AhpClient();
+ * await client.connect(new HttpClientTransport("http://127.0.0.1:8080/ahp", { auth: { type: "api_key", key } }));
+ * ```
+ */
 export class HttpClientTransport implements Transport {
   onmessage?: (message: unknown) => void;
   onparseerror?: Transport["onparseerror"];

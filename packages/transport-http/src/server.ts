@@ -48,11 +48,16 @@ import {
 import { httpServerOptions, reportClientErrors, type HttpServerLimits } from "@ahp/core";
 
 export const DEFAULT_HTTP_PATH = "/ahp";
+/** Default health route: `GET` answers 200 `{"status":"ok"}` without credentials. */
 export const DEFAULT_HEALTH_PATH = "/healthz";
+/** Default `maxBodyBytes` (the reference's 2 MiB); a larger body is answered 413 without being buffered. */
 export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** Default `maxInFlight`: requests handled at once on one connection; further ones get 503. */
 export const DEFAULT_MAX_IN_FLIGHT = 256;
+/** Default `maxConnections` of {@link listenHttp}: TCP connections served at once. */
 export const DEFAULT_SERVER_MAX_CONNECTIONS = 1024;
 
+/** Options of the HTTP request handler: route, health route, credentials and limits. */
 export interface HttpHandlerOptions {
   /** The one AHP route. Default `/ahp`. Matched exactly against the request path (query ignored). */
   path?: string;
@@ -419,6 +424,7 @@ function tooLarge(req: IncomingMessage, res: ServerResponse, bytes: number, limi
   sendJson(res, 413, rpcError(error), { connection: "close" });
 }
 
+/** Options of {@link listenHttp}: the handler's options, plus address, TLS, connection limits and a fallback route. */
 export interface ListenHttpOptions extends HttpHandlerOptions, HttpServerLimits {
   /** TCP connections served at once; further ones are closed at once (and reported). Default 1024. */
   maxConnections?: number;
@@ -432,6 +438,7 @@ export interface ListenHttpOptions extends HttpHandlerOptions, HttpServerLimits 
   tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
+/** A running {@link listenHttp} server: its URL and port, the `http.Server`, and `close()`. */
 export interface HttpListener {
   /** `http://host:port/ahp` */
   readonly url: string;

@@ -26,6 +26,10 @@ import { ByteTail } from "./stderr-tail.js";
  */
 export type StdioStderr = "inherit" | "pipe" | "ignore" | ((chunk: string) => void);
 
+/**
+ * Options of {@link StdioClientTransport}: the harness command and how its process is run, plus
+ * core's message limits and NDJSON write grouping.
+ */
 export interface StdioClientTransportOptions extends MessageLimits, NdjsonWriteOptions {
   /** The harness executable (looked up on `PATH`). */
   command: string;
@@ -44,7 +48,9 @@ export interface StdioClientTransportOptions extends MessageLimits, NdjsonWriteO
   stderrTailBytes?: number;
 }
 
+/** Default `closeGraceMs`: how long `close()` waits after ending stdin, and again after SIGTERM. */
 export const DEFAULT_CLOSE_GRACE_MS = 2000;
+/** Default `stderrTailBytes`: the trailing stderr bytes kept for the error when the harness dies. */
 export const DEFAULT_STDERR_TAIL_BYTES = 4096;
 
 /** `details` of the error a stdio client transport closes with when the harness goes away. */
@@ -60,6 +66,18 @@ export interface StdioExitDetails {
   terminatedBy?: "SIGTERM" | "SIGKILL";
 }
 
+/**
+ * The agent-side transport over stdio: `start()` spawns the harness command and speaks NDJSON on
+ * its stdin/stdout. A harness that exits, crashes or cannot be spawned closes the transport at
+ * once with an `AhpLocalError` whose `details` are {@link StdioExitDetails}, so pending requests
+ * fail with that cause; `close()` ends stdin and escalates to SIGTERM, then SIGKILL, after
+ * `closeGraceMs` each.
+ *
+ * ```ts
+ * const client = new AhpClient();
+ * await client.connect(new StdioClientTransport({ command: "ahp", args: ["serve", "--stdio"] }));
+ * ```
+ */
 export class StdioClientTransport extends NdjsonClientTransport {
   readonly #options: StdioClientTransportOptions;
   readonly #graceMs: number;

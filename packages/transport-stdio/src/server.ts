@@ -47,6 +47,7 @@ export class StdioServerTransport extends NdjsonServerTransport {
   }
 }
 
+/** Options of {@link serveStdio}: the transport's own, plus the in-flight limit and an abort signal. */
 export interface ServeStdioOptions extends StdioServerTransportOptions {
   /** Aborting closes the connection. */
   signal?: AbortSignal;

@@ -15,6 +15,7 @@ import {
 } from "@ahp/core";
 import { errnoCode, finishSocket, noop } from "./socket.js";
 
+/** Options of {@link UnixSocketClientTransport}: the socket path, timeouts, message limits and write grouping. */
 export interface UnixSocketClientTransportOptions extends MessageLimits, NdjsonWriteOptions {
   /** Path of the harness's socket. */
   path: string;
@@ -24,9 +25,17 @@ export interface UnixSocketClientTransportOptions extends MessageLimits, NdjsonW
   closeGraceMs?: number;
 }
 
+/** Default `connectTimeoutMs`: how long `start()` waits for the harness to accept the connection. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** Default `closeGraceMs`: how long `close()` lets written data flush before destroying the socket. */
 export const DEFAULT_SOCKET_CLOSE_GRACE_MS = 2000;
 
+/**
+ * The agent-side transport over a Unix domain socket: `start()` connects to the harness's socket
+ * and speaks NDJSON on it. When the harness refuses the connection (too many connections) or goes
+ * away, the transport closes with the harness's notice or the socket error as the cause, and every
+ * pending request fails with it.
+ */
 export class UnixSocketClientTransport extends NdjsonClientTransport {
   readonly #options: UnixSocketClientTransportOptions;
   /** A -32003 notice the harness sent with id `null` (e.g. "too many connections") before it closed. */

@@ -18,6 +18,7 @@ import { UnixSocketServerTransport } from "./server-transport.js";
 import { clearStaleSocket, listenAt, removeSocketFile, type SocketIdentity } from "./socket-file.js";
 import { MAX_SOCKET_PATH_BYTES, endSocket, noop } from "./socket.js";
 
+/** Options of {@link UnixSocketServer} and {@link listenUnix}: the socket file, limits and callbacks. */
 export interface UnixSocketServerOptions extends MessageLimits, NdjsonWriteOptions {
   /** Socket path to listen on. */
   path: string;
@@ -40,9 +41,16 @@ export interface UnixSocketServerOptions extends MessageLimits, NdjsonWriteOptio
   onerror?: (error: Error) => void;
 }
 
+/** Default file mode of the socket: only the owner may connect. */
 export const DEFAULT_SOCKET_MODE = 0o600;
+/** Default `maxConnections`: connections served at once by one socket listener. */
 export const DEFAULT_MAX_CONNECTIONS = 1024;
 
+/**
+ * Serves an `AhpServer` on a Unix domain socket, one NDJSON connection per agent. `listen()`
+ * removes a stale socket file left by a dead process (never a live one, nor a file that is not a
+ * socket), binds with `mode`, and `close()` ends every connection and removes the socket file.
+ */
 export class UnixSocketServer {
   readonly path: string;
   readonly #server: AhpServer;

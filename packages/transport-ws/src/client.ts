@@ -21,6 +21,7 @@ import { closeCause, errorCause } from "./close-cause.js";
 import { FrameSender } from "./sender.js";
 import { buildWebSocketUrl, publicUrl } from "./url.js";
 
+/** How {@link WebSocketClientTransport} reconnects after a dropped connection (`reconnect`). */
 export interface WebSocketReconnectOptions {
   /** Connection attempts after a drop before giving up. Default 5. */
   retries?: number;
@@ -30,6 +31,7 @@ export interface WebSocketReconnectOptions {
   maxDelayMs?: number;
 }
 
+/** TLS settings for `wss:` URLs: trusted CAs, a client certificate, the server name to verify. */
 export interface WebSocketTlsOptions {
   ca?: string | Buffer | Array<string | Buffer>;
   cert?: string | Buffer;
@@ -39,6 +41,7 @@ export interface WebSocketTlsOptions {
   servername?: string;
 }
 
+/** Options of {@link WebSocketClientTransport}: credentials, limits, liveness pings, reconnection and TLS. */
 export interface WebSocketClientTransportOptions extends Pick<MessageLimits, "maxJsonDepth"> {
   auth?: ClientAuth;
   /**
@@ -74,9 +77,13 @@ export interface WebSocketClientTransportOptions extends Pick<MessageLimits, "ma
   onerror?: (error: Error) => void;
 }
 
+/** Default `pingIntervalMs`: how often the client pings the harness to detect a dead peer. */
 export const DEFAULT_PING_INTERVAL_MS = 30_000;
+/** Default `pongTimeoutMs`: an unanswered ping older than this ends the connection. */
 export const DEFAULT_PONG_TIMEOUT_MS = 10_000;
+/** Default `connectTimeoutMs`: the time limit of the opening handshake. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** Default `maxBufferedBytes`: above this many unsent bytes, sends wait for the socket to drain. */
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 
 /** Upper bound of requests remembered for failing them on a drop (reconnect mode). */
@@ -103,6 +110,17 @@ const isResponseLike = (value: unknown): value is { id: string | number } => {
   return (typeof id === "string" || typeof id === "number") && !("method" in value);
 };
 
+/**
+ * The agent-side transport over WebSocket (`ws:` / `wss:`): one JSON-RPC message per text frame.
+ * Credentials go in the query (as the reference) or in headers (`authMode: "header"`). A dead
+ * peer is detected by pings; a dropped connection fails every pending request with its cause and,
+ * with `reconnect`, is re-established with jittered backoff (requests are never replayed).
+ *
+ * ```ts
+ * const client = new AhpClient();
+ * await client.connect(new WebSocketClientTransport("ws://127.0.0.1:8081/ahp", { auth: { type: "api_key", key } }));
+ * ```
+ */
 export class WebSocketClientTransport implements Transport {
   onmessage?: (message: unknown) => void;
   onparseerror?: Transport["onparseerror"];

@@ -38,11 +38,17 @@ import {
   type ReadGate,
 } from "@ahp/core";
 
+/** Default path `listenWebSocket` accepts agents on. */
 export const DEFAULT_WS_PATH = "/ahp";
+/** Default `maxBufferedBytes`: above this many unsent answer bytes, answers wait and reading pauses. */
 export const DEFAULT_SERVER_MAX_BUFFERED_BYTES = 1024 * 1024;
+/** Default `drainTimeoutMs`: an agent that reads nothing for this long while answers wait is dropped (ms). */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
+/** Default interval of the server's liveness pings to each agent (ms). */
 export const DEFAULT_SERVER_PING_INTERVAL_MS = 30_000;
+/** Default time an agent has to answer a ping before the server terminates its connection (ms). */
 export const DEFAULT_SERVER_PONG_TIMEOUT_MS = 10_000;
+/** Default `maxConnections`: agent connections one WebSocket server serves at once. */
 export const DEFAULT_MAX_WS_CONNECTIONS = 1024;
 
 /** Per-connection settings of the server side. */
@@ -64,6 +70,7 @@ export interface WebSocketConnectionOptions extends Pick<MessageLimits, "maxJson
   maxInFlight?: number;
 }
 
+/** Options of {@link attachWebSocketServer}: your `wss` or `httpServer`, credentials, limits and callbacks. */
 export interface AttachWebSocketOptions extends WebSocketConnectionOptions {
   /**
    * Your own `WebSocketServer`. Every `connection` it emits is served. Credentials are then
@@ -88,6 +95,7 @@ export interface AttachWebSocketOptions extends WebSocketConnectionOptions {
   onerror?: (error: Error) => void;
 }
 
+/** What {@link attachWebSocketServer} returns: the `WebSocketServer` in use, the open connections and `close()`. */
 export interface AttachedWebSocketServer {
   readonly wss: WebSocketServer;
   /** Open agent connections. */
@@ -540,6 +548,7 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
   };
 }
 
+/** Options of {@link listenWebSocket}: those of {@link attachWebSocketServer}, plus address, path, TLS and HTTP server limits. */
 export interface ListenWebSocketOptions extends Omit<AttachWebSocketOptions, "wss" | "httpServer">, HttpServerLimits {
   /** Plain HTTP requests this listener does not serve itself (instead of 404), e.g. `/metrics`. */
   fallback?: (req: IncomingMessage, res: http.ServerResponse) => void;
@@ -551,6 +560,7 @@ export interface ListenWebSocketOptions extends Omit<AttachWebSocketOptions, "ws
   tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
+/** A running {@link listenWebSocket} server: its URL and port, the underlying servers, and `close()`. */
 export interface WebSocketListener {
   /** `ws://host:port/ahp` */
   readonly url: string;
