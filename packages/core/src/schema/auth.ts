@@ -11,5 +11,10 @@ export const AuthConfigSchema = z.discriminatedUnion("type", [
   /** Accepted but ignored by every reference transport. The tag really is `o_auth`. */
   z.object({ type: z.literal("o_auth"), client_id: z.string(), client_secret: z.string(), token_url: z.string() }),
 ]);
+/**
+ * A credential configuration tagged by `type` (spec §10): `none`, `api_key`, `bearer`, `mutual_tls` or `o_auth`. A configuration
+ * format; never sent as such.
+ */
 export type AuthConfig = z.infer<typeof AuthConfigSchema>;
+/** What a caller passes where an AuthConfig is expected, e.g. a client transport's `auth` option (see `ClientAuth`). */
 export type AuthConfigInput = z.input<typeof AuthConfigSchema>;

@@ -29,9 +29,15 @@ export const EVENT_TYPES = [
   "verification",
 ] as const;
 
+/** Validates `event_type`: exactly one of the 22 names of spec §5.1; anything else (e.g. the v1 `pre_tool_use`) is rejected. */
 export const EventTypeSchema = z.enum(EVENT_TYPES);
+/** One of the 22 event type names of spec §5.1 (case sensitive). */
 export type EventType = z.infer<typeof EventTypeSchema>;
 
+/**
+ * Validates the AhpEvent envelope (spec §5): all members but `context` and `metadata` required. `payload` must be present (may be
+ * `null`); its shape is checked per event type (see {@link EVENT_TABLE}), not here.
+ */
 export const AhpEventSchema = z.object({
   event_type: EventTypeSchema,
   /** Not validated against the handshake. */
@@ -46,5 +52,7 @@ export const AhpEventSchema = z.object({
   context: opt(EventContextSchema),
   metadata: opt(JsonMapSchema),
 });
+/** The event envelope (spec §5), as parsed: the `params` of `ahp/event` and each element of an `ahp/batch`. */
 export type AhpEvent = z.infer<typeof AhpEventSchema>;
+/** An event as a sender writes it; AhpClient checks it against {@link AhpEventSchema} before sending unless `validateEvents` is false. */
 export type AhpEventInput = z.input<typeof AhpEventSchema>;

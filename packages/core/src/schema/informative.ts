@@ -14,12 +14,24 @@ export const HeartbeatEventSchema = z.object({
   queue_depth: opt(uint()),
   tokens_used: opt(i32()),
 });
+/**
+ * The payload a `heartbeat` notification should carry (spec §9, informative): uptime, events processed, state and optional resource
+ * figures. Servers do not validate it.
+ */
 export type HeartbeatEvent = z.infer<typeof HeartbeatEventSchema>;
 
+/**
+ * Validates a SuccessEvent (spec §9): `session_id`, `action_type`, `action_summary` and `duration_ms`, all required. Informative;
+ * not applied to incoming events.
+ */
 export const SuccessEventSchema = z.object({
   session_id: z.string(),
   action_type: z.string(),
   action_summary: z.string(),
   duration_ms: uint(),
 });
+/**
+ * The payload a `success` notification should carry (spec §9, informative): which action succeeded and how long it took. Servers do
+ * not validate it.
+ */
 export type SuccessEvent = z.infer<typeof SuccessEventSchema>;
