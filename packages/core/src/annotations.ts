@@ -44,6 +44,10 @@ export function readAnnotation(target: unknown): DecisionAnnotation | undefined 
  */
 export const RULE_IN_REASON = /(?:^|[\s([{,;])rule(?:_id|Id)?\s*[:=]\s*([A-Za-z0-9_.:/@-]+)|[([]rule\s+([A-Za-z0-9_.:/@-]+)[)\]]/;
 
+/**
+ * Where {@link findRuleId} looks for the id of the rule behind a decision: the handled object's annotation, then the result's
+ * metadata, then its reason text.
+ */
 export interface RuleIdSources {
   /** The event (or query) the handler received; its annotation wins. */
   target?: unknown;

@@ -4,6 +4,10 @@ import type { PayloadInputFor } from "./event-table.js";
 import type { EventContextInput } from "./schema/context.js";
 import type { AhpEventInput, EventType } from "./schema/event.js";
 
+/**
+ * The envelope fields that `createEvent` and `eventFactory` put around a payload; `depth` defaults to 0 and `timestamp` to the
+ * current time (UTC).
+ */
 export interface EventFields {
   sessionId: string;
   agentId: string;

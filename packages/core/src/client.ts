@@ -26,9 +26,15 @@ import type { Transport } from "./transport.js";
 import { decode } from "./validation.js";
 import type { z } from "zod";
 
+/** The `agent_info.framework` that {@link AhpClient} sends in the handshake when `agentInfo.framework` is not given. */
 export const AHP_CLIENT_FRAMEWORK = "@ahp/core";
+/** The `agent_info.version` that {@link AhpClient} sends in the handshake when `agentInfo.version` is not given. */
 export const AHP_CLIENT_VERSION = "0.1.0";
 
+/**
+ * Configuration of an {@link AhpClient}: the identity it sends in the handshake, the call timeout, and which checks it makes before
+ * sending.
+ */
 export interface AhpClientOptions {
   /** `framework`/`version` sent in the handshake; capabilities are given to handshake(). */
   agentInfo?: { framework?: string; version?: string };
@@ -50,6 +56,10 @@ export interface AhpClientOptions {
   onerror?: (error: Error) => void;
 }
 
+/**
+ * Per-call options of AhpClient methods: a timeout that replaces the client's, and a signal whose abort cancels the call (a pending
+ * request fails with `ABORTED`).
+ */
 export interface CallOptions {
   /** Per-call timeout; default the client's. */
   timeoutMs?: number;
@@ -133,6 +143,11 @@ function onCallTimeout(pending: PendingCall, timeoutMs: number): void {
 
 const SYNTHETIC_ALLOW = Object.freeze({ decision: "allow" }) as Decision;
 
+/**
+ * The agent side of an AHP connection (spec §12). `connect()` starts a transport and performs the handshake; every other
+ * operation fails with `HANDSHAKE_REQUIRED` until a handshake succeeded. Events travel as request or notification by their type,
+ * responses are validated against the expected schema, and pending calls fail as soon as the transport closes.
+ */
 export class AhpClient {
   readonly sessionId: string;
   readonly agentId: string;

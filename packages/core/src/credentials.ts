@@ -21,6 +21,10 @@ export interface CredentialOptions {
 /** Your own check; return true to accept. A throw or rejection counts as a refusal. */
 export type AuthorizeRequest = (req: IncomingMessage) => boolean | Promise<boolean>;
 
+/**
+ * How the HTTP and WebSocket servers check credentials: lists of accepted API keys and bearer tokens, or a function that decides per
+ * request.
+ */
 export type ServerAuthOption = CredentialOptions | AuthorizeRequest;
 
 /** Credentials as presented by a peer. */
@@ -41,6 +45,10 @@ function indexOfDigest(candidate: Buffer, digests: readonly Buffer[]): number {
   return found;
 }
 
+/**
+ * Checks the API key or bearer token a peer presents against the configured ones, comparing SHA-256 digests in constant time.
+ * The constructor throws `INVALID_ARGUMENT` when no secret is configured or one is empty.
+ */
 export class CredentialVerifier {
   readonly #apiKeys: Buffer[];
   readonly #bearerTokens: Buffer[];

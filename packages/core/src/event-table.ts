@@ -70,6 +70,10 @@ import {
  */
 export type PayloadCheck = "none" | "shape" | "dispatch";
 
+/**
+ * One row of {@link EVENT_TABLE}: how an event type travels, which schemas apply to its payload and its answer, and what a
+ * fail-closed harness answers.
+ */
 export interface EventTypeInfo {
   readonly type: EventType;
   /** Blocking types travel as requests and get a decision; the others travel as notifications. */
@@ -138,6 +142,10 @@ const specialized = (
 
 const block = (reason: string) => ({ decision: "block", reason });
 
+/**
+ * Facts about each of the 22 event types (spec §5.1): blocking, batchable, specialized, payload and decision schemas, when the
+ * server checks the payload, and the fail-closed decision.
+ */
 export const EVENT_TABLE: { readonly [T in EventType]: EventTypeInfo } = {
   handshake: { ...generic("handshake", true, false) },
   pre_action: generic("pre_action", true),
@@ -217,15 +225,26 @@ export const EVENT_TABLE: { readonly [T in EventType]: EventTypeInfo } = {
 const where = (pred: (info: EventTypeInfo) => boolean): readonly EventType[] =>
   Object.freeze(EVENT_TYPES.filter((t) => pred(EVENT_TABLE[t])));
 
+/** The 12 blocking event types (spec §5.1), in spec order: sent as requests and answered with a decision. */
 export const BLOCKING_EVENT_TYPES = where((i) => i.blocking);
+/** The 10 non-blocking event types (spec §5.1), in spec order: sent as notifications and never answered. */
 export const NON_BLOCKING_EVENT_TYPES = where((i) => !i.blocking);
+/** The eight specialized event types (spec §7), answered by a typed decision from a typed handler instead of the generic Decision. */
 export const SPECIALIZED_EVENT_TYPES = where((i) => i.specialized);
+/** The 12 event types allowed in `ahp/batch` (spec §5.1): all but `handshake`, `query` and the eight specialized types. */
 export const BATCHABLE_EVENT_TYPES = where((i) => i.batchable);
+/**
+ * The run-contract event types `run_lifecycle`, `task_list` and `verification` (spec §8), whose payload shape the server checks on
+ * arrival.
+ */
 export const RUN_CONTRACT_EVENT_TYPES = where((i) => i.payloadCheck === "shape");
 
+/** Type guard: true when `value` is one of the 22 event type names (exact, case sensitive). */
 export const isEventType = (value: unknown): value is EventType =>
   typeof value === "string" && Object.prototype.hasOwnProperty.call(EVENT_TABLE, value);
+/** True when `type` is blocking: it travels as a request and is answered with a decision (spec §5.1). */
 export const isBlockingEventType = (type: EventType): boolean => EVENT_TABLE[type].blocking;
+/** True when events of `type` may travel inside `ahp/batch` (spec §5.1). */
 export const isBatchableEventType = (type: EventType): boolean => EVENT_TABLE[type].batchable;
 
 // ---------------------------------------------------------------- type-level table
@@ -250,10 +269,15 @@ type SpecializedMap = {
     z.input<typeof IntentDetectionEventSchema>,
   ];
 };
+/** The eight specialized event types (spec §7) as a type; see {@link SPECIALIZED_EVENT_TYPES}. */
 export type SpecializedEventType = keyof SpecializedMap;
+/** The blocking event types answered with a generic Decision: `handshake`, `pre_action`, `pre_prompt`, `query`. */
 export type GenericBlockingEventType = "handshake" | "pre_action" | "pre_prompt" | "query";
+/** The blocking event types as a type: the four generic ones and the eight specialized ones (spec §5.1). */
 export type BlockingEventType = GenericBlockingEventType | SpecializedEventType;
+/** The non-blocking event types as a type (spec §5.1); see {@link NON_BLOCKING_EVENT_TYPES}. */
 export type NonBlockingEventType = Exclude<EventType, BlockingEventType>;
+/** The event types allowed in `ahp/batch` as a type (spec §5.1); see {@link BATCHABLE_EVENT_TYPES}. */
 export type BatchableEventType = Exclude<EventType, SpecializedEventType | "handshake" | "query">;
 
 /** Payload type of each event type (parsed form); `unknown` where the protocol leaves it free. */

@@ -8,6 +8,10 @@
  */
 import type { JsonRpcId } from "./schema/jsonrpc.js";
 
+/**
+ * Counts the requests a server-side stream connection received and the answers it wrote, so that on end of input the transport can
+ * wait until every request is answered before closing.
+ */
 export class InFlightRequests {
   readonly #ids = new Map<JsonRpcId, number>();
   #requests = 0;

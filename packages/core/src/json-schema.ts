@@ -13,6 +13,7 @@ export interface JsonSchemaBundleOptions {
   io?: "input" | "output";
 }
 
+/** A JSON Schema document or subschema as a plain object, as `toJsonSchemaBundle` returns it. */
 export type JsonSchemaObject = Record<string, unknown>;
 
 /**

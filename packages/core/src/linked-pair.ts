@@ -4,6 +4,7 @@ import { parseJsonText, stringifyMessage } from "./json-text.js";
 import type { JsonRpcMessage } from "./schema/jsonrpc.js";
 import type { MessageLimits, Transport, TransportInfo } from "./transport.js";
 
+/** Options of {@link createLinkedPair}: message limits, and how a message is copied from one end to the other. */
 export interface LinkedPairOptions extends MessageLimits {
   /**
    * `json` (default): every message is stringified and parsed, exactly as on a wire (limits
@@ -13,6 +14,10 @@ export interface LinkedPairOptions extends MessageLimits {
   encoding?: "json" | "clone" | "none";
 }
 
+/**
+ * One end of an in-process connection made by {@link createLinkedPair}. By default messages pass through JSON text, so limits apply
+ * as on a wire; messages that arrive before start() are queued.
+ */
 export class InMemoryTransport implements Transport {
   onmessage?: (message: unknown) => void;
   onparseerror?: Transport["onparseerror"];

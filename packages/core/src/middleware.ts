@@ -42,8 +42,13 @@ export interface HandlerCall {
   readonly ctx: AhpHandlerContext;
 }
 
+/**
+ * Wraps one handler call: gets the call and `next`, which runs the handler (and rejects if the call's signal aborts first). A
+ * failure must be rethrown so that the server's fail-closed rules still apply.
+ */
 export type HandlerMiddleware = (call: HandlerCall, next: () => Promise<unknown>) => Promise<unknown>;
 
+/** Options of {@link applyHandlerMiddleware}: whether an absent `onNotification` or `onHandshake` is observed through a pass-through. */
 export interface ApplyMiddlewareOptions {
   /** Observe `onNotification`/`onHandshake` through a pass-through when the set has none. Default true. */
   observeMissing?: boolean;
@@ -195,6 +200,10 @@ export interface HandlerOutcome {
   readonly ruleId?: string;
 }
 
+/**
+ * Gets the start and end of every handler call made through {@link observeHandlers}, with outcome, duration and matched rule id; it
+ * cannot change the call, and its own errors go to `onerror`.
+ */
 export interface HandlerObserver<S = unknown> {
   /** Called before the handler runs; its return value is handed to `end`. */
   start?(call: HandlerCall): S;

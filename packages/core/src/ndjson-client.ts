@@ -21,6 +21,10 @@ export interface NdjsonStreams {
 
 type State = "new" | "opening" | "open" | "closed";
 
+/**
+ * Base class of agent-side NDJSON stream transports (a spawned harness, a socket). Subclasses implement `openStreams()`; start,
+ * send, close and reporting why the peer went away are handled here.
+ */
 export abstract class NdjsonClientTransport implements Transport {
   onmessage?: (message: unknown) => void;
   onparseerror?: Transport["onparseerror"];

@@ -15,6 +15,10 @@ import type { MessageLimits, Transport, TransportInfo, TransportSendOptions } fr
 
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
+/**
+ * Options of {@link NdjsonServerTransport}: the streams, message limits, write grouping, and how long answers may still be written
+ * after end of input.
+ */
 export interface NdjsonServerTransportOptions extends MessageLimits, NdjsonWriteOptions {
   readable: Readable;
   writable: Writable;
@@ -30,6 +34,10 @@ export interface NdjsonServerTransportOptions extends MessageLimits, NdjsonWrite
   onRelease?: () => Promise<void> | void;
 }
 
+/**
+ * The harness side of one NDJSON stream connection. After end of input it still writes the answers to requests already received (for
+ * up to `drainTimeoutMs`), then closes.
+ */
 export class NdjsonServerTransport implements Transport {
   onmessage?: (message: unknown) => void;
   onparseerror?: Transport["onparseerror"];

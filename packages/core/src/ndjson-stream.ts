@@ -25,6 +25,10 @@ export interface NdjsonWriteOptions {
   flushLines?: number;
 }
 
+/**
+ * Options of {@link NdjsonStreamTransport}: the two streams, message limits, write grouping, and close behaviour (by default the end
+ * of the readable closes the transport).
+ */
 export interface NdjsonStreamTransportOptions extends MessageLimits, NdjsonWriteOptions {
   readable: Readable;
   writable: Writable;
@@ -40,8 +44,13 @@ export interface NdjsonStreamTransportOptions extends MessageLimits, NdjsonWrite
   sendFailure?: (error: Error) => Promise<never>;
 }
 
+/** The default `flushLines` of NDJSON stream transports: queued lines are written at the next tick or as soon as this many are waiting. */
 export const DEFAULT_FLUSH_LINES = 8;
 
+/**
+ * A {@link Transport} over a readable and a writable byte stream with NDJSON framing. Lines sent during one job are written
+ * together; a line that cannot be decoded is reported through `onparseerror` and the connection stays open.
+ */
 export class NdjsonStreamTransport implements Transport {
   onmessage?: (message: unknown) => void;
   onparseerror?: Transport["onparseerror"];

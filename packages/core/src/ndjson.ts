@@ -18,6 +18,10 @@ export type NdjsonFrame = { ok: true; value: unknown } | { ok: false; error: Ahp
 
 const NEWLINE = 0x0a;
 
+/**
+ * Splits a byte stream into NDJSON frames (spec §13.1): push() chunks and get the completed lines as values or per-line errors. A
+ * line over `maxMessageBytes` is refused without buffering it whole.
+ */
 export class NdjsonDecoder {
   readonly #limits: Required<Pick<MessageLimits, "maxMessageBytes">> & MessageLimits;
   #pending: Buffer[] = [];

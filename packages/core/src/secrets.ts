@@ -25,8 +25,10 @@ export const SECRET_KINDS = [
   "bearer_token",
   "generic_secret",
 ] as const;
+/** A kind of secret the detector reports, one of {@link SECRET_KINDS}. */
 export type SecretKind = (typeof SECRET_KINDS)[number];
 
+/** One secret found by `findSecrets`: its kind and where it is in the scanned text, never the secret itself. */
 export interface SecretFinding {
   kind: SecretKind;
   /** Offsets in the scanned string (UTF-16 units), `end` exclusive. */
@@ -34,6 +36,10 @@ export interface SecretFinding {
   end: number;
 }
 
+/**
+ * Options of the secret scan functions: which kinds to look for, and the least entropy a heuristic match needs (default 3.0 bits per
+ * character).
+ */
 export interface SecretScanOptions {
   /** Only these kinds (default: all). */
   kinds?: readonly SecretKind[];

@@ -19,6 +19,10 @@ export const DEFAULT_HARNESS_CAPABILITIES = Object.freeze([
   "verification",
 ]);
 
+/**
+ * The limits an AhpServer advertises and enforces when no `config` is given: `timeout_ms` 10000, `batch_size` 100, `max_depth` 10
+ * (the reference's, spec §11.2). `timeout_ms` is also the default handler timeout.
+ */
 export const DEFAULT_HARNESS_CONFIG: Readonly<Required<Pick<HarnessConfig, "timeout_ms" | "batch_size" | "max_depth">>> = Object.freeze({
   timeout_ms: 10_000,
   batch_size: 100,
@@ -53,6 +57,11 @@ export type TypedEventHandler<T extends SpecializedEventType> = (
   ctx: AhpHandlerContext,
 ) => Awaitable<DecisionInputFor<T>>;
 
+/**
+ * The callbacks an {@link AhpServer} answers with. Every one is optional: without `onEvent` or `onQuery` such calls fail with
+ * `Capability not supported: …` (-32603 unless `handlerFailure` or a batch turns it into a decision), and a missing typed
+ * handler gives the spec §7.9 default.
+ */
 export interface AhpServerHandlers {
   /**
    * The generic event handler: `pre_action`, `pre_prompt`, `handshake`/`query` sent as events,
@@ -68,6 +77,10 @@ export interface AhpServerHandlers {
   typed?: { [T in SpecializedEventType]?: TypedEventHandler<T> };
 }
 
+/**
+ * Configuration of an {@link AhpServer}: what it advertises in the handshake, its handlers and timeouts, and the opt-in departures
+ * from the reference (`requireHandshake`, `handlerFailure`, `compat`).
+ */
 export interface AhpServerOptions {
   /** `name`, `version` and `capabilities` answered in the handshake. */
   harnessInfo?: Partial<HarnessInfo>;

@@ -76,6 +76,11 @@ export type {
   TypedEventHandler,
 } from "./server-types.js";
 
+/**
+ * The harness side (spec §11): answers handshakes, events, queries and batches from any number of transports with its
+ * handlers, enforcing `batch_size` and `max_depth`, validating handler results and timing handlers out. `connect()` serves a stream
+ * transport; `process()` serves one message of a request/response transport such as HTTP.
+ */
 export class AhpServer {
   readonly harnessInfo: HarnessInfo;
   readonly config: HarnessConfig;

@@ -60,5 +60,7 @@ export interface MessageLimits {
   maxJsonDepth?: number;
 }
 
+/** The largest message (UTF-8 bytes) a transport accepts when `maxMessageBytes` is not given: 8 MiB. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+/** The deepest nesting of JSON arrays and objects a decoding transport accepts when `maxJsonDepth` is not given. */
 export const DEFAULT_MAX_JSON_DEPTH = 128;

@@ -22,9 +22,16 @@ const V1ParamsSchema = z.object({
   meta: z.object({ depth: z.int().min(0).optional() }).nullish(),
 });
 
+/** The `action` an AHP 1.x agent reads from a result (spec §15.1): `continue`, `block`, `skip` or `retry`. */
 export type V1Action = "continue" | "block" | "skip" | "retry";
+/** A 2.4 decision with the v1 `action` member added, as answered to `harness/event` requests when v1 compatibility is on. */
 export type V1Outcome = DecisionInput & { action: V1Action };
 
+/**
+ * Turns the params of an AHP 1.x `harness/event` request (spec §15.1) into a 2.4 event, or returns why it cannot. The v1 event
+ * name is mapped, `depth` comes from `meta`, `session_id` from the payload (else `"v1"`), and `metadata.ahp_v1_event_type` keeps the
+ * original name; `blocking` says whether the agent waits for an answer.
+ */
 export function fromV1Request(params: unknown): { ok: true; event: AhpEvent; blocking: boolean } | { ok: false; detail: string } {
   const decoded = decode(V1ParamsSchema, params);
   if (!decoded.ok) return decoded;

@@ -8,6 +8,10 @@ import type { z } from "zod";
 
 export type DecodeResult<T> = { ok: true; value: T } | { ok: false; detail: string; issues: readonly z.core.$ZodIssue[] };
 
+/**
+ * Parses `value` with `schema` without throwing: `{ok: true, value}`, or `{ok: false}` with a one-line `detail` in the reference's
+ * wording ("missing field `x`") and zod's issues.
+ */
 export function decode<S extends z.ZodType>(schema: S, value: unknown): DecodeResult<z.output<S>> {
   const result = schema.safeParse(value);
   if (result.success) return { ok: true, value: result.data };
