@@ -5,7 +5,7 @@ import { DecisionSchema } from "./decision.js";
 import { opt, u32, uint } from "./common.js";
 
 export const AHP_PROTOCOL_VERSION = "2.4";
-/** Crate version of the reference; default `harness_info.version` / `agent_info.version`. */
+/** Crate version of the reference (`a3s-ahp` 2.4.0): the default `harness_info.version` of an `AhpServer` (the client sends its own version). */
 export const AHP_REFERENCE_CRATE_VERSION = "2.4.0";
 
 /** The JSON-RPC method names of the four AHP methods (spec §4), keyed by short name. */
