@@ -1,17 +1,21 @@
 /**
  * The adapter's HTTP server: WebSocket upgrades for Agent Host clients and extra routes (e.g. the
  * inspector's static files), all behind the same token authentication (401 before any upgrade or
- * route). Binds loopback unless a host is given.
+ * route). The one exception is the page cookie (see `page-session.ts`): issued with the page for a
+ * valid `?token=`, it lets a reload GET the static files again and nothing else. Binds loopback
+ * unless a host is given.
  */
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
+import { credentialsFromHeaders } from "@ahp/core";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { AgentHost } from "./agent-host.js";
-import { TokenAuthenticator, type Principal, type TokenEntry } from "./auth.js";
+import { TokenAuthenticator, tokenOf, type Principal, type TokenEntry } from "./auth.js";
 import { ClientConnection } from "./connection.js";
 import { Flusher } from "./fanout.js";
-import { staticFiles, type RouteHandler } from "./static.js";
+import { PageSessions } from "./page-session.js";
+import { serveDirectory, staticFiles, type RouteHandler } from "./static.js";
 
 export interface ListenOptions {
   /** `token principal role` entries accepted at the upgrade and on every route. */
@@ -24,6 +28,26 @@ export interface ListenOptions {
   routes?: readonly RouteHandler[];
   /** Serve a directory of static files at a prefix (default `/inspector/`), behind the same authentication. */
   staticDir?: { dir: string; prefix?: string };
+  /**
+   * The page cookie of `staticDir` (on by default when `staticDir` is given): a GET of the page
+   * (`<prefix>` or `<prefix>index.html`) with a valid `?token=` gets an HttpOnly, SameSite=Strict
+   * cookie scoped to the prefix, holding an opaque random id kept in memory. That cookie then
+   * authenticates GET of the static files under the prefix, so that a reload works once the page
+   * has removed the token from the address bar; never a route, the WebSocket upgrade or another
+   * method. `false` turns it off.
+   */
+  pageCookie?:
+    | false
+    | {
+        /** A cookie not used for this long is forgotten. Default 12 hours. */
+        idleMs?: number;
+        /** A cookie is forgotten this long after it was issued, used or not. Default 7 days. */
+        maxAgeMs?: number;
+        /** At most this many live cookies; one more forgets the least recently used. Default 1000. */
+        maxEntries?: number;
+        /** The clock, in milliseconds (tests). Default `Date.now`. */
+        now?: () => number;
+      };
 }
 
 export interface AgentHostListener {
@@ -60,19 +84,54 @@ let nextConnectionId = 1;
 export async function listenAgentHost(host: AgentHost, options: ListenOptions): Promise<AgentHostListener> {
   const auth = new TokenAuthenticator(options.tokens);
   const routes: RouteHandler[] = [...(options.routes ?? [])];
-  if (options.staticDir !== undefined) routes.push(staticFiles(options.staticDir.dir, options.staticDir.prefix ?? "/inspector/"));
+  const refuse = (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    const r = unauthorized();
+    res.writeHead(r.status, r.headers).end(r.body);
+  };
+  let page: { mount: string; sessions: PageSessions; files: RouteHandler } | undefined;
+  if (options.staticDir !== undefined) {
+    const prefix = options.staticDir.prefix ?? "/inspector/";
+    const mount = prefix.endsWith("/") ? prefix : `${prefix}/`;
+    routes.push(staticFiles(options.staticDir.dir, mount));
+    if (options.pageCookie !== false) {
+      // With only a cookie, a path that names no file is refused, not "not found": the
+      // cookie must not tell which routes exist.
+      const files = serveDirectory(options.staticDir.dir, mount, refuse);
+      page = { mount, sessions: new PageSessions({ ...options.pageCookie, path: mount }), files };
+    }
+  }
 
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const path = (req.url ?? "/").split("?")[0];
+    const path = (req.url ?? "/").split("?")[0]!;
     if (path === "/healthz") {
       res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
       return;
     }
-    if (auth.authenticate(req) === undefined) {
-      const r = unauthorized();
-      res.writeHead(r.status, r.headers).end(r.body);
+    const who = auth.authenticate(req);
+    if (who === undefined) {
+      // No token at all (a wrong one is refused as such): a live page cookie may fetch the
+      // static files under the prefix, with GET only, and skips every other route.
+      if (
+        page !== undefined &&
+        req.method === "GET" &&
+        path.startsWith(page.mount) &&
+        tokenOf(req) === undefined &&
+        page.sessions.check(req) !== undefined
+      ) {
+        page.files(req, res, () => refuse(req, res));
+        return;
+      }
+      refuse(req, res);
       return;
     }
+    if (
+      page !== undefined &&
+      req.method === "GET" &&
+      (path === page.mount || path === `${page.mount}index.html`) &&
+      credentialsFromHeaders(req.headers).bearerToken === undefined
+    )
+      // Authenticated by the `?token=` of a page load.
+      page.sessions.issue(req, res, who);
     let i = 0;
     const next = () => {
       const route = routes[i++];

@@ -25,6 +25,14 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse, next: () 
 
 /** A route handler serving `root` at `prefix` (e.g. `/inspector/`); `index.html` for directories. */
 export function staticFiles(root: string, prefix: string): RouteHandler {
+  return serveDirectory(root, prefix, (_req, res) => res.writeHead(404, { "content-type": "text/plain" }).end("not found"));
+}
+
+/**
+ * {@link staticFiles} with the answer for a path that names no file inside `root` (outside the
+ * root, missing, a directory without `index.html`) left to `notFound`.
+ */
+export function serveDirectory(root: string, prefix: string, notFound: (req: IncomingMessage, res: ServerResponse) => void): RouteHandler {
   const base = resolve(root);
   const mount = prefix.endsWith("/") ? prefix : `${prefix}/`;
   return (req, res, next) => {
@@ -50,7 +58,7 @@ export function staticFiles(root: string, prefix: string): RouteHandler {
     }
     let file = resolve(base, relative === "" ? "index.html" : relative);
     if (file !== base && !file.startsWith(base + sep)) {
-      res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+      notFound(req, res);
       return;
     }
     void (async () => {
@@ -74,7 +82,7 @@ export function staticFiles(root: string, prefix: string): RouteHandler {
             .on("error", () => res.destroy())
             .pipe(res);
       } catch {
-        res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+        if (!res.headersSent) notFound(req, res);
       }
     })();
   };
