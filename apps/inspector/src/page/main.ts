@@ -1,5 +1,6 @@
 /** The inspector page: token, role, live link, and a redraw on every change (one per frame). */
 import { needsInput, type ChatState, type ToolCallState } from "@ahp/agent-host/client";
+import { h } from "./dom.js";
 import { Live } from "./live.js";
 import { canApprove, takeToken, whoAmI, type WhoAmI } from "./token.js";
 import { sessionDetail, sessionList, type ApprovalHandlers, type PageModel } from "./view.js";
@@ -9,20 +10,26 @@ const bar = document.getElementById("link")!;
 const who = document.getElementById("who")!;
 const toast = document.getElementById("toast")!;
 
-function fatal(message: string): void {
+function fatal(message: string, reason = "error"): void {
   bar.dataset.status = "closed";
-  bar.textContent = message;
+  bar.textContent = "closed";
+  root.replaceChildren(h("p", { id: "fatal", class: "fatal", role: "alert", "data-reason": reason }, message));
 }
 
 async function boot(): Promise<void> {
   const token = takeToken();
   if (token === undefined) {
-    fatal("No token: open this page with ?token=YOUR_TOKEN (the same token as the Agent Host API).");
+    // Served without a token in the URL (e.g. by the page cookie in a new tab): the token lives
+    // only in the sessionStorage of the tab that opened the token link.
+    fatal(
+      "This tab has no token: open the inspector's token link again (/inspector/?token=YOUR_TOKEN, the same token as the Agent Host API). A reload keeps the token only in the tab that opened the link.",
+      "no-token",
+    );
     return;
   }
   const me = await whoAmI(token);
   if (me === "unauthorized") {
-    fatal("This token is not accepted by the harness.");
+    fatal("This token is not accepted by the harness: open a current token link.", "unauthorized");
     return;
   }
   const identity: WhoAmI | undefined = me;

@@ -2,7 +2,9 @@
  * The page's credential: the same bearer token as the Agent Host API. It arrives in the URL
  * (`?token=`, which the server needs to hand out the page at all, or `#token=`), is kept in this
  * tab's `sessionStorage` and removed from the address bar at once, so that it stays out of the
- * history, bookmarks and screenshots. The server sends `Referrer-Policy: no-referrer`.
+ * history, bookmarks and screenshots. The server sends `Referrer-Policy: no-referrer`. A reload
+ * of this tab is handed out by the server's page cookie (HttpOnly, never readable here) and finds
+ * the token again in `sessionStorage`; the cookie alone opens no API.
  */
 const KEY = "ahp-inspector-token";
 
