@@ -47,6 +47,11 @@ const stringOrList = () => z.union([z.string(), z.array(z.string()).min(1)]);
  */
 const fieldPath = () => z.string().min(1).describe("Dot-separated path from the event, e.g. payload.arguments.command");
 
+/**
+ * A numeric condition in a policy file: a rule's `match.depth` and each counter under
+ * `match.session`, e.g. `depth: { gte: 1, lt: 4 }`. Every operator given must hold; an empty
+ * condition is a load error, and a value that is not a number never matches.
+ */
 export const NumberConditionSchema = z
   .strictObject({
     equals: z.number().optional(),
@@ -57,6 +62,7 @@ export const NumberConditionSchema = z
     gte: z.number().optional(),
   })
   .describe("Numeric comparisons; every operator given must hold.");
+/** A parsed `depth` or `session.*` condition (see {@link NumberConditionSchema}). */
 export type NumberCondition = z.infer<typeof NumberConditionSchema>;
 
 export interface FieldConditionInput {
@@ -74,6 +80,12 @@ export interface FieldConditionInput {
   not?: FieldConditionInput;
 }
 
+/**
+ * A condition on one value: the entries of `match.fields` (`payload.arguments.url: { glob: "https://*.example.com/**" }`),
+ * shell `line`, `args`, `paths`, `writes`, `argv`, `redirect`, `word`, `option.value`, and path `resolved`.
+ * Every operator given must hold; an empty condition is a load error. `glob`, `regex` and `contains` read at
+ * most `settings.max_match_length` characters; at a path with `*`, any one of its values may satisfy it.
+ */
 export const FieldConditionSchema: z.ZodType<FieldConditionInput, FieldConditionInput> = z
   .strictObject({
     /** Deep JSON equality. */
@@ -101,6 +113,11 @@ export const FieldConditionSchema: z.ZodType<FieldConditionInput, FieldCondition
   })
   .describe("Conditions on one value; every operator given must hold.");
 
+/**
+ * A rule's `match.session`: conditions on the counters the engine keeps per session, e.g.
+ * `session: { actions: { gte: 200 } }`; every counter given must hold. For `actions`, `tokens`,
+ * `errors` and `duration_ms` the event's own `context.session_stats` win over the engine's count.
+ */
 export const SessionMatchSchema = z
   .strictObject({
     /** Actions of the session: `context.session_stats.total_actions`, or pre_action events the policy allowed. */
@@ -122,6 +139,12 @@ export const SessionMatchSchema = z
   })
   .describe("Conditions on the per-session counters kept by the policy engine.");
 
+/**
+ * A rule's `match.shell`: conditions on command lines parsed into simple commands (pipelines, lists
+ * and substitutions split, `sudo`/`env`/`xargs` prefixes unwrapped), e.g. `shell: { program: rm, flags_any: [r, R] }`.
+ * Everything but `line` must hold for one and the same simple command. Without `fields`, the
+ * default command fields and the commands found by tool-call normalization are read.
+ */
 export const ShellMatchSchema = z
   .strictObject({
     /** Where the command text is read; default: see README (payload.arguments.command and friends). */
@@ -168,6 +191,11 @@ export const ShellMatchSchema = z
   })
   .describe("Matches a shell command line, tokenized; the per-command conditions must hold for one simple command.");
 
+/**
+ * A rule's `match.path`, e.g. `path: { outside_workspace: true }`: the tool call's file paths resolved
+ * lexically (symbolic links are not followed) against `settings.workspace_root`, else the first root
+ * found at `root_fields`. Needs `outside_workspace` or `resolved`; an event without file paths never matches.
+ */
 export const PathMatchSchema = z
   .strictObject({
     /** Where file paths are read; default: see README (payload.arguments.path, file_path, ...). */
@@ -181,6 +209,11 @@ export const PathMatchSchema = z
   })
   .describe("Matches file paths of a tool call after lexical resolution against the workspace root.");
 
+/**
+ * A rule's `match.secrets`: holds when a credential is found in a string below `fields` (default
+ * `payload`), optionally only of some `kinds` (`@ahp/core`'s secret kinds), e.g.
+ * `secrets: { kinds: [github_token] }`; `secrets: {}` means any secret anywhere in the payload.
+ */
 export const SecretsMatchSchema = z
   .strictObject({
     /** Where to look (every string below these paths); default `["payload"]`. */
@@ -215,9 +248,15 @@ export interface PolicyMatchInput {
   not?: PolicyMatchInput;
 }
 
+/**
+ * A rule's `match`: every member given must hold, and an empty or missing match always holds; `all`,
+ * `any` and `not` nest further matches, e.g. `match: { tool: [bash, shell], not: { depth: { equals: 0 } } }`.
+ * `tool` globs are case-insensitive and read the tool name from `payload.tool_name`, `payload.tool`,
+ * `payload.name`, else from the normalized tool calls.
+ */
 export const PolicyMatchSchema: z.ZodType<PolicyMatchInput, PolicyMatchInput> = z
   .strictObject({
-    /** Tool name globs, read from payload.tool_name, then payload.tool, then payload.name. */
+    /** Tool name globs, read from payload.tool_name, then payload.tool, then payload.name, else from the normalized tool calls. */
     tool: stringOrList().optional(),
     tool_call: ToolCallMatchSchema.optional(),
     /** Conditions on fields by path; all must hold. */
@@ -240,6 +279,12 @@ export const PolicyMatchSchema: z.ZodType<PolicyMatchInput, PolicyMatchInput> = 
   })
   .describe("Conditions on an event; every member given must hold (an empty match always holds).");
 
+/**
+ * A rule's `action` (and the file's `default`): the protocol's decision object plus the policy-only
+ * `merge_patch` and `redact_secrets`, e.g. `action: { decision: block, reason: Force push }`. Open, so that
+ * typed decisions can carry their fields; at load time it is checked against the decision type of every
+ * event type the rule lists (the `default` against the generic Decision, without the policy-only members).
+ */
 export const PolicyActionSchema = z
   .looseObject({
     decision: z.enum(POLICY_DECISION_TAGS),
@@ -257,9 +302,17 @@ export const PolicyActionSchema = z
   .describe(
     "The decision a rule yields: the protocol's decision object for the matched event type, plus the policy-only members merge_patch and redact_secrets. Other members are the fields of typed decisions (e.g. selected_strategy).",
   );
+/** A parsed `action` or `default` (see {@link PolicyActionSchema}); members of typed decisions are kept. */
 export type PolicyAction = z.infer<typeof PolicyActionSchema>;
+/** An `action` as written in a policy object in code (see {@link PolicyActionSchema}). */
 export type PolicyActionInput = z.input<typeof PolicyActionSchema>;
 
+/**
+ * A rule's `rate_limit`, e.g. `rate_limit: { rate: 10, interval_ms: 60000, burst: 20 }`: a token bucket
+ * of `burst` tokens (default `rate`) refilled by `rate` per `interval_ms`, per session unless `scope` is
+ * `agent` or `global`. While a token is left the rule takes it and does not match; once the bucket is
+ * empty it decides (`defer` without an `action`), its `retry_after_ms` computed from the bucket.
+ */
 export const RateLimitSchema = z
   .strictObject({
     /** Whose bucket: one per session (default), per agent, or one for everyone. */
@@ -271,10 +324,17 @@ export const RateLimitSchema = z
     burst: posInt().optional(),
   })
   .describe("Token bucket: the rule matches (and decides) only when its conditions hold and the bucket is empty.");
+/** A parsed `rate_limit` (see {@link RateLimitSchema}). */
 export type RateLimit = z.infer<typeof RateLimitSchema>;
 
 const eventTypeSchema = z.enum(POLICY_EVENT_TYPES);
 
+/**
+ * One entry of the file's `rules`: a unique `id`, the `events` it applies to, an optional `match` and
+ * `rate_limit`, and its `action` (optional only with `rate_limit`), e.g.
+ * `{ id: no-sudo, events: pre_action, match: { shell: { program: sudo } }, action: { decision: escalate, reason: sudo } }`.
+ * `enabled: false` keeps a rule in the file without evaluating it; a duplicate id is a load error.
+ */
 export const PolicyRuleSchema = z
   .strictObject({
     /** Unique id, reported in decisions (`metadata.rule` or the reason) and to onDecision. */
@@ -295,9 +355,16 @@ export const PolicyRuleSchema = z
     action: PolicyActionSchema.optional(),
   })
   .describe("One rule: where it applies, when it matches, what it decides.");
+/** A validated rule, as `parsePolicy` returns it (see {@link PolicyRuleSchema}). */
 export type PolicyRule = z.infer<typeof PolicyRuleSchema>;
+/** A rule as written in a policy object in code (see {@link PolicyRuleSchema}). */
 export type PolicyRuleInput = z.input<typeof PolicyRuleSchema>;
 
+/**
+ * The file's `settings`, e.g. `settings: { workspace_root: /srv/app, state_ttl_ms: 600000 }`: the workspace
+ * root of path rules, the match length cut-off (default 65536) and the bounds of the engine's state
+ * (defaults 10000 sessions, 10000 agents, 1 h idle). The same options given in code win.
+ */
 export const PolicySettingsSchema = z
   .strictObject({
     /** Workspace root for path rules; wins over what events report. */
@@ -312,8 +379,15 @@ export const PolicySettingsSchema = z
     state_ttl_ms: posInt().optional(),
   })
   .describe("Engine settings carried by the file; options given in code win.");
+/** Parsed `settings` of a policy file (see {@link PolicySettingsSchema}). */
 export type PolicySettings = z.infer<typeof PolicySettingsSchema>;
 
+/**
+ * A whole policy file (YAML or JSON): `version: 1`, optional `name`, `description`, `settings` and
+ * `default` (the decision for a generic event no rule matches; `allow` when absent), and `rules`, where the
+ * first matching rule in file order decides. Closed: an unknown member is an error. `loadPolicy` validates
+ * against it and throws a `PolicyError` naming file, line, column and rule.
+ */
 export const PolicyFileSchema = z
   .strictObject({
     /** Format version; always 1. */
@@ -327,14 +401,22 @@ export const PolicyFileSchema = z
     rules: z.array(PolicyRuleSchema),
   })
   .describe("An AHP policy file (YAML or JSON).");
+/** A validated policy file: what `parsePolicy` returns and `CompiledPolicy.policy` holds. */
 export type PolicyFile = z.infer<typeof PolicyFileSchema>;
+/** A policy file written as an object in code (like `DEFAULT_POLICY`), before validation. */
 export type PolicyFileInput = z.input<typeof PolicyFileSchema>;
+/** A rule's `match` (see {@link PolicyMatchSchema}); recursive through `all`, `any` and `not`. */
 export type PolicyMatch = PolicyMatchInput;
+/** A condition on one value (see {@link FieldConditionSchema}); recursive through `not`. */
 export type FieldCondition = FieldConditionInput;
+/** A parsed `match.shell` (see {@link ShellMatchSchema}). */
 export type ShellMatch = z.infer<typeof ShellMatchSchema>;
 export type ToolCallMatch = z.infer<typeof ToolCallMatchSchema>;
+/** A parsed `match.path` (see {@link PathMatchSchema}). */
 export type PathMatch = z.infer<typeof PathMatchSchema>;
+/** A parsed `match.secrets` (see {@link SecretsMatchSchema}). */
 export type SecretsMatch = z.infer<typeof SecretsMatchSchema>;
+/** A parsed `match.session` (see {@link SessionMatchSchema}). */
 export type SessionMatch = z.infer<typeof SessionMatchSchema>;
 
 /** Every named type of the policy file format, for the JSON Schema bundle `policy.schema.json`. */

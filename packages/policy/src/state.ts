@@ -142,6 +142,12 @@ export interface StateLimits {
   ttlMs: number;
 }
 
+/**
+ * Default bounds of per-session and per-agent state: 10000 sessions, 10000 agents (least recently
+ * used evicted first), and state idle for 1 h dropped. A `PolicyEngine` uses them unless its options
+ * or the policy's `settings` (`max_sessions`, `max_agents`, `state_ttl_ms`) say otherwise, a
+ * `MemoryStateStore` unless its `limits` do. Frozen.
+ */
 export const DEFAULT_STATE_LIMITS: Readonly<StateLimits> = Object.freeze({
   maxSessions: 10_000,
   maxAgents: 10_000,

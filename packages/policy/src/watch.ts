@@ -15,6 +15,12 @@ export interface PolicySwapTarget {
   swap(policy: CompiledPolicy): CompiledPolicy;
 }
 
+/**
+ * Options of {@link watchPolicyFile} and `PolicyEngine.watch`: how each new version is loaded (format,
+ * workspace root, match length), where it goes (`engine`, `onReload`), where failures go (`onError`;
+ * `PolicyEngine.watch` defaults it to the engine's `onerror`), and how the file is watched. A version that
+ * cannot be read or is invalid never replaces the one in force.
+ */
 export interface WatchPolicyOptions extends Omit<LoadPolicyOptions, "file"> {
   /** Called with each new policy once it is in force. */
   onReload?: (policy: CompiledPolicy) => void;
@@ -32,6 +38,11 @@ export interface WatchPolicyOptions extends Omit<LoadPolicyOptions, "file"> {
   persistent?: boolean;
 }
 
+/**
+ * A running watch of a policy file, from {@link watchPolicyFile} or `PolicyEngine.watch`: it applies
+ * every valid new version until `close()`. It does not keep the process alive unless `persistent`
+ * was set, and switches from `fs.watch` to polling by itself when the directory watcher fails.
+ */
 export interface PolicyWatcher {
   /** Resolves once watching has started and the current content is known. */
   readonly ready: Promise<void>;
