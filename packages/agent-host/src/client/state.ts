@@ -8,6 +8,11 @@
 import { reduceChannel, systemClock, type Clock } from "../reducers/index.js";
 import type { ActionEnvelope, ChannelState, Snapshot, StateAction } from "../wire/types.js";
 
+/**
+ * An action this client dispatched and the host has not echoed yet: applied on top of the confirmed
+ * state in the optimistic view until the envelope with the same `channel` and `origin.clientSeq`
+ * arrives (committed or rejected).
+ */
 export interface PendingAction {
   channel: string;
   clientSeq: number;

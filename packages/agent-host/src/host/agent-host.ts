@@ -1,7 +1,7 @@
 /**
  * `AgentHost`: the adapter as one object. It owns the channel store, sessions, projector,
  * approval broker, catalogue and telemetry; exposes the harness tap as handler middleware
- * (`middleware()` / `wrap(handlers)`), and serves clients through `listen()` (see server.ts).
+ * (`middleware()` / `wrap(handlers)`); clients are served by `listenAgentHost` (see server.ts).
  */
 import {
   EVENT_TABLE,
@@ -31,9 +31,19 @@ import { Telemetry } from "./telemetry.js";
 import type { ApprovalLabels } from "./tool-calls.js";
 import { chatUri, sessionUri } from "./uri.js";
 
+/** The name the adapter reports as `serverInfo.name` in the `initialize` result (spec §4.3). */
 export const PACKAGE_NAME = "@ahp/agent-host";
+/**
+ * The version the adapter reports as `serverInfo.version` in the `initialize` result (spec §4.3), next
+ * to {@link PACKAGE_NAME}. A literal in the source, not read from `package.json`.
+ */
 export const PACKAGE_VERSION = "0.1.0";
 
+/**
+ * Options of {@link AgentHost}, all optional (defaults on the members): approval hold and timeout
+ * (spec §9.1, §9.4), human gate and editing, retention (§8.4), replay log and connection limits (§3),
+ * telemetry (§11), approval labels, replication across replicas, and injected clock and timers for tests.
+ */
 export interface AgentHostOptions {
   /** Approval timeout in ms (§9.1). Default 300 000 (5 min). */
   approvalTimeoutMs?: number;
@@ -61,6 +71,7 @@ export interface AgentHostOptions {
   limits?: Partial<ConnectionLimits>;
   /** Serve the telemetry channel (§11). Default true. */
   telemetry?: boolean;
+  /** Title and option labels of a held tool approval (§9.1). Default `DEFAULT_LABELS` (English). */
   labels?: ApprovalLabels;
   /** Injected time source for reducers and stamps. Default `Date.now`. */
   clock?: Clock;
@@ -77,6 +88,13 @@ export interface AgentHostOptions {
   onclose?: (info: { principal: string; clientId?: string; code: number; reason: string }) => void;
 }
 
+/**
+ * The Agent Host channel adapter (spec §1, §7.2): shows the sessions of an AHP harness as live Agent
+ * Host sessions and chats, and turns client answers into harness decisions (§9). Put `wrap(handlers)`
+ * (or `middleware()`) into the `AhpServer`, serve clients with `listenAgentHost(host, …)`, and call
+ * `dispose()` on shutdown: held requests are then failed closed. State lives in memory (shared with
+ * other harness replicas only through `replication`).
+ */
 export class AgentHost implements HostContext, TapTarget {
   readonly store: ChannelStore;
   readonly sessions: Sessions;

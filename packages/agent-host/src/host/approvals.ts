@@ -13,6 +13,10 @@ import type { Sessions } from "./sessions.js";
 import type { ChannelStore } from "./store.js";
 import { asObject } from "./tool-calls.js";
 
+/**
+ * What a client may do (spec §3): a `viewer` watches, an `approver` also answers tool approvals and
+ * input requests, an `operator` also cancels runs and disposes ended sessions.
+ */
 export type Role = "viewer" | "approver" | "operator";
 export const ROLE_RANK: Record<Role, number> = { viewer: 0, approver: 1, operator: 2 };
 
@@ -23,6 +27,11 @@ export interface Dispatcher {
   role: Role;
 }
 
+/**
+ * One harness decision as the adapter saw it settled (by the `policy`, a `human` or a `timeout`), with
+ * its session, chat, turn, tool call and event type. The approval broker and projector report it to their
+ * `onDecided` hook, which feeds the telemetry channel (spec §11).
+ */
 export interface DecidedInfo {
   session: SessionRecord;
   chat: ChatRecord;

@@ -8,12 +8,20 @@ import type { IncomingMessage } from "node:http";
 import { AhpLocalError, CredentialVerifier, credentialsFromHeaders } from "@ahp/core";
 import type { Role } from "./approvals.js";
 
+/**
+ * One accepted bearer token (spec §3) with the principal it stands for and that principal's role:
+ * what `listenAgentHost` takes as `tokens`, and what `parseTokenFile` and `loadTokenFile` return.
+ */
 export interface TokenEntry {
   token: string;
   principal: string;
   role: Role;
 }
 
+/**
+ * Who a connection or HTTP request authenticated as (spec §3). The principal name binds the
+ * connection's `clientId` and appears in the decisions its answers produce (`metadata.approved_by`).
+ */
 export interface Principal {
   principal: string;
   role: Role;
@@ -22,6 +30,11 @@ export interface Principal {
 const ROLES: readonly Role[] = ["viewer", "approver", "operator"];
 export const isRole = (value: unknown): value is Role => typeof value === "string" && (ROLES as readonly string[]).includes(value);
 
+/**
+ * Maps the bearer token of an HTTP request or WebSocket upgrade (`Authorization: Bearer`, else the
+ * `token` query parameter) to its {@link Principal} (spec §3), comparing tokens in constant time. The
+ * constructor throws `AhpLocalError` (`INVALID_ARGUMENT`) for no tokens, an unknown role or an empty principal.
+ */
 export class TokenAuthenticator {
   readonly #verifier: CredentialVerifier;
   readonly #principals: Principal[];

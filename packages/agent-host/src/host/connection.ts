@@ -17,6 +17,10 @@ import { FLUSH_BYTES, joinFrames, textFrame, type Flusher, type Outbox, type Out
 import type { FrameSink } from "./store.js";
 import { telemetryFloor } from "./telemetry.js";
 
+/**
+ * Per-connection limits of the Agent Host server (spec §3), set with `AgentHostOptions.limits`. Exceeding
+ * one closes the connection, except `maxSubscriptions`: further subscriptions are refused.
+ */
 export interface ConnectionLimits {
   /** Largest inbound frame in bytes (larger frames close the connection with 1009). Default 1 MiB. */
   maxFrameBytes: number;
@@ -32,6 +36,11 @@ export interface ConnectionLimits {
   maxParseErrors: number;
 }
 
+/**
+ * Defaults of {@link ConnectionLimits} (spec §3): 1 MiB frames, JSON depth 64, 256 subscriptions, 50
+ * `dispatchAction` per second, 16 MiB unsent outbound data, 5 unparseable frames in a row.
+ * `AgentHostOptions.limits` overrides single members. A shared, unfrozen object: do not modify it.
+ */
 export const DEFAULT_LIMITS: ConnectionLimits = {
   maxFrameBytes: 1024 * 1024,
   maxJsonDepth: 64,

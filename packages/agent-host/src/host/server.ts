@@ -17,6 +17,7 @@ import { Flusher } from "./fanout.js";
 import { PageSessions } from "./page-session.js";
 import { serveDirectory, staticFiles, type RouteHandler } from "./static.js";
 
+/** Options of {@link listenAgentHost}: the accepted tokens (required), where to listen, and extra HTTP routes. */
 export interface ListenOptions {
   /** `token principal role` entries accepted at the upgrade and on every route. */
   tokens: readonly TokenEntry[];
@@ -50,6 +51,11 @@ export interface ListenOptions {
       };
 }
 
+/**
+ * The running server of {@link listenAgentHost}: `url` for Agent Host clients, `httpUrl` for the routes,
+ * the bound `port` and the Node server. `close()` closes client sockets with 1001 (terminating those
+ * still open after 1 s) and resolves once the server stopped; it does not dispose the {@link AgentHost}.
+ */
 export interface AgentHostListener {
   /** `ws://host:port/` */
   readonly url: string;

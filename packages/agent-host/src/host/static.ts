@@ -21,6 +21,11 @@ const TYPES: Record<string, string> = {
   ".woff2": "font/woff2",
 };
 
+/**
+ * An extra HTTP route of `listenAgentHost`, tried in `routes` order for authenticated plain HTTP
+ * requests: it answers `res` or calls `next()` to pass on (after the last route: 404). A throw is
+ * reported to the host's `onerror` and answered with 500. {@link staticFiles} makes one.
+ */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
 /** A route handler serving `root` at `prefix` (e.g. `/inspector/`); `index.html` for directories. */

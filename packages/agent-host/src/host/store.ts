@@ -19,6 +19,11 @@ export interface FrameSink {
   send(frame: OutFrame): void;
 }
 
+/**
+ * Bounds of the log that `reconnect` replays from (spec §4.4, §7.2): the oldest envelopes go once either
+ * bound is passed. A client whose last seen `serverSeq` is no longer in the log gets fresh snapshots
+ * instead of a replay.
+ */
 export interface ReplayLogLimits {
   /** Envelopes kept for `reconnect` replay. Default 10 000. */
   maxEnvelopes?: number;

@@ -65,6 +65,10 @@ export function confirmationOptions(toolName: string, labels: ApprovalLabels = D
   ];
 }
 
+/**
+ * The texts of a held tool approval (spec §9.1): option labels (`allowSession` gets the tool name) and
+ * the title (`title` gets the tool's display name). Set with `AgentHostOptions.labels`; default {@link DEFAULT_LABELS}.
+ */
 export interface ApprovalLabels {
   allow: string;
   allowSession: (toolName: string) => string;
@@ -72,6 +76,11 @@ export interface ApprovalLabels {
   title: (displayName: string) => string;
 }
 
+/**
+ * The English texts of a held tool approval (spec §9.1): the title (`Approve Run shell?` for `run_shell`)
+ * and the options `Allow`, `Allow <tool> for this session` and `Deny`. Replace them through
+ * `AgentHostOptions.labels`.
+ */
 export const DEFAULT_LABELS: ApprovalLabels = {
   allow: "Allow",
   allowSession: (tool) => `Allow ${tool} for this session`,

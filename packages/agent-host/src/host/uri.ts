@@ -5,6 +5,11 @@
 import { createHash } from "node:crypto";
 import { CHAT_SCHEME, SESSION_SCHEME } from "../wire/constants.js";
 
+/**
+ * The UUIDv5 namespace of session and chat URIs (spec §7.1), and the default of {@link uuidV5}. Fixed,
+ * so that a restarted adapter serves the same URIs for the same harness session and agent and clients'
+ * saved subscriptions keep working.
+ */
 export const URI_NAMESPACE = "b3f1c9a2-5d4e-4f0a-9c7b-2e8d1a6f4c30";
 
 /** RFC 9562 UUID version 5 of `name` in `namespace`. */

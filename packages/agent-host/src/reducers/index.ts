@@ -9,6 +9,7 @@ export { reduceChat, chatStatus } from "./chat.js";
 export { reduceRoot, reduceSession, blocksOnHuman } from "./session.js";
 export { systemClock, isoNow, type Clock } from "./clock.js";
 
+/** The kind of channel a URI names (see {@link channelKind}); `unknown` for a scheme this package does not serve. */
 export type ChannelKind = "root" | "session" | "chat" | "telemetry" | "unknown";
 
 /** The kind of channel a URI names, from its scheme. */
