@@ -29,6 +29,7 @@ import {
   type PolicyWatcher,
 } from "@ahp/policy";
 
+/** Options of {@link createHarness}: the policy, audit log, metrics, logger, Agent Host and shared state of the harness. */
 export interface HarnessOptions {
   /** A policy file (YAML or JSON), watched and hot-reloaded. Default: the built-in default policy. */
   policyFile?: string;

@@ -19,6 +19,7 @@ import { META, METHODS } from "./constants.js";
 import { isMethodNotFound } from "./errors.js";
 import { RAW_READER, type RawReadableStream } from "./node-stream.js";
 
+/** The real agent the bridge talks to: an ACP byte stream (a child process, a socket) or an SDK agent app in the same process. */
 export type DownstreamTarget = Stream | AgentApp;
 /** Opens a connection to the agent; called again to restart it after it died. */
 export type DownstreamConnector = () => DownstreamTarget | Promise<DownstreamTarget>;

@@ -4,6 +4,7 @@
  */
 import { RequestError } from "@agentclientprotocol/sdk";
 
+/** JSON-RPC error codes the bridge answers with (ADR 0028): the standard ones, and -31001 to -31003 for state conflicts, gate refusals and an unreachable harness. */
 export const BridgeErrorCode = {
   InvalidParams: -32602,
   NotFound: -32002,

@@ -11,6 +11,7 @@ import type { Clock } from "./clock.js";
 import { gateRefused, harnessUnavailable } from "./errors.js";
 import type { ResumeConditions } from "./validation.js";
 
+/** A harness call that failed: what the bridge was doing (`phase`) and why; on a fail-closed phase the client gets -31003. */
 export interface HarnessFailure {
   /** What the bridge was doing. */
   phase: "suspend" | "resume" | "action" | "report" | "poll";

@@ -11,6 +11,7 @@ import { INITIATOR_DETAILS, INITIATORS, LIMITS, META, METHODS, ON_TIMEOUT_ACTION
 const Meta = z.record(z.string(), z.unknown()).nullable().optional();
 const opt = <T extends z.ZodType>(s: T) => s.nullable().optional();
 
+/** zod schema of a suspend mode (`finish_step`, `interrupt_immediate`, `wait_for_completion`). */
 export const SuspendModeSchema = z.enum(SUSPEND_MODES);
 /** zod schema of {@link OnTimeout}. */
 export const OnTimeoutSchema = z.enum(ON_TIMEOUT_ACTIONS);

@@ -7,6 +7,7 @@
  */
 import type { ConflictReason, NotFoundReason } from "./errors.js";
 
+/** Every session state of the bridge's state table (§5.1, ADR 0022), in order. */
 export const STATES = [
   "active.idle",
   "active.running",

@@ -7,6 +7,7 @@ import type { StoredSuspension } from "./schema.js";
 
 export type { StoredSuspension } from "./schema.js";
 
+/** Where suspensions live across bridge restarts: the file store (durable on `save`) or the memory store (tests, single process). */
 export interface SuspensionStore {
   /** Every stored record. Throws {@link SuspensionStoreError} (`CORRUPT`) rather than skip a bad one. */
   loadAll(): Promise<StoredSuspension[]>;

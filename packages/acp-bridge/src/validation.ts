@@ -15,6 +15,7 @@ import {
 } from "./constants.js";
 import type { ValidationErrorData, ValidationReason } from "./errors.js";
 
+/** A validated resume timeout (§4): after `durationMinutes` the bridge does `onTimeout` (`resume_with_summary`, `resume_with_input` or `fail`). */
 export interface ResumeTimeoutSpec {
   durationMinutes: number;
   onTimeout: OnTimeout;

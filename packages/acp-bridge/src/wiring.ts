@@ -15,6 +15,7 @@ import { ndJsonNodeStream } from "./node-stream.js";
 import type { SuspensionStore } from "./store.js";
 import { connectUpstream } from "./upstream.js";
 
+/** Options of `createAcpBridge`: the real agent, the harness link, the suspension store and clock, and the bridge's own settings. */
 export interface AcpBridgeOptions extends Omit<BridgeCoreOptions, "agent" | "clock" | "store" | "harness"> {
   /** The real agent: an SDK agent app (in memory), a stream, or a connector called on every (re)start. */
   agent: DownstreamTarget | DownstreamConnector;

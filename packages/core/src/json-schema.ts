@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 
+/** Options of {@link toJsonSchemaBundle}: the bundle's `$id`, title and description. */
 export interface JsonSchemaBundleOptions {
   /** `$id` of the bundle document. */
   id: string;

@@ -13,6 +13,7 @@ import { NdjsonStreamTransport, type NdjsonWriteOptions } from "./ndjson-stream.
 import type { JsonRpcMessage } from "./schema/jsonrpc.js";
 import type { MessageLimits, Transport, TransportInfo, TransportSendOptions } from "./transport.js";
 
+/** Default `drainTimeoutMs` of the NDJSON server connections: after the agent ended its side, how long answers still owed are awaited before closing. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
 /**

@@ -2,6 +2,7 @@
 import type { AhpError } from "./errors.js";
 import type { JsonRpcId, JsonRpcMessage } from "./schema/jsonrpc.js";
 
+/** Options of one `Transport.send`: a signal that aborts a send still waiting for buffer space. */
 export interface TransportSendOptions {
   /** Aborts a send that is waiting for buffer space. */
   signal?: AbortSignal;

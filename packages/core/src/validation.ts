@@ -6,6 +6,7 @@
  */
 import type { z } from "zod";
 
+/** What {@link decode} returns: the parsed value, or a one-line `detail` in the reference's wording and the zod issues. */
 export type DecodeResult<T> = { ok: true; value: T } | { ok: false; detail: string; issues: readonly z.core.$ZodIssue[] };
 
 /**

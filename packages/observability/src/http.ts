@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import type { AhpMetrics } from "./metrics.js";
 
+/** Options of the `/metrics` request handler you mount yourself: the path it answers and where collection failures go. */
 export interface MetricsHandlerOptions {
   /** Answer only this path (404 otherwise). Default: any path (mount it where you route `/metrics`). */
   path?: string;

@@ -14,6 +14,7 @@ import {
   type HandlerMiddleware,
 } from "@ahp/core";
 
+/** A log line's level, lowest first. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
 const LEVELS: Record<LogLevel | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 

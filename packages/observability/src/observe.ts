@@ -5,6 +5,7 @@ import type { AhpMetrics } from "./metrics.js";
 import { applyHandlerMiddleware, composeMiddleware, type ApplyMiddlewareOptions, type HandlerMiddleware } from "@ahp/core";
 import { tracingMiddleware, type TracingOptions } from "./tracing.js";
 
+/** Options of {@link withObservability}: metrics, tracing and logging (each on when given) and which handlers to wrap. */
 export interface ObservabilityOptions extends ApplyMiddlewareOptions {
   metrics?: AhpMetrics;
   /** `true` for the global tracer provider, or tracing options. */

@@ -28,6 +28,7 @@ import { findRuleId, type RuleIdSources } from "@ahp/core";
 import { applyHandlerMiddleware, decisionKindOf, failureMessage, type ApplyMiddlewareOptions, type HandlerMiddleware } from "@ahp/core";
 import { redactSecrets, type Redactor } from "@ahp/core";
 
+/** The name of the OpenTelemetry tracer the tracing middleware gets from the provider. */
 export const TRACER_NAME = "@ahp/observability";
 
 /** Options of the tracing middleware: the OpenTelemetry tracer (or provider) and which handlers to wrap. */

@@ -5,6 +5,11 @@
  */
 import type { PolicyFileInput } from "./schema.js";
 
+/**
+ * The built-in default policy (`ahp serve` without `--policy`, `pnpm demo`, the AARTS hook):
+ * blocks destructive commands, writes outside the workspace and credential exfiltration, escalates
+ * what it cannot analyse and unnamed actions, redacts secrets; allows the rest.
+ */
 export const DEFAULT_POLICY: PolicyFileInput = {
   "version": 1,
   "name": "ahp-default",

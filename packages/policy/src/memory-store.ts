@@ -6,6 +6,7 @@
 import { DEFAULT_STATE_LIMITS, PolicyState, TokenBucket, applyDelta, type SessionState, type StateLimits } from "./state.js";
 import type { PolicyStateStore, SessionSnapshot, StateStep, StateStepResult } from "./state-store.js";
 
+/** Options of the in-memory policy state store (the default): a clock and the bounds of its session and agent maps. */
 export interface MemoryStateStoreOptions {
   /** Current time in ms (tests inject a fake clock). Default `Date.now`. */
   clock?: () => number;

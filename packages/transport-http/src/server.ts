@@ -47,6 +47,7 @@ import {
 } from "@ahp/core";
 import { httpServerOptions, reportClientErrors, type HttpServerLimits } from "@ahp/core";
 
+/** Default path of the AHP route (`POST`). */
 export const DEFAULT_HTTP_PATH = "/ahp";
 /** Default health route: `GET` answers 200 `{"status":"ok"}` without credentials. */
 export const DEFAULT_HEALTH_PATH = "/healthz";

@@ -17,6 +17,7 @@ import { DEFAULT_MAX_IN_FLIGHT, limitInFlight } from "@ahp/core";
 
 export { DEFAULT_DRAIN_TIMEOUT_MS } from "@ahp/core";
 
+/** Options of {@link StdioServerTransport}: the streams (default this process's stdin/stdout), limits, write grouping, drain time. */
 export interface StdioServerTransportOptions extends MessageLimits, NdjsonWriteOptions {
   /** Default `process.stdin`. */
   stdin?: Readable;

@@ -9,6 +9,7 @@ import { endSocket } from "./socket.js";
 
 export { DEFAULT_DRAIN_TIMEOUT_MS } from "@ahp/core";
 
+/** Options of one accepted socket connection ({@link UnixSocketServerTransport}): limits, write grouping, drain and close times. */
 export interface UnixSocketServerTransportOptions extends MessageLimits, NdjsonWriteOptions {
   info?: TransportInfo;
   /** After the agent ended its side, how long to wait for pending answers before closing (ms). Default 30000. */

@@ -6,6 +6,7 @@
 import { HOOK_CATALOG, isCanonicalToolName, type DirectiveName, type HookPoint, type VerdictDecision } from "../catalog.js";
 import type { Directives } from "../types.js";
 
+/** Why a directive was dropped: a `debug` note (not applicable to this hook or decision) or a `warn` (invalid). */
 export interface DirectiveNote {
   readonly level: "debug" | "warn";
   readonly message: string;

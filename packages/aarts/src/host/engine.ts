@@ -1,6 +1,7 @@
 /** The engine contract seen from the host role (in-process, subprocess or remote engines). */
 import type { AartsEvent, VersionCheckRequest, VersionCheckResponse } from "../types.js";
 
+/** Per-call options an engine receives from the host role: the hook's timeout and a signal aborted when the host stops waiting. */
 export interface EvaluateOptions {
   /** The hook's timeout; engines that talk to something else apply it (or a smaller one) too. */
   readonly timeoutMs?: number;

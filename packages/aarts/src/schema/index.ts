@@ -7,6 +7,7 @@ import * as m from "./model.js";
 
 export * from "./model.js";
 
+/** The named AARTS wire types (zod), keyed by the specification's names; `schemas/aarts.schema.json` is generated from it. */
 export const AARTS_SCHEMA_TYPES: Readonly<Record<string, z.ZodType>> = Object.freeze({
   // enumerations and scalars
   HookPoint: m.HookPointSchema,

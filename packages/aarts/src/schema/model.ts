@@ -32,6 +32,7 @@ import {
 
 // ------------------------------------------------------------------ building blocks
 
+/** Any JSON object (string keys, any values): tool inputs, outputs and other free-form AARTS fields. */
 export const JsonObjectSchema = z.record(z.string(), z.unknown());
 const stringOrObject = () => z.union([z.string(), JsonObjectSchema]);
 const stringOrArray = () => z.union([z.string(), z.array(z.unknown())]);

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { opt } from "./common.js";
 
+/** Validates a credential configuration: `none`, `api_key` (sent as `X-API-Key`) or `bearer` (sent as `Authorization: Bearer`). */
 export const AuthConfigSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("none") }),
   z.object({ type: z.literal("api_key"), key: z.string() }),

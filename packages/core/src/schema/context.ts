@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { f32, i32, JsonMapSchema, opt, uint } from "./common.js";
 
+/** Validates a fact of injected context (spec §7): content, source and a confidence. */
 export const FactSchema = z.object({
   content: z.string(),
   source: z.string(),

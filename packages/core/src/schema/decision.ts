@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { JsonMapSchema, opt, uint } from "./common.js";
 
+/** Validates an `allow` decision: optionally with a modified payload the agent uses instead of its own. */
 export const AllowDecisionSchema = z.object({
   decision: z.literal("allow"),
   /** When present the agent uses it instead of the original payload. */

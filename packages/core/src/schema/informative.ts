@@ -3,6 +3,7 @@ import { z } from "zod";
 import { f32, i32, uint } from "./common.js";
 import { opt } from "./common.js";
 
+/** Validates the payload of a `heartbeat` notification: uptime, events processed, the agent's current state. */
 export const HeartbeatEventSchema = z.object({
   uptime_ms: uint(),
   total_events_processed: uint(),

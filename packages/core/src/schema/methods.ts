@@ -4,6 +4,7 @@ import { AhpEventSchema } from "./event.js";
 import { DecisionSchema } from "./decision.js";
 import { opt, u32, uint } from "./common.js";
 
+/** The protocol version this package speaks and answers in handshakes (`protocol_version`). */
 export const AHP_PROTOCOL_VERSION = "2.4";
 /** Crate version of the reference (`a3s-ahp` 2.4.0): the default `harness_info.version` of an `AhpServer` (the client sends its own version). */
 export const AHP_REFERENCE_CRATE_VERSION = "2.4.0";

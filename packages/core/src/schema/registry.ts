@@ -14,6 +14,7 @@ import * as methods from "./methods.js";
 import * as run from "./run-contracts.js";
 import * as typed from "./typed.js";
 
+/** Every named AHP wire type (zod), keyed by the specification's names; `schemas/ahp.schema.json` is generated from it. */
 export const AHP_SCHEMA_TYPES: Readonly<Record<string, z.ZodType>> = Object.freeze({
   // JSON-RPC envelope
   JsonRpcId: jsonrpc.JsonRpcIdSchema,

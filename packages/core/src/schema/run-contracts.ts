@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { JsonMapSchema, list0, opt, uint } from "./common.js";
 
+/** Validates a run status (spec §8.1). */
 export const RunStatusSchema = z.enum(["created", "planning", "executing", "verifying", "completed", "failed", "cancelled"]);
 /** The state of an agent run (spec §8.1): `created`, `planning`, `executing`, `verifying`, `completed`, `failed` or `cancelled`. */
 export type RunStatus = z.infer<typeof RunStatusSchema>;

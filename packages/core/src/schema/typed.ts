@@ -5,6 +5,7 @@ import { dflt, enumWithCustom, f32, i64, JsonMapSchema, opt, uint } from "./comm
 
 // ---------------------------------------------------------------- idle (§7.1)
 
+/** Validates the payload of an `idle` event (spec §7.1): how long and why the agent is idle. */
 export const IdleEventSchema = z.object({
   idle_duration_ms: uint(),
   idle_reason: z.string(),
