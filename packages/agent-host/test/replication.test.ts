@@ -1,0 +1,272 @@
+/**
+ * Agent Host replication (ADR 0085) between hosts in one process, on an in-memory shared log: the
+ * order of mirrored actions, answers forwarded to the owner (its rejection shown to the answering
+ * client), first answer wins across hosts, and the outbox that keeps entries while the log is down.
+ * Real adapters on loopback and real WebSocket clients; no Redis. Waits poll state, never sleep.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { ActionRelay, ActionRelayListener } from "../src/host/relay.js";
+import type { ChatState } from "../src/wire/types.js";
+import type { TestClient } from "./helpers/client.js";
+import { startHost, type Running } from "./helpers/harness.js";
+import { S1_CHAT, S1_URI, toolCalls, withoutModifiedAt } from "./helpers/scenario.js";
+
+/** One shared log: every relay appends to it and tails it in its single order. */
+class MemoryLog {
+  readonly entries: string[] = [];
+  #down = false;
+  readonly relays = new Set<MemoryRelay>();
+
+  get down(): boolean {
+    return this.#down;
+  }
+
+  set down(value: boolean) {
+    this.#down = value;
+    for (const r of this.relays) r.kick(!value);
+  }
+
+  relay(): MemoryRelay {
+    const relay = new MemoryRelay(this);
+    this.relays.add(relay);
+    return relay;
+  }
+}
+
+class MemoryRelay implements ActionRelay {
+  #listener: ActionRelayListener | undefined;
+  #read = 0;
+  #announce = true;
+  #scheduled = false;
+  published = 0;
+  failures = 0;
+
+  constructor(readonly log: MemoryLog) {}
+
+  get connected(): boolean {
+    return !this.log.down;
+  }
+
+  async publish(entries: readonly string[]): Promise<void> {
+    await Promise.resolve();
+    if (this.log.down) {
+      this.failures += entries.length;
+      throw new Error("the shared log is down");
+    }
+    this.log.entries.push(...entries);
+    this.published += entries.length;
+    for (const r of this.log.relays) r.kick(false);
+  }
+
+  subscribe(listener: ActionRelayListener): () => void {
+    this.#listener = listener;
+    this.#read = this.log.entries.length;
+    this.kick(false);
+    return () => {
+      this.#listener = undefined;
+      this.log.relays.delete(this);
+    };
+  }
+
+  /** Delivers what this tail has not read yet (later, as a real tail would); `resumed` after an outage. */
+  kick(resumed: boolean): void {
+    if (resumed) this.#announce = true;
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      if (this.#listener === undefined || this.log.down) return;
+      if (this.#announce) {
+        this.#announce = false;
+        this.#listener.connected();
+      }
+      // Uneven batches: the order must not depend on how the log hands entries over.
+      while (this.#read < this.log.entries.length && this.#listener !== undefined) {
+        const size = 1 + ((this.#read * 7) % 5);
+        const batch = this.log.entries.slice(this.#read, this.#read + size);
+        this.#read += batch.length;
+        this.#listener.entries(batch);
+      }
+    });
+  }
+}
+
+async function until<T>(probe: () => T | undefined | false, what: string, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const hosts: Running[] = [];
+afterEach(async () => {
+  for (const h of hosts.splice(0)) await h.stop();
+});
+
+async function replicas(n: number, log = new MemoryLog()): Promise<{ log: MemoryLog; hosts: Running[]; relays: MemoryRelay[] }> {
+  const relays: MemoryRelay[] = [];
+  const out: Running[] = [];
+  for (let i = 0; i < n; i++) {
+    const relay = log.relay();
+    relays.push(relay);
+    const host = await startHost({ replication: { relay, replicaId: `r${i}` } });
+    hosts.push(host);
+    out.push(host);
+  }
+  // Every tail has started (its hello is in the log) before the first session appears.
+  await until(() => log.entries.filter((e) => (JSON.parse(e) as { k: string }).k === "hello").length >= n, "every replica tailing");
+  return { log, hosts: out, relays };
+}
+
+/** The client's pending tool confirmation on the chat (after it appeared). */
+async function pendingTool(client: TestClient): Promise<{ turnId: string; toolCallId: string }> {
+  return until(() => {
+    const state = client.api.state.confirmed<ChatState>(S1_CHAT);
+    const call = toolCalls(state).find((t) => t.status === "pending-confirmation");
+    return call === undefined ? undefined : { turnId: state!.activeTurn!.id, toolCallId: call.toolCallId };
+  }, "a pending tool confirmation");
+}
+
+/** The echo (or rejection) of the client's own action number `clientSeq`. */
+const echoOf = (client: TestClient, clientId: string, clientSeq: number) =>
+  client.next((f) => f.method === "action" && f.params.origin?.clientId === clientId && f.params.origin?.clientSeq === clientSeq);
+
+const approve = (pending: { turnId: string; toolCallId: string }, approved = true) => ({
+  type: "chat/toolCallConfirmed" as const,
+  turnId: pending.turnId,
+  toolCallId: pending.toolCallId,
+  approved,
+  ...(approved ? { confirmed: "user-action" } : { reason: "denied" }),
+});
+
+/** Waits until `mirror` has subscribed the session; then both clients have the chat too. */
+async function watch(client: TestClient): Promise<void> {
+  await until(() => client.api.state.confirmed(S1_URI) !== undefined || undefined, "session listed");
+}
+
+describe("Agent Host replication on an in-memory log", () => {
+  it("every replica reduces a remote session's actions in the owner's order and ends with the owner's state", async () => {
+    const { hosts: h } = await replicas(2);
+    const [a, b] = h as [Running, Running];
+    const agent = await a.agent("s1");
+    const onB = await b.client("viewer-token", "V");
+    await until(() => b.host.store.has(S1_CHAT) || undefined, "chat mirrored on B");
+    await onB.api.initialize([S1_URI, S1_CHAT]);
+    const onA = await a.client("viewer-token", "W");
+    await onA.api.initialize([S1_URI, S1_CHAT]);
+    const mark = [onA.mark, onB.mark];
+    // Many actions in a row on one chat: tool calls started, allowed, finished.
+    for (let i = 0; i < 15; i++) {
+      const d = await agent.send("pre_action", { tool_name: "bash", arguments: { command: `echo ${i}` } });
+      expect(d).toMatchObject({ decision: "allow" });
+    }
+    const ownState = () => JSON.stringify(withoutModifiedAt(a.host.store.get(S1_CHAT)));
+    await until(() => JSON.stringify(withoutModifiedAt(b.host.store.get(S1_CHAT))) === ownState() || undefined, "B's chat equal to A's");
+    const types = (c: TestClient, from: number) =>
+      c.frames
+        .slice(from)
+        .filter((f) => f.method === "action" && f.params.channel === S1_CHAT)
+        .map((f) => JSON.stringify(withoutModifiedAt(f.params.action)));
+    await until(() => types(onB, mark[1]!).length === types(onA, mark[0]!).length || undefined, "B's client saw every action");
+    expect(types(onB, mark[1]!)).toEqual(types(onA, mark[0]!));
+    expect(types(onA, mark[0]!).length).toBeGreaterThanOrEqual(15);
+    expect(withoutModifiedAt(onB.api.state.confirmed(S1_CHAT))).toEqual(withoutModifiedAt(onA.api.state.confirmed(S1_CHAT)));
+    expect(b.host.replicationStats()).toMatchObject({ remoteSessions: 1, forwardFailures: 0 });
+  });
+
+  it("an answer on B goes to the owner A: A's agent gets the decision; A's rejection reaches B's client as a rejection", async () => {
+    const { hosts: h } = await replicas(2);
+    const [a, b] = h as [Running, Running];
+    const agent = await a.agent("s1");
+    const bob = await b.client("approver2-token", "B");
+    await until(() => b.host.store.has(S1_CHAT) || undefined, "chat mirrored on B");
+    await bob.api.initialize([S1_URI, S1_CHAT]);
+    await watch(bob);
+
+    const first = agent.send("pre_action", { tool_name: "deploy", arguments: { command: "deploy prod" } });
+    const pending = await pendingTool(bob);
+    // The owner refuses an answer B cannot check (a tool call that is not in the active turn).
+    bob.api.dispatch(S1_CHAT, { ...approve(pending), toolCallId: "no-such-call" });
+    const refused = await echoOf(bob, "B", 1);
+    expect(refused.params.rejectionReason).toBe("no such tool call in the active turn");
+    expect(b.host.replicationStats()?.forwarded).toBe(1);
+    // A real answer is decided on A, with B's approver named.
+    bob.api.dispatch(S1_CHAT, approve(pending));
+    const echo = await echoOf(bob, "B", 2);
+    expect(echo.params.rejectionReason).toBeUndefined();
+    expect(await first).toMatchObject({ decision: "allow", metadata: { approved_by: "bob" } });
+    await until(
+      () => toolCalls(bob.api.state.confirmed<ChatState>(S1_CHAT)).every((t) => t.status !== "pending-confirmation") || undefined,
+      "confirmed on B",
+    );
+  });
+
+  it("two replicas answer one request held on a third at once: exactly one wins, the other is told 'already resolved'", async () => {
+    const { hosts: h } = await replicas(3);
+    const [a, b, c] = h as [Running, Running, Running];
+    const agent = await a.agent("s1");
+    const bob = await b.client("approver2-token", "B");
+    const alice = await c.client("approver-token", "C");
+    await until(() => (b.host.store.has(S1_CHAT) && c.host.store.has(S1_CHAT)) || undefined, "chat mirrored on B and C");
+    for (const cl of [bob, alice]) await cl.api.initialize([S1_URI, S1_CHAT]);
+
+    const decision = agent.send("pre_action", { tool_name: "deploy", arguments: { command: "deploy prod" } });
+    const [pb, pc] = await Promise.all([pendingTool(bob), pendingTool(alice)]);
+    bob.api.dispatch(S1_CHAT, approve(pb, false));
+    alice.api.dispatch(S1_CHAT, approve(pc, true));
+    const [eb, ec] = await Promise.all([echoOf(bob, "B", 1), echoOf(alice, "C", 1)]);
+    const reasons = [eb.params.rejectionReason, ec.params.rejectionReason];
+    expect(reasons.filter((r) => r === undefined)).toHaveLength(1);
+    expect(reasons.filter((r) => r === "already resolved")).toHaveLength(1);
+    const result = await decision;
+    if (reasons[0] === undefined) expect(result).toMatchObject({ decision: "block", reason: "Denied by bob" });
+    else expect(result).toMatchObject({ decision: "allow", metadata: { approved_by: "alice" } });
+    // Every replica shows the winner's answer, and only it.
+    const winner = reasons[0] === undefined ? "B" : "C";
+    for (const host of [a, b, c]) {
+      await until(() => {
+        const call = toolCalls(host.host.store.get<ChatState>(S1_CHAT)).find((t) => t.toolCallId === pb.toolCallId);
+        return call?.status !== "pending-confirmation" || undefined;
+      }, "the answer everywhere");
+    }
+    const committed = (cl: TestClient) =>
+      cl
+        .envelopes()
+        .filter((e) => e.action.type === "chat/toolCallConfirmed" && e.rejectionReason === undefined)
+        .map((e) => e.origin?.clientId);
+    await until(() => (committed(bob).length === 1 && committed(alice).length === 1) || undefined, "one committed answer on each");
+    expect(committed(bob)).toEqual([winner]);
+    expect(committed(alice)).toEqual([winner]);
+  });
+
+  it("entries appended while the log is down wait in the outbox and reach the others in order when it is back", async () => {
+    const { log, hosts: h, relays } = await replicas(2);
+    const [a, b] = h as [Running, Running];
+    const agent = await a.agent("s1");
+    const onB = await b.client("viewer-token", "V");
+    await until(() => b.host.store.has(S1_CHAT) || undefined, "chat mirrored on B");
+    await onB.api.initialize([S1_URI, S1_CHAT]);
+    await agent.send("pre_action", { tool_name: "bash", arguments: { command: "echo before" } });
+    await until(() => toolCalls(onB.api.state.confirmed<ChatState>(S1_CHAT)).length === 1 || undefined, "first call on B");
+
+    log.down = true;
+    const mark = onB.mark;
+    for (let i = 0; i < 5; i++) await agent.send("pre_action", { tool_name: "bash", arguments: { command: `echo during ${i}` } });
+    await until(() => relays[0]!.failures > 0 || undefined, "appends failing");
+    expect(a.host.replicationStats()?.publishFailures).toBeGreaterThan(0);
+    // Nothing reached B meanwhile.
+    expect(toolCalls(b.host.store.get<ChatState>(S1_CHAT))).toHaveLength(1);
+
+    log.down = false;
+    const own = () => JSON.stringify(withoutModifiedAt(a.host.store.get(S1_CHAT)));
+    await until(() => JSON.stringify(withoutModifiedAt(b.host.store.get(S1_CHAT))) === own() || undefined, "B caught up");
+    // B's client, subscribed through the outage, got the kept actions themselves (a re-announced state alone would not reach it).
+    await until(() => toolCalls(onB.api.state.confirmed<ChatState>(S1_CHAT)).length === 6 || undefined, "B's client caught up");
+    const commands = toolCalls(onB.api.state.confirmed<ChatState>(S1_CHAT)).map((t) => t.toolInput ?? t.invocationMessage);
+    expect(JSON.stringify(commands)).toMatch(/before.*during 0.*during 1.*during 2.*during 3.*during 4/);
+    expect(onB.frames.slice(mark).some((f) => f.method === "action" && f.params.channel === S1_CHAT)).toBe(true);
+  });
+});
