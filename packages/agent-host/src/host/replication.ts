@@ -159,6 +159,18 @@ export class Replication {
     if (this.#stopped) return;
     this.#enqueue({ k: "bye" });
     this.#flush();
+    if (this.#outbox.length > 0) {
+      // A batch is still in flight: hand the rest (the goodbye last) to the log now, in order after
+      // it, before the host closes the log's connection (a later retry would find it closed).
+      const rest = this.#outbox;
+      this.#outbox = [];
+      this.#stats.published += rest.length;
+      this.#relay.publish(rest.map((o) => o.text)).catch((error: unknown) => {
+        this.#stats.publishFailures += rest.length;
+        const message = error instanceof Error ? error.message : String(error);
+        this.#failure(new Error(`shared action log: ${rest.length} entries not appended while stopping: ${message}`));
+      });
+    }
     this.#stopped = true;
     this.#host.scheduler.clearTimeout(this.#timer);
     for (const off of this.#unsubscribe.splice(0)) off();
