@@ -47,15 +47,36 @@ class MemoryRelay implements ActionRelay {
     return !this.log.down;
   }
 
-  async publish(entries: readonly string[]): Promise<void> {
-    await Promise.resolve();
-    if (this.log.down) {
-      this.failures += entries.length;
-      throw new Error("the shared log is down");
-    }
-    this.log.entries.push(...entries);
-    this.published += entries.length;
-    for (const r of this.log.relays) r.kick(false);
+  /** While set, appends wait for it (an append in flight). */
+  gate: Promise<void> | undefined;
+  /** Appends in flight. */
+  waiting = 0;
+  /** The owner closed the log's connection: appends asked for from now on fail. */
+  closed = false;
+  #chain: Promise<void> = Promise.resolve();
+
+  publish(entries: readonly string[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("the relay is closed"));
+    const gate = this.gate;
+    this.waiting++;
+    // Appends land in the order they were asked for, as on one connection.
+    const turn = this.#chain.then(async () => {
+      try {
+        await gate;
+        await Promise.resolve();
+      } finally {
+        this.waiting--;
+      }
+      if (this.log.down) {
+        this.failures += entries.length;
+        throw new Error("the shared log is down");
+      }
+      this.log.entries.push(...entries);
+      this.published += entries.length;
+      for (const r of this.log.relays) r.kick(false);
+    });
+    this.#chain = turn.catch(() => undefined);
+    return turn;
   }
 
   subscribe(listener: ActionRelayListener): () => void {
@@ -268,5 +289,24 @@ describe("Agent Host replication on an in-memory log", () => {
     const commands = toolCalls(onB.api.state.confirmed<ChatState>(S1_CHAT)).map((t) => t.toolInput ?? t.invocationMessage);
     expect(JSON.stringify(commands)).toMatch(/before.*during 0.*during 1.*during 2.*during 3.*during 4/);
     expect(onB.frames.slice(mark).some((f) => f.method === "action" && f.params.channel === S1_CHAT)).toBe(true);
+  });
+
+  it("a replica stopped while an append is in flight still says goodbye: the others end its session at once", async () => {
+    const { hosts: h, relays } = await replicas(2);
+    const [a, b] = h as [Running, Running];
+    const agent = await a.agent("s1");
+    await until(() => b.host.store.has(S1_CHAT) || undefined, "chat mirrored on B");
+    expect(b.host.sessions.activeSessions).toBe(1);
+    let release!: () => void;
+    relays[0]!.gate = new Promise<void>((resolve) => (release = resolve));
+    await agent.send("pre_action", { tool_name: "bash", arguments: { command: "echo last" } });
+    await until(() => relays[0]!.waiting > 0 || undefined, "an append in flight");
+    // The host stops, then its owner closes the log's connection (as `ahp serve` does), then the append in flight lands.
+    a.host.dispose();
+    relays[0]!.closed = true;
+    release();
+    await until(() => b.host.sessions.activeSessions === 0 || undefined, "A's session ended on B");
+    expect(b.host.sessions.byUri.get(S1_URI)?.ended).toBe(true);
+    expect(toolCalls(b.host.store.get<ChatState>(S1_CHAT))).toHaveLength(1);
   });
 });
