@@ -95,4 +95,41 @@ describe.runIf(runRedis)("RedisActionStream (a real redis-server)", () => {
     expect(s.stats()).toMatchObject({ appendFailures: 1, connected: true });
     await s.close();
   });
+
+  it("close() lets appends already asked for land (a stopping replica's goodbye is not lost), then refuses new ones", async () => {
+    const key = "t4:actions";
+    const reader = new RedisActionStream({ url: redis.url, password: "stream-pass-1", key });
+    const t = tail(reader);
+    await until(() => t.connects() === 1, "tail");
+    const s = new RedisActionStream({ url: redis.url, password: "stream-pass-1", key });
+    expect(await s.ready(30_000)).toBe(true);
+    const appended = Promise.all([s.publish(["last-1", "last-2"]), s.publish(["bye"])]);
+    await s.close();
+    await appended;
+    await expect(s.publish(["after close"])).rejects.toThrow(/closed/);
+    await until(() => t.seen.length === 3, "the appends asked for before close");
+    expect(t.seen).toEqual(["last-1", "last-2", "bye"]);
+    expect(s.stats()).toMatchObject({ appended: 3, appendFailures: 1, connected: false });
+    await reader.close();
+  });
+
+  it("a subscriber that stops gets nothing more; a second subscriber is refused", async () => {
+    const key = "t5:actions";
+    const s = new RedisActionStream({ url: redis.url, password: "stream-pass-1", key });
+    const t = tail(s);
+    expect(() => s.subscribe({ entries: () => undefined, connected: () => undefined })).toThrow(/already has a subscriber/);
+    await until(() => t.connects() === 1, "tail");
+    await s.publish(["one"]);
+    await until(() => t.seen.includes("one"), "one");
+    t.stop();
+    await s.publish(["two"]);
+    // A second stream on the same key sees "two": it was appended, the stopped subscriber just did not get it.
+    const other = new RedisActionStream({ url: redis.url, password: "stream-pass-1", key });
+    const o = tail(other);
+    await until(() => o.connects() === 1, "other tail");
+    await other.publish(["three"]);
+    await until(() => o.seen.includes("three"), "three");
+    expect(t.seen).toEqual(["one"]);
+    await Promise.all([s.close(), other.close()]);
+  });
 });
