@@ -314,6 +314,9 @@ describe.runIf(runRedis)("ahp serve --agent-host replicas: lifecycle", { timeout
     const uri = sessionUri("repl-gone");
     const entry = await human.pending(uri);
     expect((await human.request("subscribe", { channel: ROOT })).result.snapshot.state.activeSessions).toBe(1);
+    const metrics = await b!.metrics();
+    expect(metrics).toContain("ahp_agent_host_remote_sessions 1");
+    expect(metrics).toMatch(/ahp_agent_host_replication_entries\{direction="applied"\} [1-9]/);
     a!.child.kill("SIGKILL");
     await human.next((f) => f.method === "action" && f.params.channel === entry.chat && f.params.action.type === "chat/turnCancelled");
     // A client that connects to B afresh.
