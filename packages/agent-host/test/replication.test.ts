@@ -47,6 +47,8 @@ class MemoryRelay implements ActionRelay {
     return !this.log.down;
   }
 
+  /** While set, this replica reads nothing (it is alive but does not answer). */
+  deaf = false;
   /** While set, appends wait for it (an append in flight). */
   gate: Promise<void> | undefined;
   /** Appends in flight. */
@@ -96,7 +98,7 @@ class MemoryRelay implements ActionRelay {
     this.#scheduled = true;
     setImmediate(() => {
       this.#scheduled = false;
-      if (this.#listener === undefined || this.log.down) return;
+      if (this.#listener === undefined || this.log.down || this.deaf) return;
       if (this.#announce) {
         this.#announce = false;
         this.#listener.connected();
@@ -127,13 +129,17 @@ afterEach(async () => {
   for (const h of hosts.splice(0)) await h.stop();
 });
 
-async function replicas(n: number, log = new MemoryLog()): Promise<{ log: MemoryLog; hosts: Running[]; relays: MemoryRelay[] }> {
+async function replicas(
+  n: number,
+  log = new MemoryLog(),
+  options: { replicaTimeoutMs?: number; answerTimeoutMs?: number } = {},
+): Promise<{ log: MemoryLog; hosts: Running[]; relays: MemoryRelay[] }> {
   const relays: MemoryRelay[] = [];
   const out: Running[] = [];
   for (let i = 0; i < n; i++) {
     const relay = log.relay();
     relays.push(relay);
-    const host = await startHost({ replication: { relay, replicaId: `r${i}` } });
+    const host = await startHost({ replication: { relay, replicaId: `r${i}`, ...options } });
     hosts.push(host);
     out.push(host);
   }
@@ -308,5 +314,53 @@ describe("Agent Host replication on an in-memory log", () => {
     await until(() => b.host.sessions.activeSessions === 0 || undefined, "A's session ended on B");
     expect(b.host.sessions.byUri.get(S1_URI)?.ended).toBe(true);
     expect(toolCalls(b.host.store.get<ChatState>(S1_CHAT))).toHaveLength(1);
+  });
+
+  it("an answer the owner never replies to is rejected after the answer timeout; a silent owner is then judged gone", async () => {
+    const { hosts: h, relays } = await replicas(2, new MemoryLog(), { replicaTimeoutMs: 1, answerTimeoutMs: 500 });
+    const [a, b] = h as [Running, Running];
+    const agent = await a.agent("s1");
+    const bob = await b.client("approver2-token", "B");
+    await until(() => b.host.store.has(S1_CHAT) || undefined, "chat mirrored on B");
+    await bob.api.initialize([S1_URI, S1_CHAT]);
+    let settled = false;
+    void agent.send("pre_action", { tool_name: "deploy", arguments: { command: "deploy prod" } }).then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    const pending = await pendingTool(bob);
+    // A stops reading the log (alive, but it never sees the answer).
+    relays[0]!.deaf = true;
+    bob.api.dispatch(S1_CHAT, approve(pending));
+    await until(() => (b.host.replicationStats()?.forwarded === 1 && relays[1]!.published > 0) || undefined, "answer forwarded");
+    const mark = bob.mark;
+    // Before B's first heartbeat (2 s): only the answer's timer is due.
+    b.time.advance(500);
+    const refused = await echoOf(bob, "B", 1);
+    expect(refused.params.rejectionReason).toBe("no reply from replica r0, which holds this request, within 500 ms");
+    expect(b.host.replicationStats()?.forwardFailures).toBe(1);
+    expect(settled).toBe(false);
+    // A is silent too (its heartbeats are not due on its clock): B's next heartbeat judges it gone.
+    await until(() => {
+      b.time.advance(2000);
+      return b.host.sessions.activeSessions === 0 || undefined;
+    }, "A judged gone on B");
+    const skipped = (
+      await bob.next(
+        (f) =>
+          f.method === "action" &&
+          f.params.channel === S1_CHAT &&
+          f.params.action.type === "chat/toolCallConfirmed" &&
+          f.params.origin === undefined,
+        mark,
+      )
+    ).params as { action: Record<string, unknown> };
+    expect(skipped.action).toMatchObject({ approved: false, reason: "skipped" });
+    expect((skipped.action as { reasonMessage?: string }).reasonMessage).toBe("replica r0 stopped (no heartbeat)");
+    await bob.action("chat/turnCancelled", S1_CHAT, mark);
+    // An answer to a request of a gone replica is refused on B at once.
+    bob.api.dispatch(S1_CHAT, approve(pending));
+    expect((await echoOf(bob, "B", 2)).params.rejectionReason).toBe("the replica holding this request (r0) is gone");
+    expect(b.host.replicationStats()?.forwarded).toBe(1);
   });
 });
