@@ -1,7 +1,8 @@
 /**
  * Agent Host replication (ADR 0085) between hosts in one process, on an in-memory shared log: the
  * order of mirrored actions, answers forwarded to the owner (its rejection shown to the answering
- * client), first answer wins across hosts, and the outbox that keeps entries while the log is down.
+ * client), first answer wins across hosts, the outbox that keeps entries while the log is down, the
+ * goodbye of a stopping replica, answer and replica timeouts, and a replica that joins late.
  * Real adapters on loopback and real WebSocket clients; no Redis. Waits poll state, never sleep.
  */
 import { afterEach, describe, expect, it } from "vitest";
@@ -362,5 +363,28 @@ describe("Agent Host replication on an in-memory log", () => {
     bob.api.dispatch(S1_CHAT, approve(pending));
     expect((await echoOf(bob, "B", 2)).params.rejectionReason).toBe("the replica holding this request (r0) is gone");
     expect(b.host.replicationStats()?.forwarded).toBe(1);
+  });
+
+  it("a replica that starts after a session exists gets it re-announced and can answer its held request", async () => {
+    const { log, hosts: h } = await replicas(1);
+    const [a] = h as [Running];
+    const agent = await a.agent("s1");
+    const decision = agent.send("pre_action", { tool_name: "deploy", arguments: { command: "deploy prod" } });
+    await until(
+      () => toolCalls(a.host.store.get<ChatState>(S1_CHAT)).some((t) => t.status === "pending-confirmation") || undefined,
+      "held on A",
+    );
+    // B joins now: its hello makes A announce the current state of its sessions.
+    const b = await startHost({ replication: { relay: log.relay(), replicaId: "late" } });
+    hosts.push(b);
+    await until(() => b.host.replicationStats()?.remoteSessions === 1 || undefined, "A's session mirrored on B");
+    const bob = await b.client("approver2-token", "B");
+    await bob.api.initialize([S1_URI, S1_CHAT]);
+    expect(withoutModifiedAt(bob.api.state.confirmed(S1_CHAT))).toEqual(withoutModifiedAt(a.host.store.get(S1_CHAT)));
+    expect(b.host.sessions.activeSessions).toBe(1);
+    const pending = await pendingTool(bob);
+    bob.api.dispatch(S1_CHAT, approve(pending));
+    expect((await echoOf(bob, "B", 1)).params.rejectionReason).toBeUndefined();
+    expect(await decision).toMatchObject({ decision: "allow", metadata: { approved_by: "bob" } });
   });
 });
