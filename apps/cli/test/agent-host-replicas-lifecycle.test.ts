@@ -8,14 +8,13 @@
 // Frames from the wire are read as untyped JSON in assertions; a wrong shape fails the expectation.
 
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { sessionUri } from "@ahp/agent-host";
 import { RedisActionStream } from "@ahp/state-redis";
-import { redisSkipReason, runRedis, startRedis, type RedisProcess } from "@ahp/state-redis/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { TOKENS, agent, cleanupReplicas, escalate, inspector, replica, replicas, until } from "./replicas-kit.js";
+import { redisSkipReason, runRedis } from "@ahp/state-redis/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { agent, cleanupReplicas, escalate, inspector, replica, replicas, until, useDeployment } from "./replicas-kit.js";
 
 const ROOT = "ahp-root://";
 const PASSWORD = "agent-host-replicas-2";
@@ -63,21 +62,10 @@ const listed = async (client: Awaited<ReturnType<typeof inspector>>) =>
   );
 
 describe.runIf(runRedis)("ahp serve --agent-host replicas: lifecycle", { timeout: 180_000 }, () => {
-  let redis: RedisProcess;
-  let dir: string;
-  beforeAll(async () => {
-    redis = await startRedis({ password: PASSWORD });
-    dir = await mkdtemp(join(tmpdir(), "ahp-agent-host-replicas-life-"));
-    await writeFile(join(dir, "redis.pass"), `${PASSWORD}\n`, { mode: 0o600 });
-    await writeFile(join(dir, "tokens"), TOKENS, { mode: 0o600 });
-  });
-  afterAll(async () => {
-    await redis?.dispose();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  });
+  const deployment = useDeployment(PASSWORD, "ahp-agent-host-replicas-life-");
 
   it("a clean stop (SIGTERM) of A says goodbye: B ends A's session, skips its pending tool call, and A's agent is failed closed", async () => {
-    const [a, b] = await replicas(2, redis.url, dir);
+    const [a, b] = await replicas(2, deployment.redis.url, deployment.dir);
     const human = await inspector(b!.agentHost, "approver-secret", "human-b");
     const agentA = await agent(a!.ws, "repl-bye");
     const decision = escalate(agentA, "git push origin main").then(
@@ -88,7 +76,7 @@ describe.runIf(runRedis)("ahp serve --agent-host replicas: lifecycle", { timeout
     const entry = await human.pending(uri);
     const root = await human.request("subscribe", { channel: "ahp-root://" });
     expect(root.result.snapshot.state.activeSessions).toBe(1);
-    const log = await tailLog(redis.url);
+    const log = await tailLog(deployment.redis.url);
     const mark = human.frames.length;
     const exited = exitOf(a!.child);
     a!.child.kill("SIGTERM");
@@ -126,7 +114,7 @@ describe.runIf(runRedis)("ahp serve --agent-host replicas: lifecycle", { timeout
   });
 
   it("after A dies, B's catalogue shows A's session ended and a fresh subscriber on B gets a consistent snapshot", async () => {
-    const [a, b] = await replicas(2, redis.url, dir);
+    const [a, b] = await replicas(2, deployment.redis.url, deployment.dir);
     const human = await inspector(b!.agentHost, "approver-secret", "human-b");
     const agentA = await agent(a!.ws, "repl-gone");
     void escalate(agentA, "git push origin main");
@@ -170,26 +158,21 @@ describe.runIf(runRedis)("ahp serve --agent-host replicas: lifecycle", { timeout
 });
 
 describe.runIf(runRedis)("ahp serve --agent-host with agent_host.replicate: false", { timeout: 180_000 }, () => {
-  let redis: RedisProcess;
-  let dir: string;
-  beforeAll(async () => {
-    redis = await startRedis({ password: PASSWORD });
-    dir = await mkdtemp(join(tmpdir(), "ahp-agent-host-replicas-apart-"));
-    await writeFile(join(dir, "redis.pass"), `${PASSWORD}\n`, { mode: 0o600 });
-    await writeFile(join(dir, "tokens"), TOKENS, { mode: 0o600 });
-  });
-  afterAll(async () => {
-    await redis?.dispose();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  });
+  const deployment = useDeployment(PASSWORD, "ahp-agent-host-replicas-apart-");
 
   it("keeps the replicas' sessions apart while the policy state (a global rate limit) is still shared", async () => {
-    const config = join(dir, "ahp.config.yaml");
+    const config = join(deployment.dir, "ahp.config.yaml");
     await writeFile(
       config,
-      ["agent_host:", "  listen: 127.0.0.1:0", `  token_file: ${JSON.stringify(join(dir, "tokens"))}`, "  replicate: false", ""].join("\n"),
+      [
+        "agent_host:",
+        "  listen: 127.0.0.1:0",
+        `  token_file: ${JSON.stringify(join(deployment.dir, "tokens"))}`,
+        "  replicate: false",
+        "",
+      ].join("\n"),
     );
-    const policy = join(dir, "policy.yaml");
+    const policy = join(deployment.dir, "policy.yaml");
     await writeFile(
       policy,
       [
@@ -202,8 +185,11 @@ describe.runIf(runRedis)("ahp serve --agent-host with agent_host.replicate: fals
       ].join("\n"),
     );
     const extra = ["--config", config, "--policy", policy];
-    const log = await tailLog(redis.url);
-    const [a, b] = await Promise.all([replica(redis.url, dir, extra), replica(redis.url, dir, extra)]);
+    const log = await tailLog(deployment.redis.url);
+    const [a, b] = await Promise.all([
+      replica(deployment.redis.url, deployment.dir, extra),
+      replica(deployment.redis.url, deployment.dir, extra),
+    ]);
     for (const r of [a, b]) await until(async () => ((await r.metrics()).includes("ahp_state_store_up 1") ? true : undefined), "state up");
     const agentA = await agent(a.ws, "apart-a");
     for (let i = 0; i < 2; i++) expect((await escalate(agentA, "ls")).decision).toBe("allow");

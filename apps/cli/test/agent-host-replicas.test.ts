@@ -6,13 +6,10 @@
  */
 // Frames from the wire are read as untyped JSON in assertions; a wrong shape fails the expectation.
 
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sessionUri } from "@ahp/agent-host";
-import { redisSkipReason, runRedis, startRedis, type RedisProcess } from "@ahp/state-redis/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { TOKENS, agent, cleanupReplicas, escalate, inspector, replicas, until } from "./replicas-kit.js";
+import { redisSkipReason, runRedis } from "@ahp/state-redis/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { agent, cleanupReplicas, escalate, inspector, replicas, until, useDeployment } from "./replicas-kit.js";
 
 const PASSWORD = "agent-host-replicas-1";
 if (!runRedis) console.warn(redisSkipReason);
@@ -20,21 +17,10 @@ if (!runRedis) console.warn(redisSkipReason);
 afterEach(cleanupReplicas);
 
 describe.runIf(runRedis)("ahp serve --state redis:// --agent-host (replicas share approvals)", { timeout: 180_000 }, () => {
-  let redis: RedisProcess;
-  let dir: string;
-  beforeAll(async () => {
-    redis = await startRedis({ password: PASSWORD });
-    dir = await mkdtemp(join(tmpdir(), "ahp-agent-host-replicas-"));
-    await writeFile(join(dir, "redis.pass"), `${PASSWORD}\n`, { mode: 0o600 });
-    await writeFile(join(dir, "tokens"), TOKENS, { mode: 0o600 });
-  });
-  afterAll(async () => {
-    await redis?.dispose();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  });
+  const deployment = useDeployment(PASSWORD, "ahp-agent-host-replicas-");
 
   it("an approver on B (and a viewer on C) see an escalation held on A; B approves and A's agent gets allow", async () => {
-    const [a, b, c] = await replicas(3, redis.url, dir);
+    const [a, b, c] = await replicas(3, deployment.redis.url, deployment.dir);
     const human = await inspector(b!.agentHost, "approver-secret", "human-b");
     const viewer = await inspector(c!.agentHost, "viewer-secret", "viewer-c");
     const agentA = await agent(a!.ws, "repl-allow");
@@ -61,7 +47,7 @@ describe.runIf(runRedis)("ahp serve --state redis:// --agent-host (replicas shar
   });
 
   it("a denial on B gives block on A, with the approver's reason", async () => {
-    const [a, b] = await replicas(2, redis.url, dir);
+    const [a, b] = await replicas(2, deployment.redis.url, deployment.dir);
     const human = await inspector(b!.agentHost, "approver-secret", "human-b");
     const agentA = await agent(a!.ws, "repl-deny");
     const decision = escalate(agentA, "git push origin main");
@@ -72,7 +58,7 @@ describe.runIf(runRedis)("ahp serve --state redis:// --agent-host (replicas shar
   });
 
   it("approvers on A and B answer at once: exactly one wins, the other gets 'already resolved'", async () => {
-    const [a, b] = await replicas(2, redis.url, dir);
+    const [a, b] = await replicas(2, deployment.redis.url, deployment.dir);
     const onA = await inspector(a!.agentHost, "approver-secret", "human-a");
     const onB = await inspector(b!.agentHost, "approver2-secret", "human-b");
     const agentA = await agent(a!.ws, "repl-race");
@@ -89,7 +75,7 @@ describe.runIf(runRedis)("ahp serve --state redis:// --agent-host (replicas shar
   });
 
   it("a viewer on B cannot answer a request held on A; an approver on B still can", async () => {
-    const [a, b] = await replicas(2, redis.url, dir);
+    const [a, b] = await replicas(2, deployment.redis.url, deployment.dir);
     const viewer = await inspector(b!.agentHost, "viewer-secret", "viewer-b");
     const human = await inspector(b!.agentHost, "approver-secret", "human-b");
     const agentA = await agent(a!.ws, "repl-viewer");
@@ -104,7 +90,7 @@ describe.runIf(runRedis)("ahp serve --state redis:// --agent-host (replicas shar
   });
 
   it("a replica that dies (SIGKILL) is noticed by the others: its pending tool call is skipped there and its turn cancelled", async () => {
-    const [a, b] = await replicas(2, redis.url, dir);
+    const [a, b] = await replicas(2, deployment.redis.url, deployment.dir);
     const human = await inspector(b!.agentHost, "approver-secret", "human-b");
     const agentA = await agent(a!.ws, "repl-dies");
     void escalate(agentA, "git push origin main");
@@ -129,28 +115,17 @@ describe.runIf(runRedis)("ahp serve --state redis:// --agent-host (replicas shar
 });
 
 describe.runIf(runRedis)("ahp serve --agent-host replicas when Redis stops", { timeout: 180_000 }, () => {
-  let redis: RedisProcess;
-  let dir: string;
-  beforeAll(async () => {
-    redis = await startRedis({ password: PASSWORD });
-    dir = await mkdtemp(join(tmpdir(), "ahp-agent-host-replicas-down-"));
-    await writeFile(join(dir, "redis.pass"), `${PASSWORD}\n`, { mode: 0o600 });
-    await writeFile(join(dir, "tokens"), TOKENS, { mode: 0o600 });
-  });
-  afterAll(async () => {
-    await redis?.dispose();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  });
+  const deployment = useDeployment(PASSWORD, "ahp-agent-host-replicas-down-");
 
   it("local approvals on A keep working; an answer on B fails with a clear error, a log line and a metric; all heals when Redis is back", async () => {
-    const [a, b] = await replicas(2, redis.url, dir);
+    const [a, b] = await replicas(2, deployment.redis.url, deployment.dir);
     const onA = await inspector(a!.agentHost, "approver-secret", "human-a");
     const onB = await inspector(b!.agentHost, "approver2-secret", "human-b");
     const agentA = await agent(a!.ws, "repl-down");
     const uri = sessionUri("repl-down");
     const first = escalate(agentA, "git push origin main");
     const [entryA, entryB] = await Promise.all([onA.pending(uri), onB.pending(uri)]);
-    await redis.stop();
+    await deployment.redis.stop();
     for (const r of [a!, b!])
       await until(async () => ((await r.metrics()).includes("ahp_agent_host_replication_up 0") ? true : undefined), "replication down");
     const refused = await onB.answer(entryB, true);
@@ -162,7 +137,7 @@ describe.runIf(runRedis)("ahp serve --agent-host replicas when Redis stops", { t
     expect(echo.params.rejectionReason).toBeUndefined();
     expect(await first).toMatchObject({ decision: "allow", metadata: { approved_by: "alice" } });
     // Redis back: B catches up (A appends what it could not append meanwhile) and answers the next escalation held on A.
-    await redis.start();
+    await deployment.redis.start();
     for (const r of [a!, b!])
       await until(async () => {
         // The policy's state store too: while it is down, the policy fails closed (block) instead of escalating.

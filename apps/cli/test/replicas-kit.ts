@@ -6,11 +6,14 @@
 // Frames from the wire are read as untyped JSON in assertions; a wrong shape fails the expectation.
 
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AhpClient } from "@ahp/core";
 import { WebSocketClientTransport } from "@ahp/transport-ws";
-import { expect } from "vitest";
+import { startRedis, type RedisProcess } from "@ahp/state-redis/testing";
+import { afterAll, beforeAll, expect } from "vitest";
 import { WebSocket } from "ws";
 
 export const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -195,4 +198,23 @@ export function escalate(client: AhpClient, command: string): Promise<Decision> 
   const p = client.send("pre_action", { tool_name: "bash", arguments: { command } }) as Promise<Decision>;
   p.catch(() => undefined);
   return p;
+}
+
+/**
+ * Registers, in the calling `describe`, a real redis-server (with `password`) and a folder holding
+ * its password file and the tokens file; both exist from `beforeAll` to `afterAll`.
+ */
+export function useDeployment(password: string, prefix: string): { readonly redis: RedisProcess; readonly dir: string } {
+  const state = {} as { redis: RedisProcess; dir: string };
+  beforeAll(async () => {
+    state.redis = await startRedis({ password });
+    state.dir = await mkdtemp(join(tmpdir(), prefix));
+    await writeFile(join(state.dir, "redis.pass"), `${password}\n`, { mode: 0o600 });
+    await writeFile(join(state.dir, "tokens"), TOKENS, { mode: 0o600 });
+  });
+  afterAll(async () => {
+    await state.redis?.dispose();
+    if (state.dir !== undefined) await rm(state.dir, { recursive: true, force: true });
+  });
+  return state;
 }
