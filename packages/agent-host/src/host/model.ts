@@ -85,6 +85,23 @@ export function commitChat(
   store.commit(session.uri, { type: "session/chatUpdated", chat: chat.uri, changes });
 }
 
+/** A new chat record (no turn yet, counters at zero) of `agentId` at `depth`. */
+export function newChatRecord(agentId: string, uri: string, depth: number, now: number): ChatRecord {
+  return {
+    agentId,
+    uri,
+    depth,
+    implicit: false,
+    turnStartedAt: 0,
+    turnCounter: 0,
+    toolCounter: 0,
+    partCounter: 0,
+    requestCounter: 0,
+    lastEventAt: now,
+    tools: new Map(),
+  };
+}
+
 export function initialSessionState(title: string): SessionState {
   return { provider: HARNESS_PROVIDER, title, status: SessionStatus.Idle, lifecycle: "creating", activeClients: [], chats: [] };
 }

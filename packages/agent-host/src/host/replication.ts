@@ -15,7 +15,7 @@ import type { ActionOrigin, ChannelState, ChatState, RootState, SessionState, St
 import { ROLE_RANK, type ApprovalBroker, type Dispatcher } from "./approvals.js";
 import type { Catalogue } from "./catalogue.js";
 import { ClientActions } from "./dispatch.js";
-import { commitChat, type ChatRecord, type SessionRecord } from "./model.js";
+import { commitChat, newChatRecord, type SessionRecord } from "./model.js";
 import type { Projector } from "./projector.js";
 import type { Scheduler } from "./scheduler.js";
 import type { ActionRelay, ReplicaClock, ReplicationOptions, ReplicationStats } from "./relay.js";
@@ -575,19 +575,3 @@ const replicated = (uri: string): boolean => {
   const kind = channelKind(uri);
   return kind === "session" || kind === "chat";
 };
-
-function newChatRecord(agentId: string, uri: string, depth: number, now: number): ChatRecord {
-  return {
-    agentId,
-    uri,
-    depth,
-    implicit: false,
-    turnStartedAt: 0,
-    turnCounter: 0,
-    toolCounter: 0,
-    partCounter: 0,
-    requestCounter: 0,
-    lastEventAt: now,
-    tools: new Map(),
-  };
-}

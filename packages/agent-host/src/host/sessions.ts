@@ -11,6 +11,7 @@ import {
   chatSummaryOf,
   initialChatState,
   initialSessionState,
+  newChatRecord,
   nowIso,
   setMeta,
   type ChatRecord,
@@ -132,19 +133,7 @@ export class Sessions {
     this.removedUris.delete(uri);
     const isRoot = depth === 0 && session.rootAgentId === undefined;
     if (isRoot) session.rootAgentId = agentId;
-    chat = {
-      agentId,
-      uri,
-      depth,
-      implicit: false,
-      turnStartedAt: 0,
-      turnCounter: 0,
-      toolCounter: 0,
-      partCounter: 0,
-      requestCounter: 0,
-      lastEventAt: this.store.clock(),
-      tools: new Map(),
-    };
+    chat = newChatRecord(agentId, uri, depth, this.store.clock());
     session.chats.set(agentId, chat);
     this.chatsByUri.set(uri, { session, chat });
     const origin =
