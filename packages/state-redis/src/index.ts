@@ -1,3 +1,4 @@
+export type { RedisConnectionOptions } from "./connection.js";
 export { RedisStateStore, redactRedisUrl, type RedisStateStoreOptions, type RedisStateStoreStats } from "./store.js";
 export {
   RedisActionStream,

@@ -3,7 +3,7 @@
  * shared by every harness replica that points at it. One `EVALSHA` per step (the script is
  * loaded once per connection and called by its SHA; a server that lost it gets it again).
  */
-import { createClient, type RedisClientType } from "@redis/client";
+import type { RedisClientType } from "@redis/client";
 import {
   PolicyStateError,
   type CounterDelta,
@@ -14,25 +14,16 @@ import {
 } from "@ahp/policy";
 import { DELTA_ARGS, SNAPSHOT_FIELDS, STEP_SCRIPT } from "./script.js";
 import { createHash } from "node:crypto";
+import { redisClient, type RedisConnectionOptions } from "./connection.js";
 
 /** Where the Redis server is, how to reach it, and how long to wait. */
-export interface RedisStateStoreOptions {
-  /** `redis://[user@]host:port[/db]` or `rediss://…` (TLS). A password in the URL works but prefer `password`. */
-  url: string;
-  /** The server's password (read it from a file or the environment; it never appears in errors). */
-  password?: string;
-  /** ACL user name. */
-  username?: string;
+export interface RedisStateStoreOptions extends RedisConnectionOptions {
   /** Prefix of every key (default `ahp:policy:`): harness deployments that share a server use different prefixes. */
   keyPrefix?: string;
   /** Idle time after which a session's or agent's state expires (default 1 h, as the in-memory engine). */
   ttlMs?: number;
   /** A step not answered within this time fails (and the decision that needed it fails closed). Default 1000 ms. */
   commandTimeoutMs?: number;
-  /** Time allowed for one connection attempt. Default 2000 ms. */
-  connectTimeoutMs?: number;
-  /** Reconnection backoff: the first delay, doubled per attempt up to `maxDelayMs`. Defaults 50 ms and 2000 ms. */
-  reconnect?: { minDelayMs?: number; maxDelayMs?: number };
   /** Connection problems and recoveries (never carries the password). Library code never logs. */
   onerror?: (error: Error) => void;
   /** The connection became usable (`ready`) or stopped being so (`down`). */
@@ -96,19 +87,8 @@ export class RedisStateStore implements PolicyStateStore {
     this.#prefix = options.keyPrefix ?? "ahp:policy:";
     this.#ttl = String(ttl);
     this.#timeoutMs = options.commandTimeoutMs ?? 1000;
-    const min = options.reconnect?.minDelayMs ?? 50;
-    const max = options.reconnect?.maxDelayMs ?? 2000;
-    this.#client = createClient({
-      url: options.url,
-      ...(options.password === undefined ? {} : { password: options.password }),
-      ...(options.username === undefined ? {} : { username: options.username }),
-      // Fail at once when the connection is down instead of queueing: a decision must not wait for a reconnect.
-      disableOfflineQueue: true,
-      socket: {
-        connectTimeout: options.connectTimeoutMs ?? 2000,
-        reconnectStrategy: (retries: number) => (this.#closed ? false : Math.min(max, min * 2 ** Math.min(retries, 16))),
-      },
-    });
+    // Fail at once when the connection is down instead of queueing: a decision must not wait for a reconnect.
+    this.#client = redisClient(options, () => this.#closed);
     this.#client.on("error", (error: unknown) => this.#report(error));
     this.#client.on("ready", () => {
       options.onstatus?.("ready", { url: this.#url });

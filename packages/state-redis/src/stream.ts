@@ -5,29 +5,20 @@
  * connection, so a blocked read never delays an append. Structurally an `ActionRelay` of
  * `@ahp/agent-host` (this package does not depend on it).
  */
-import { createClient, type RedisClientType } from "@redis/client";
+import type { RedisClientType } from "@redis/client";
+import { redisClient, type RedisConnectionOptions } from "./connection.js";
 import { redactRedisUrl } from "./store.js";
 
 /** Where the stream is and how to reach it. */
-export interface RedisActionStreamOptions {
-  /** `redis://[user@]host:port[/db]` or `rediss://…` (TLS). */
-  url: string;
-  /** The server's password (never appears in errors). */
-  password?: string;
-  /** ACL user name. */
-  username?: string;
+export interface RedisActionStreamOptions extends RedisConnectionOptions {
   /** The stream's key, one per deployment. Default `ahp:agent-host:actions`. */
   key?: string;
   /** Entries kept (approximately, `MAXLEN ~`). Default 10 000, the Agent Host's replay log. */
   maxLen?: number;
   /** An append not acknowledged within this time fails. Default 1000 ms. */
   commandTimeoutMs?: number;
-  /** Time allowed for one connection attempt. Default 2000 ms. */
-  connectTimeoutMs?: number;
   /** How long one `XREAD` blocks (the reader loops). Default 5000 ms. */
   blockMs?: number;
-  /** Reconnection backoff: the first delay, doubled per attempt up to `maxDelayMs`. Defaults 50 ms and 2000 ms. */
-  reconnect?: { minDelayMs?: number; maxDelayMs?: number };
   /** Connection problems (never carries the password). Library code never logs. */
   onerror?: (error: Error) => void;
 }
@@ -91,19 +82,8 @@ export class RedisActionStream {
   }
 
   #client(): RedisClientType {
-    const min = this.#options.reconnect?.minDelayMs ?? 50;
-    const max = this.#options.reconnect?.maxDelayMs ?? 2000;
-    const client: RedisClientType = createClient({
-      url: this.#options.url,
-      ...(this.#options.password === undefined ? {} : { password: this.#options.password }),
-      ...(this.#options.username === undefined ? {} : { username: this.#options.username }),
-      // Appends fail at once while the connection is down: the Agent Host re-announces its state when it is back.
-      disableOfflineQueue: true,
-      socket: {
-        connectTimeout: this.#options.connectTimeoutMs ?? 2000,
-        reconnectStrategy: (retries: number) => (this.#closed ? false : Math.min(max, min * 2 ** Math.min(retries, 16))),
-      },
-    });
+    // Appends fail at once while the connection is down: the Agent Host re-announces its state when it is back.
+    const client = redisClient(this.#options, () => this.#closed);
     client.on("error", (error: unknown) => this.#report(error));
     this.#connecting.push(
       client.connect().then(
