@@ -14,6 +14,7 @@ import { AhpClient } from "@ahp/core";
 import { WebSocketClientTransport } from "@ahp/transport-ws";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
+import { agentHostSocket } from "./agent-host-socket.js";
 
 const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const PUSH = { tool_name: "bash", arguments: { command: "git push origin main" } };
@@ -73,36 +74,7 @@ async function tokensFile(
   return path;
 }
 
-/** A minimal Agent Host client: JSON-RPC over one socket, frames collected. */
-async function inspector(url: string, token: string) {
-  const ws = new WebSocket(`${url}?token=${token}`);
-  const frames: Array<Record<string, any>> = [];
-  const waiters: Array<{ test: (f: Record<string, any>) => boolean; resolve: (f: Record<string, any>) => void }> = [];
-  ws.on("message", (data: Buffer) => {
-    const f = JSON.parse(data.toString()) as Record<string, unknown>;
-    frames.push(f);
-    for (const w of [...waiters]) {
-      if (!w.test(f)) continue;
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(f);
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    ws.once("open", () => resolve());
-    ws.once("error", reject);
-  });
-  let id = 0;
-  const next = (test: (f: Record<string, any>) => boolean) => {
-    const found = frames.find(test);
-    return found !== undefined ? Promise.resolve(found) : new Promise<Record<string, any>>((resolve) => waiters.push({ test, resolve }));
-  };
-  const request = async (method: string, params: Record<string, unknown>) => {
-    const rid = ++id;
-    ws.send(JSON.stringify({ jsonrpc: "2.0", id: rid, method, params }));
-    return next((f) => f.id === rid);
-  };
-  return { ws, frames, next, request, send: (m: unknown) => ws.send(JSON.stringify(m)) };
-}
+const inspector = agentHostSocket;
 
 async function agent(url: string): Promise<AhpClient> {
   const client = new AhpClient({ sessionId: "cli-session", agentId: "main", timeoutMs: 0 });

@@ -14,7 +14,8 @@ import { AhpClient } from "@ahp/core";
 import { WebSocketClientTransport } from "@ahp/transport-ws";
 import { startRedis, type RedisProcess } from "@ahp/state-redis/testing";
 import { afterAll, beforeAll, expect } from "vitest";
-import { WebSocket } from "ws";
+import type { WebSocket } from "ws";
+import { agentHostSocket } from "./agent-host-socket.js";
 
 export const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 export const TOKENS = "approver-secret alice approver\napprover2-secret bob approver\nviewer-secret vera viewer\n";
@@ -108,34 +109,9 @@ export async function replicas(n: number, redisUrl: string, dir: string): Promis
 
 /** A minimal Agent Host client: JSON-RPC over one socket, frames collected. */
 export async function inspector(url: string, token: string, clientId: string) {
-  const ws = new WebSocket(`${url}?token=${token}`);
+  const { ws, frames, next, request } = await agentHostSocket(url, token);
   sockets.push(ws);
-  const frames: Array<Record<string, any>> = [];
-  const waiters: Array<{ test: (f: Record<string, any>) => boolean; resolve: (f: Record<string, any>) => void }> = [];
-  ws.on("message", (data: Buffer) => {
-    const f = JSON.parse(data.toString()) as Record<string, unknown>;
-    frames.push(f);
-    for (const w of [...waiters]) {
-      if (!w.test(f)) continue;
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(f);
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    ws.once("open", () => resolve());
-    ws.once("error", reject);
-  });
-  let id = 0;
   let seq = 0;
-  const next = (test: (f: Record<string, any>) => boolean) => {
-    const found = frames.find(test);
-    return found !== undefined ? Promise.resolve(found) : new Promise<Record<string, any>>((resolve) => waiters.push({ test, resolve }));
-  };
-  const request = async (method: string, params: Record<string, unknown>) => {
-    const rid = ++id;
-    ws.send(JSON.stringify({ jsonrpc: "2.0", id: rid, method, params }));
-    return next((f) => f.id === rid);
-  };
   const init = await request("initialize", { channel: "ahp-root://", protocolVersions: ["1.1.0"], clientId, initialSubscriptions: [] });
   expect(init.result.protocolVersion).toBe("1.1.0");
   /** Waits until this replica lists the session, subscribes, and resolves with its pending tool confirmation. */
