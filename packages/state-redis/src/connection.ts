@@ -38,3 +38,20 @@ export function redisClient(options: RedisConnectionOptions, closed: () => boole
     },
   });
 }
+
+/**
+ * `promise`, or a rejection naming `url` when it does not settle within `timeoutMs`. A late answer
+ * or failure of a timed-out command is dropped on purpose: the caller already failed.
+ */
+export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, url: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from ${url} within ${timeoutMs} ms`)), timeoutMs);
+  });
+  promise.catch(() => undefined);
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** `message` with every occurrence of `secret` replaced by `***`. */
+export const scrub = (message: string, secret: string | undefined): string =>
+  secret === undefined || secret === "" ? message : message.split(secret).join("***");

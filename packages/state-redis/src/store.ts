@@ -14,7 +14,7 @@ import {
 } from "@ahp/policy";
 import { DELTA_ARGS, SNAPSHOT_FIELDS, STEP_SCRIPT } from "./script.js";
 import { createHash } from "node:crypto";
-import { redisClient, type RedisConnectionOptions } from "./connection.js";
+import { redisClient, scrub, withTimeout, type RedisConnectionOptions } from "./connection.js";
 
 /** Where the Redis server is, how to reach it, and how long to wait. */
 export interface RedisStateStoreOptions extends RedisConnectionOptions {
@@ -156,13 +156,7 @@ export class RedisStateStore implements PolicyStateStore {
   }
 
   #withTimeout<T>(promise: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer from ${this.#url} within ${this.#timeoutMs} ms`)), this.#timeoutMs);
-    });
-    // A late answer or failure of a timed-out command is dropped on purpose: its step already failed.
-    promise.catch(() => undefined);
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+    return withTimeout(promise, this.#timeoutMs, this.#url);
   }
 
   #failure(error: unknown): PolicyStateError {
@@ -261,8 +255,5 @@ function parseReply(reply: unknown, read: boolean): StateStepResult {
   };
   return { now, failed, waitMs, session };
 }
-
-const scrub = (message: string, secret: string | undefined): string =>
-  secret === undefined || secret === "" ? message : message.split(secret).join("***");
 
 const globEscape = (s: string): string => s.replace(/[*?[\]\\]/g, "\\$&");

@@ -6,7 +6,7 @@
  * `@ahp/agent-host` (this package does not depend on it).
  */
 import type { RedisClientType } from "@redis/client";
-import { redisClient, type RedisConnectionOptions } from "./connection.js";
+import { redisClient, scrub, withTimeout, type RedisConnectionOptions } from "./connection.js";
 import { redactRedisUrl } from "./store.js";
 
 /** Where the stream is and how to reach it. */
@@ -122,7 +122,9 @@ export class RedisActionStream {
       this.#stats.appended += entries.length;
     } catch (error) {
       this.#stats.appendFailures += entries.length;
-      throw new Error(`Redis ${this.#url}: ${this.#scrub(error)}`, { cause: error });
+      throw new Error(`Redis ${this.#url}: ${scrub(error instanceof Error ? error.message : String(error), this.#options.password)}`, {
+        cause: error,
+      });
     }
   }
 
@@ -185,22 +187,15 @@ export class RedisActionStream {
   }
 
   #withTimeout<T>(promise: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer from ${this.#url} within ${this.#timeoutMs} ms`)), this.#timeoutMs);
-    });
-    promise.catch(() => undefined);
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-  }
-
-  #scrub(error: unknown): string {
-    const message = error instanceof Error ? error.message : String(error);
-    const secret = this.#options.password;
-    return secret === undefined || secret === "" ? message : message.split(secret).join("***");
+    return withTimeout(promise, this.#timeoutMs, this.#url);
   }
 
   #report(error: unknown): void {
-    this.#options.onerror?.(new Error(`Redis ${this.#url}: ${this.#scrub(error)}`, { cause: error }));
+    this.#options.onerror?.(
+      new Error(`Redis ${this.#url}: ${scrub(error instanceof Error ? error.message : String(error), this.#options.password)}`, {
+        cause: error,
+      }),
+    );
   }
 
   /** Deletes the stream (tests, a fresh deployment). */
