@@ -18,6 +18,11 @@ const text = `/**
  */
 import type { PolicyFileInput } from "./schema.js";
 
+/**
+ * The built-in default policy (\`ahp serve\` without \`--policy\`, \`pnpm demo\`, the AARTS hook):
+ * blocks destructive commands, writes outside the workspace and credential exfiltration, escalates
+ * what it cannot analyse and unnamed actions, redacts secrets; allows the rest.
+ */
 export const DEFAULT_POLICY: PolicyFileInput = ${JSON.stringify(policy, null, 2)};
 `;
 writeFileSync(outUrl, text);

@@ -217,6 +217,7 @@ export const DEFAULT_POLICY: PolicyFileInput = {
       "match": {
         "shell": {
           "line": {
+            "contains": "()",
             "regex": "(?:^|[^A-Za-z0-9_:])([A-Za-z_:][A-Za-z0-9_:]{0,63})\\s{0,16}\\(\\)\\s{0,16}\\{[^}]{0,256}?\\1\\s{0,16}\\|\\s{0,16}\\1\\s{0,16}&"
           }
         }

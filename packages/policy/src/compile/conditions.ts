@@ -146,6 +146,19 @@ export function compileFieldCondition(c: FieldConditionInput, at: DocPath, issue
         : (v) => options.some((o) => jsonEqual(norm(v), o)),
     );
   }
+  // Substring tests first: every test must hold, and `contains` is the cheapest of the string tests.
+  if (c.contains !== undefined) {
+    const needles = asList(c.contains).map((n) => (ic ? n.toLowerCase() : n));
+    tests.push((v) => {
+      if (typeof v === "string") {
+        const s = ic ? cut(v).toLowerCase() : cut(v);
+        for (const n of needles) if (s.includes(n)) return true;
+        return false;
+      }
+      if (Array.isArray(v)) return v.some((item) => typeof item === "string" && needles.includes(ic ? item.toLowerCase() : item));
+      return false;
+    });
+  }
   if (c.glob !== undefined) {
     const re = issues.guard([...at, "glob"], () => compileGlobs(asList(c.glob!), { ignoreCase: ic }));
     tests.push(re === undefined ? NEVER : (v) => typeof v === "string" && re.test(cut(v)));
@@ -160,18 +173,6 @@ export function compileFieldCondition(c: FieldConditionInput, at: DocPath, issue
       if (typeof v !== "string") return false;
       const s = cut(v);
       for (const r of ok) if (r.test(s)) return true;
-      return false;
-    });
-  }
-  if (c.contains !== undefined) {
-    const needles = asList(c.contains).map((n) => (ic ? n.toLowerCase() : n));
-    tests.push((v) => {
-      if (typeof v === "string") {
-        const s = ic ? cut(v).toLowerCase() : cut(v);
-        for (const n of needles) if (s.includes(n)) return true;
-        return false;
-      }
-      if (Array.isArray(v)) return v.some((item) => typeof item === "string" && needles.includes(ic ? item.toLowerCase() : item));
       return false;
     });
   }
