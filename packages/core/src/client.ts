@@ -5,6 +5,7 @@
  * transport closes (the reference lets them run into the timeout).
  */
 import { AhpError, AhpLocalError, toError } from "./errors.js";
+import { clearDeadline, startDeadline, TimedCall } from "./deadlines.js";
 import { createEvent, newId, rfc3339Now, type EventFields, type TypedEvent } from "./builders.js";
 import { EVENT_TABLE, type DecisionFor, type PayloadInputFor } from "./event-table.js";
 import type { Decision } from "./schema/decision.js";
@@ -82,10 +83,10 @@ function sendError(error: unknown): Error {
   return new AhpLocalError("SEND_FAILED", `send failed: ${toError(error).message}`, { cause: error });
 }
 
-/** One request waiting for its response: its timer, its abort listener and how to settle it. */
-class PendingCall {
-  #timer?: ReturnType<typeof setTimeout>;
+/** One request waiting for its response: its time limit (see deadlines.ts), its abort listener and how to settle it. */
+class PendingCall extends TimedCall {
   #signal?: AbortSignal;
+  #timeoutMs = 0;
 
   constructor(
     readonly table: Map<JsonRpcId, PendingCall>,
@@ -94,10 +95,21 @@ class PendingCall {
     readonly schema: z.ZodType<unknown>,
     readonly settleValue: (value: unknown) => void,
     readonly reject: (error: Error) => void,
-  ) {}
+  ) {
+    super();
+  }
 
   startTimer(timeoutMs: number): void {
-    this.#timer = setTimeout(onCallTimeout, timeoutMs, this, timeoutMs);
+    this.#timeoutMs = timeoutMs;
+    startDeadline(this, timeoutMs);
+  }
+
+  /** The time limit passed before the response came. */
+  onDeadline(): void {
+    const timeoutMs = this.#timeoutMs;
+    this.table.delete(this.id);
+    this.cleanup();
+    this.reject(new AhpLocalError("TIMEOUT", `Timeout after ${timeoutMs}ms`, { details: { operation: this.op, timeoutMs } }));
   }
 
   watch(signal: AbortSignal): void {
@@ -113,7 +125,7 @@ class PendingCall {
   }
 
   cleanup(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    clearDeadline(this);
     this.#signal?.removeEventListener("abort", this);
   }
 
@@ -133,12 +145,6 @@ class PendingCall {
       this.reject(new AhpLocalError("PROTOCOL_ERROR", `Protocol error: ${this.op} failed: ${error.message}`, { cause: error }));
     } else this.reject(error);
   }
-}
-
-function onCallTimeout(pending: PendingCall, timeoutMs: number): void {
-  pending.table.delete(pending.id);
-  pending.cleanup();
-  pending.reject(new AhpLocalError("TIMEOUT", `Timeout after ${timeoutMs}ms`, { details: { operation: pending.op, timeoutMs } }));
 }
 
 const SYNTHETIC_ALLOW = Object.freeze({ decision: "allow" }) as Decision;

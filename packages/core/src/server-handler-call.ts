@@ -3,6 +3,7 @@
  * timeout, and how handler failures are told apart from the server's own errors.
  */
 import { AhpError, AhpErrorCode, toError } from "./errors.js";
+import { clearDeadline, startDeadline, TimedCall } from "./deadlines.js";
 import { markHandlerTimeout } from "./handler-timeout.js";
 import type { JsonRpcId } from "./schema/jsonrpc.js";
 import type { Connection } from "./server-connection.js";
@@ -71,12 +72,24 @@ export function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
   );
 }
 
-/** A handler ran past the timeout: its signal is aborted and the call fails with -32603. */
-export function onHandlerTimeout(ctx: HandlerCallContext, timeoutMs: number, reject: (error: unknown) => void): void {
-  const error = markHandlerTimeout(new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`), timeoutMs);
-  ctx.abort(error);
-  ctx.release();
-  reject(error);
+/** The time limit of an async handler call (see deadlines.ts). */
+class HandlerDeadline extends TimedCall {
+  constructor(
+    readonly ctx: HandlerCallContext,
+    readonly timeoutMs: number,
+    readonly reject: (error: unknown) => void,
+  ) {
+    super();
+  }
+
+  /** The handler ran past the timeout: its signal is aborted and the call fails with -32603. */
+  onDeadline(): void {
+    const { ctx, timeoutMs } = this;
+    const error = markHandlerTimeout(new AhpError(AhpErrorCode.InternalError, `Timeout after ${timeoutMs}ms`), timeoutMs);
+    ctx.abort(error);
+    ctx.release();
+    this.reject(error);
+  }
 }
 
 export function asHandlerFailure(error: unknown): HandlerFailure {
@@ -89,31 +102,65 @@ export function failureText(error: unknown): string {
   return e.message || e.name;
 }
 
-/** Runs a handler with a per-call signal and timeout; any failure becomes a HandlerFailure. */
-export function callHandler<R>(
+/** Runs a handler with a per-call signal and timeout; any failure becomes a HandlerFailure (and then `then.error`'s input). */
+export function callHandler<R, T = R>(
   fn: (ctx: AhpHandlerContext) => Awaitable<R>,
   connection: Connection,
   id: JsonRpcId | undefined,
   timeoutMs: number,
   batch?: AhpHandlerContext["batch"],
-): Awaitable<R> {
+  then?: CallThen<R, T>,
+): Awaitable<R> | Promise<T> {
   try {
     // An async handler's rejection (or timeout) comes back as a HandlerFailure already.
-    return call(fn, connection, id, timeoutMs, batch, asHandlerFailure);
+    return call(fn, connection, id, timeoutMs, batch, asHandlerFailure, then);
   } catch (error) {
     throw asHandlerFailure(error);
   }
 }
 
-/** Calls a handler; a synchronous result comes back as is, an async one with the timeout applied. */
-export function call<R>(
+/**
+ * What happens to an async handler's outcome before the call's promise settles: `value` maps a
+ * result, `error` a failure (after `mapError`); either may throw, and the promise then rejects
+ * with what it threw. It lets a caller turn the outcome into its final answer inside the one
+ * promise of the call instead of chaining a promise per step (see ADR 0125).
+ */
+export interface CallThen<R, T> {
+  value(value: R): T;
+  error(error: Error): T;
+}
+
+function settleMapped<R, T>(
+  then: CallThen<R, T>,
+  ok: boolean,
+  outcome: unknown,
+  resolve: (v: T) => void,
+  reject: (e: unknown) => void,
+): void {
+  let mapped: T;
+  try {
+    mapped = ok ? then.value(outcome as R) : then.error(outcome as Error);
+  } catch (error) {
+    reject(error);
+    return;
+  }
+  resolve(mapped);
+}
+
+/**
+ * Calls a handler. A synchronous result (or throw) comes back as is; otherwise a promise, with
+ * the timeout applied, of the result mapped by `then` when it is given (of the result itself
+ * when not).
+ */
+export function call<R, T = R>(
   fn: (ctx: AhpHandlerContext) => Awaitable<R>,
   connection: Connection,
   id: JsonRpcId | undefined,
   timeoutMs: number,
   batch?: AhpHandlerContext["batch"],
   mapError: (error: unknown) => Error = toError,
-): Awaitable<R> {
+  then?: CallThen<R, T>,
+): Awaitable<R> | Promise<T> {
   const ctx = new HandlerCallContext(connection, id, batch);
   let result: Awaitable<R>;
   try {
@@ -121,33 +168,45 @@ export function call<R>(
   } catch (error) {
     ctx.release();
     if (ctx.held === undefined) throw error;
-    return new Promise<R>((_, reject) => afterHeld(ctx, () => reject(mapError(error))));
+    return new Promise<R | T>((resolve, reject) =>
+      afterHeld(ctx, () => (then === undefined ? reject(mapError(error)) : settleMapped(then, false, mapError(error), resolve, reject))),
+    ) as Promise<T>;
   }
   if (!isPromiseLike(result)) {
     ctx.release();
     if (ctx.held === undefined) return result;
-    return new Promise<R>((resolve) => afterHeld(ctx, () => resolve(result)));
+    const value = result;
+    return new Promise<R | T>((resolve, reject) =>
+      afterHeld(ctx, () => (then === undefined ? resolve(value) : settleMapped(then, true, value, resolve, reject))),
+    ) as Promise<T>;
   }
   // A closed connection aborts ctx.signal but does not cut the call short: received
   // notifications still reach their handler, and close()/whenIdle() wait for the handler
   // (close() only up to its grace period).
   const timed = timeoutMs > 0 && Number.isFinite(timeoutMs);
-  return new Promise<R>((resolve, reject) => {
+  return new Promise<R | T>((resolve, reject) => {
     // An answer held by the handler's middleware (holdAnswer) waits, the timeout's answer too.
-    const fail = (error: unknown) => afterHeld(ctx, () => reject(mapError(error)));
-    const timer = timed ? setTimeout(onHandlerTimeout, timeoutMs, ctx, timeoutMs, fail) : undefined;
+    const fail =
+      then === undefined
+        ? (error: unknown) => afterHeld(ctx, () => reject(mapError(error)))
+        : (error: unknown) => afterHeld(ctx, () => settleMapped(then, false, mapError(error), resolve, reject));
+    const deadline = timed ? new HandlerDeadline(ctx, timeoutMs, fail) : undefined;
+    if (deadline !== undefined) startDeadline(deadline, timeoutMs);
     result.then(
       (value) => {
-        if (timer !== undefined) clearTimeout(timer);
+        if (deadline !== undefined) clearDeadline(deadline);
         ctx.release();
-        if (ctx.held === undefined) resolve(value);
-        else afterHeld(ctx, () => resolve(value));
+        if (then === undefined) {
+          if (ctx.held === undefined) resolve(value);
+          else afterHeld(ctx, () => resolve(value));
+        } else if (ctx.held === undefined) settleMapped(then, true, value, resolve, reject);
+        else afterHeld(ctx, () => settleMapped(then, true, value, resolve, reject));
       },
       (error: unknown) => {
-        if (timer !== undefined) clearTimeout(timer);
+        if (deadline !== undefined) clearDeadline(deadline);
         ctx.release();
         fail(error);
       },
     );
-  });
+  }) as Promise<T>;
 }

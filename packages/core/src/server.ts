@@ -38,6 +38,7 @@ import {
 import { connectionLimit, frameLimitOf, limitError } from "./limits.js";
 import { handleBatch } from "./server-batch.js";
 import { Connection } from "./server-connection.js";
+import { EventAnswer, type AnswerKit } from "./server-event-answer.js";
 import { HandlerFailure, call, callHandler, failureText, isPromiseLike } from "./server-handler-call.js";
 import {
   NOTIFIED,
@@ -90,6 +91,11 @@ export class AhpServer {
   readonly #connections = new Set<Connection>();
   readonly #notificationChains = new Map<string, Promise<void>>();
   readonly #inflight = new Set<Promise<unknown>>();
+  /** What every {@link EventAnswer} of this server checks results and maps failures with. */
+  readonly #answerKit: AnswerKit = {
+    check: (decision) => this.#checkResult(DecisionSchema, decision),
+    failure: (info, error) => this.#eventFailure(info, error),
+  };
   #idleWaiters: Array<(idle: boolean) => void> = [];
   /** Open stream connections (connect()), not the per-request connections of HTTP. */
   #streams = 0;
@@ -232,8 +238,28 @@ export class AhpServer {
     }
     // A synchronous handler is answered without a single promise; anything async is tracked so
     // that close() and whenIdle() can wait for it.
-    if (isPromiseLike(result)) void this.#track(Promise.resolve(result).then((r) => this.#deliver(connection, r)));
+    if (isPromiseLike(result)) this.#trackAnswer(connection, Promise.resolve(result));
     else this.#deliver(connection, result);
+  }
+
+  /** Tracks an answer in progress and delivers it when it settles (one reaction for both). */
+  #trackAnswer(connection: Connection, work: Promise<AhpProcessResult>): void {
+    this.#inflight.add(work);
+    work.then(
+      (result) => {
+        try {
+          this.#deliver(connection, result);
+        } finally {
+          this.#inflight.delete(work);
+          this.#checkIdle();
+        }
+      },
+      (error: unknown) => {
+        this.#inflight.delete(work);
+        this.#options.onerror?.(toError(error));
+        this.#checkIdle();
+      },
+    );
   }
 
   /** Remembers work in progress so that close() can let it finish. */
@@ -313,6 +339,7 @@ export class AhpServer {
       return { kind: "ignored" };
     }
     const id = msg.id as JsonRpcId;
+    if (msg.method === AHP_METHODS.event) return this.#eventRequest(connection, id, msg.params);
     let result: unknown;
     try {
       result = this.#request(connection, id, msg.method, msg.params);
@@ -332,9 +359,6 @@ export class AhpServer {
     switch (method) {
       case AHP_METHODS.handshake:
         return this.#handshake(connection, id, params);
-      case AHP_METHODS.event:
-        this.#gate(connection);
-        return this.#event(connection, id, params);
       case AHP_METHODS.query:
         this.#gate(connection);
         return this.#query(connection, id, params);
@@ -381,19 +405,42 @@ export class AhpServer {
     };
   }
 
-  #event(connection: Connection, id: JsonRpcId, params: unknown): unknown {
-    const event = validateEvent(params, false, this.config.max_depth, connection, this.#options.onerror);
-    const info = EVENT_TABLE[event.event_type];
-    if (!info.blocking) {
-      throw new AhpError(AhpErrorCode.InvalidParams, `Fire-and-forget event ${event.event_type} must be sent as a notification`);
+  /**
+   * An `ahp/event` request, answered in full: a generic event's handler outcome is checked,
+   * mapped to its fail-closed decision or error and turned into the response inside the one
+   * promise of the handler call (see {@link EventAnswer}).
+   */
+  #eventRequest(connection: Connection, id: JsonRpcId, params: unknown): AhpProcessResult | Promise<AhpProcessResult> {
+    let event: AhpEvent;
+    let info: (typeof EVENT_TABLE)[keyof typeof EVENT_TABLE];
+    try {
+      this.#gate(connection);
+      event = validateEvent(params, false, this.config.max_depth, connection, this.#options.onerror);
+      info = EVENT_TABLE[event.event_type];
+      if (!info.blocking) {
+        throw new AhpError(AhpErrorCode.InvalidParams, `Fire-and-forget event ${event.event_type} must be sent as a notification`);
+      }
+    } catch (error) {
+      return failedResult(id, error);
     }
+    const answer = new EventAnswer(this.#answerKit, id, info);
     let result: unknown;
     try {
-      result = info.specialized ? this.#typed(connection, id, event) : this.#generic(connection, id, event);
+      if (info.specialized) {
+        result = this.#typed(connection, id, event);
+        // #typed is async: its outcome goes through the same mapping.
+        return (result as Promise<unknown>).then(
+          (value) => answer.settled(value),
+          (error: unknown) => answer.error(error),
+        );
+      }
+      const handler = this.#handlers.onEvent;
+      if (handler === undefined) throw new HandlerFailure("Capability not supported: Event handler not configured");
+      result = callHandler((ctx) => handler(event, ctx), connection, id, this.#handlerTimeoutMs, undefined, answer);
     } catch (error) {
-      return this.#eventFailure(info, error);
+      return answer.error(error);
     }
-    return isPromiseLike(result) ? Promise.resolve(result).catch((error: unknown) => this.#eventFailure(info, error)) : result;
+    return isPromiseLike(result) ? (result as Promise<AhpProcessResult>) : answer.value(result);
   }
 
   /** A handler failure of a blocking event: the fail-closed decision, or the -32603 error. */

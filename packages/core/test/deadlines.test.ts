@@ -1,0 +1,166 @@
+/**
+ * Per-call time limits without a timer per call (deadlines.ts), directly and through the
+ * client's call timeouts and the server's handler timeouts.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { clearDeadline, startDeadline, TimedCall } from "../src/deadlines.js";
+import { AhpClient, AhpLocalError, AhpServer, createLinkedPair } from "../src/index.js";
+
+class Probe extends TimedCall {
+  expiredAt: number | undefined;
+  constructor(
+    readonly name: string,
+    readonly log: string[],
+  ) {
+    super();
+  }
+  onDeadline(): void {
+    this.expiredAt = Date.now();
+    this.log.push(this.name);
+  }
+}
+
+const deadlineTimers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+
+describe("deadlines", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("expires calls of one limit in the order they started, each at its own limit", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date", "performance"] });
+    const log: string[] = [];
+    const a = new Probe("a", log);
+    const b = new Probe("b", log);
+    const c = new Probe("c", log);
+    startDeadline(a, 100);
+    await vi.advanceTimersByTimeAsync(30);
+    startDeadline(b, 100);
+    await vi.advanceTimersByTimeAsync(30);
+    startDeadline(c, 100);
+    await vi.advanceTimersByTimeAsync(39);
+    expect(log).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(log).toEqual(["a"]);
+    await vi.advanceTimersByTimeAsync(29);
+    expect(log).toEqual(["a"]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(log).toEqual(["a", "b"]);
+    await vi.advanceTimersByTimeAsync(30);
+    expect(log).toEqual(["a", "b", "c"]);
+  });
+
+  it("never expires a call that finished, even the oldest, and keeps the later ones' limits", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date", "performance"] });
+    const log: string[] = [];
+    const first = new Probe("first", log);
+    const middle = new Probe("middle", log);
+    const last = new Probe("last", log);
+    startDeadline(first, 50);
+    await vi.advanceTimersByTimeAsync(10);
+    startDeadline(middle, 50);
+    await vi.advanceTimersByTimeAsync(10);
+    startDeadline(last, 50);
+    clearDeadline(first);
+    clearDeadline(middle);
+    clearDeadline(middle); // twice: a no-op
+    await vi.advanceTimersByTimeAsync(40);
+    expect(log).toEqual([]);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(log).toEqual(["last"]);
+  });
+
+  it("keeps limits of different lengths apart", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date", "performance"] });
+    const log: string[] = [];
+    startDeadline(new Probe("long", log), 300);
+    startDeadline(new Probe("short", log), 100);
+    startDeadline(new Probe("middle", log), 200);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(log).toEqual(["short", "middle", "long"]);
+  });
+
+  it("lets a call that expires start another of the same limit", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date", "performance"] });
+    const log: string[] = [];
+    class Again extends Probe {
+      onDeadline(): void {
+        super.onDeadline();
+        if (log.length < 3) startDeadline(new Again(`again${log.length}`, log), 20);
+      }
+    }
+    startDeadline(new Again("again0", log), 20);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(log).toEqual(["again0", "again1", "again2"]);
+  });
+
+  it("holds no timer once every call finished (the process may exit), and one while any runs", async () => {
+    const before = deadlineTimers();
+    const calls = Array.from({ length: 1000 }, (_, k) => new Probe(`p${k}`, []));
+    for (const call of calls) startDeadline(call, 60_000);
+    expect(deadlineTimers()).toBe(before + 1);
+    for (const call of calls.slice(0, 999)) clearDeadline(call);
+    expect(deadlineTimers()).toBe(before + 1);
+    clearDeadline(calls[999]!);
+    expect(deadlineTimers()).toBe(before);
+  });
+});
+
+describe("call timeouts on shared deadlines", () => {
+  it("fails each unanswered call with TIMEOUT and answers the others; no timer is left behind", async () => {
+    const held: Array<() => void> = [];
+    const server = new AhpServer({
+      handlerTimeoutMs: 0,
+      handlers: {
+        onEvent: (event) =>
+          (event.payload as { hang?: boolean }).hang === true
+            ? new Promise(() => undefined)
+            : new Promise((resolve) => held.push(() => resolve({ decision: "allow" }))),
+      },
+    });
+    const [agentSide, harnessSide] = createLinkedPair();
+    await server.connect(harnessSide);
+    const client = new AhpClient({ timeoutMs: 200 });
+    await client.connect(agentSide);
+    const before = deadlineTimers();
+    const hung = [client.send("pre_action", { hang: true }), client.send("pre_action", { hang: true })];
+    const answered = [client.send("pre_action", {}), client.send("pre_action", {})];
+    await new Promise((r) => setTimeout(r, 20));
+    for (const open of held) open();
+    await expect(Promise.all(answered)).resolves.toEqual([
+      expect.objectContaining({ decision: "allow" }),
+      expect.objectContaining({ decision: "allow" }),
+    ]);
+    for (const call of hung) {
+      const error = await call.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(AhpLocalError.isInstance(error) && error.code).toBe("TIMEOUT");
+      expect((error as Error).message).toBe("Timeout after 200ms");
+    }
+    expect(deadlineTimers()).toBeLessThanOrEqual(before);
+    await client.close();
+    await server.close({ graceMs: 0 });
+  });
+
+  it("answers a handler that runs past the server's limit with -32603, and a later one in time", async () => {
+    let calls = 0;
+    const server = new AhpServer({
+      handlerTimeoutMs: 100,
+      handlers: {
+        onEvent: () => (++calls === 1 ? new Promise(() => undefined) : Promise.resolve({ decision: "allow" })),
+      },
+    });
+    const [agentSide, harnessSide] = createLinkedPair();
+    await server.connect(harnessSide);
+    const client = new AhpClient({ timeoutMs: 5_000 });
+    await client.connect(agentSide);
+    const slow = client.send("pre_action", {});
+    const fast = await client.send("pre_action", {});
+    expect(fast).toMatchObject({ decision: "allow" });
+    await expect(slow).rejects.toThrow(/Timeout after 100ms/);
+    await client.close();
+    await server.close({ graceMs: 0 });
+  });
+});
