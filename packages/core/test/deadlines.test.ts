@@ -84,7 +84,7 @@ describe("deadlines", () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date", "performance"] });
     const log: string[] = [];
     class Again extends Probe {
-      onDeadline(): void {
+      override onDeadline(): void {
         super.onDeadline();
         if (log.length < 3) startDeadline(new Again(`again${log.length}`, log), 20);
       }
