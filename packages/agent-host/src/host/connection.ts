@@ -75,6 +75,8 @@ export class ClientConnection implements FrameSink, Outbox {
   #windowCount = 0;
   #queue: Buffer[] = [];
   #queuedBytes = 0;
+  /** `ws.bufferedAmount` when the current queue was started. */
+  #written = 0;
 
   constructor(
     readonly id: number,
@@ -106,7 +108,9 @@ export class ClientConnection implements FrameSink, Outbox {
   send(frame: OutFrame | string): void {
     if (this.#closed || this.ws.readyState !== 1) return;
     // The limit is on data the peer has not taken yet; one frame is always accepted onto an empty-enough buffer.
-    if (this.ws.bufferedAmount + this.#queuedBytes > this.host.limits.maxOutboundBytes) {
+    // Nothing is written to the socket while frames are queued, so the socket's backlog is read once per queue.
+    if (this.#queue.length === 0) this.#written = this.ws.bufferedAmount;
+    if (this.#written + this.#queuedBytes > this.host.limits.maxOutboundBytes) {
       this.close(1008, "outbound buffer limit exceeded", true);
       return;
     }

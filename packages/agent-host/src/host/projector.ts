@@ -181,14 +181,7 @@ export class Projector {
     const id = suppliedToolCallId(event.payload, event.metadata);
     let tool: ToolRecord | undefined;
     const state = this.store.get<ChatState>(chat.uri);
-    const running = (t: ToolRecord) =>
-      state?.activeTurn?.id === t.turnId &&
-      state.activeTurn.responseParts.some(
-        (part) =>
-          part.kind === "toolCall" &&
-          (part as { toolCall: { toolCallId: string; status: string } }).toolCall.toolCallId === t.toolCallId &&
-          (part as { toolCall: { status: string } }).toolCall.status === "running",
-      );
+    const running = (t: ToolRecord) => isRunning(state, t);
     if (id !== undefined) tool = chat.tools.get(id);
     else
       for (const t of chat.tools.values())
@@ -484,6 +477,20 @@ export class Projector {
     this.sessions.turnEnded(session, chat);
     this.options.touched(session);
   }
+}
+
+/** Whether `tool` is a running call of the active turn (searched from the newest part: it is nearly always one of the latest). */
+function isRunning(state: ChatState | undefined, tool: ToolRecord): boolean {
+  const turn = state?.activeTurn;
+  if (turn === undefined || turn.id !== tool.turnId) return false;
+  const parts = turn.responseParts;
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const part = parts[i]!;
+    if (part.kind !== "toolCall") continue;
+    const call = (part as { toolCall: { toolCallId: string; status: string } }).toolCall;
+    if (call.toolCallId === tool.toolCallId && call.status === "running") return true;
+  }
+  return false;
 }
 
 function decisionMeta(decision: DecisionInput, by: DecidedInfo["decidedBy"]): Record<string, unknown> {

@@ -87,6 +87,7 @@ export class ChannelStore {
   /** Drops a channel and its subscribers' registrations. */
   remove(uri: string): void {
     this.#states.delete(uri);
+    this.#prefixes.delete(uri);
     this.#subscribers.delete(uri);
     for (const observer of this.#channelObservers) observer(uri, undefined);
   }
@@ -163,7 +164,7 @@ export class ChannelStore {
   }
 
   #publish(env: ActionEnvelope, state: ChannelState | undefined): ActionEnvelope {
-    const text = encodeFrame(notification("action", env));
+    const text = this.#encodeAction(env);
     this.#append(env, text.length);
     const set = this.#subscribers.get(env.channel);
     if (set !== undefined && set.size > 0) {
@@ -172,6 +173,24 @@ export class ChannelStore {
     }
     for (const observer of this.#observers) observer(env, state);
     return env;
+  }
+
+  /** Channel URI -> the constant start of its `action` notifications, up to `"serverSeq":`. */
+  readonly #prefixes = new Map<string, string>();
+
+  /**
+   * The `action` notification of `env` as JSON text, equal to `encodeFrame(notification("action", env))`:
+   * a host envelope (no origin, no rejection) is written from a cached per-channel prefix, the
+   * sequence number and the action's own JSON, so only the action is serialized.
+   */
+  #encodeAction(env: ActionEnvelope): string {
+    if (env.origin !== undefined || env.rejectionReason !== undefined) return encodeFrame(notification("action", env));
+    let prefix = this.#prefixes.get(env.channel);
+    if (prefix === undefined) {
+      prefix = `{"jsonrpc":"2.0","method":"action","params":{"channel":${JSON.stringify(env.channel)},"serverSeq":`;
+      this.#prefixes.set(env.channel, prefix);
+    }
+    return `${prefix}${env.serverSeq},"action":${JSON.stringify(env.action)}}}`;
   }
 
   #append(env: ActionEnvelope, size: number): void {

@@ -26,13 +26,6 @@ type A = StateAction & Record<string, any>; // eslint-disable-line @typescript-e
 
 const BLOCKING_TOOL_STATES = new Set(["pending-confirmation", "pending-result-confirmation", "auth-required"]);
 
-function toolCallsOf(turn: ActiveTurn | undefined): ToolCallState[] {
-  if (turn === undefined) return [];
-  const out: ToolCallState[] = [];
-  for (const part of turn.responseParts) if (part.kind === "toolCall") out.push((part as { toolCall: ToolCallState }).toolCall);
-  return out;
-}
-
 function isOpenInput(part: ResponsePart): part is Extract<ResponsePart, { kind: "inputRequest" }> {
   return part.kind === "inputRequest" && (part as { response?: unknown }).response === undefined;
 }
@@ -42,14 +35,21 @@ export function chatStatus(state: ChatState, terminal?: number): number {
   let activity: number;
   const turn = state.activeTurn;
   if (terminal !== undefined) activity = terminal;
-  else if (
-    turn !== undefined &&
-    (turn.responseParts.some(isOpenInput) || toolCallsOf(turn).some((tc) => BLOCKING_TOOL_STATES.has(tc.status)))
-  )
-    activity = SessionStatus.InputNeeded;
-  else if (turn !== undefined) activity = SessionStatus.InProgress;
+  else if (turn !== undefined) activity = waitsForInput(turn) ? SessionStatus.InputNeeded : SessionStatus.InProgress;
   else activity = SessionStatus.Idle;
   return (state.status & ~STATUS_ACTIVITY_MASK) | activity;
+}
+
+/** True when a part of the turn waits for a human: an open input request or a tool call in a blocking state. One pass, no allocation. */
+function waitsForInput(turn: ActiveTurn): boolean {
+  const parts = turn.responseParts;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (part.kind === "toolCall") {
+      if (BLOCKING_TOOL_STATES.has((part as { toolCall: ToolCallState }).toolCall.status)) return true;
+    } else if (isOpenInput(part)) return true;
+  }
+  return false;
 }
 
 function refresh(state: ChatState): ChatState {
