@@ -35,21 +35,42 @@ export function chatStatus(state: ChatState, terminal?: number): number {
   let activity: number;
   const turn = state.activeTurn;
   if (terminal !== undefined) activity = terminal;
-  else if (turn !== undefined) activity = waitsForInput(turn) ? SessionStatus.InputNeeded : SessionStatus.InProgress;
+  else if (turn !== undefined) activity = blockingParts(turn) > 0 ? SessionStatus.InputNeeded : SessionStatus.InProgress;
   else activity = SessionStatus.Idle;
   return (state.status & ~STATUS_ACTIVITY_MASK) | activity;
 }
 
-/** True when a part of the turn waits for a human: an open input request or a tool call in a blocking state. One pass, no allocation. */
-function waitsForInput(turn: ActiveTurn): boolean {
-  const parts = turn.responseParts;
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i]!;
-    if (part.kind === "toolCall") {
-      if (BLOCKING_TOOL_STATES.has((part as { toolCall: ToolCallState }).toolCall.status)) return true;
-    } else if (isOpenInput(part)) return true;
+/** 1 for a part that waits for a human (an open input request, a tool call in a blocking state), else 0. */
+function blocks(part: ResponsePart | undefined): 0 | 1 {
+  if (part === undefined) return 0;
+  if (part.kind === "toolCall") return BLOCKING_TOOL_STATES.has((part as { toolCall: ToolCallState }).toolCall.status) ? 1 : 0;
+  return isOpenInput(part) ? 1 : 0;
+}
+
+/**
+ * How many parts of a turn wait for a human, per turn object (turns are never mutated). The
+ * reducers that derive a turn by changing or appending one part carry the count over
+ * ({@link derived}), so the status of a turn with thousands of tool calls costs O(1) per action
+ * instead of a pass over all its parts; a turn without a known count is counted once.
+ */
+const BLOCKING_PARTS = new WeakMap<ActiveTurn, number>();
+
+function blockingParts(turn: ActiveTurn): number {
+  let count = BLOCKING_PARTS.get(turn);
+  if (count === undefined) {
+    count = 0;
+    const parts = turn.responseParts;
+    for (let i = 0; i < parts.length; i++) count += blocks(parts[i]);
+    BLOCKING_PARTS.set(turn, count);
   }
-  return false;
+  return count;
+}
+
+/** `next`, derived from `turn` by replacing `removed` with `added` (either may be absent), with its count carried over when `turn`'s is known. */
+function derived(turn: ActiveTurn, next: ActiveTurn, removed: ResponsePart | undefined, added: ResponsePart | undefined): ActiveTurn {
+  const count = BLOCKING_PARTS.get(turn);
+  if (count !== undefined) BLOCKING_PARTS.set(next, count - blocks(removed) + blocks(added));
+  return next;
 }
 
 function refresh(state: ChatState): ChatState {
@@ -92,8 +113,9 @@ function withToolCall(state: ChatState, turnId: unknown, toolCallId: unknown, up
     const next = update(tc);
     if (next === tc) return state;
     const responseParts = parts.slice();
-    responseParts[i] = { ...part, toolCall: next };
-    return { ...state, activeTurn: { ...turn, responseParts } };
+    const changed: ResponsePart = { ...part, toolCall: next };
+    responseParts[i] = changed;
+    return { ...state, activeTurn: derived(turn, { ...turn, responseParts }, part, changed) };
   }
   return state;
 }
@@ -110,8 +132,9 @@ function appendText(state: ChatState, action: A, kind: "markdown" | "reasoning")
   const part = turn.responseParts[index]!;
   if (part.kind !== kind) return state;
   const responseParts = [...turn.responseParts];
-  responseParts[index] = { ...part, content: String((part as { content: string }).content) + String(action.content) };
-  return { ...state, activeTurn: { ...turn, responseParts } };
+  const changed = { ...part, content: String((part as { content: string }).content) + String(action.content) } as ResponsePart;
+  responseParts[index] = changed;
+  return { ...state, activeTurn: derived(turn, { ...turn, responseParts }, part, changed) };
 }
 
 function endTurn(state: ChatState, action: A, turnState: Turn["state"], clock: Clock, error?: unknown): ChatState {
@@ -400,12 +423,13 @@ export function reduceChat(state: ChatState, action: StateAction, clock: Clock):
     case "chat/responsePart": {
       const turn = state.activeTurn;
       if (turn === undefined || turn.id !== a.turnId) return state;
-      return { ...state, activeTurn: { ...turn, responseParts: [...turn.responseParts, a.part as ResponsePart] } };
+      const part = a.part as ResponsePart;
+      return { ...state, activeTurn: derived(turn, { ...turn, responseParts: [...turn.responseParts, part] }, undefined, part) };
     }
     case "chat/usage": {
       const turn = state.activeTurn;
       if (turn === undefined || turn.id !== a.turnId) return state;
-      return { ...state, activeTurn: { ...turn, usage: a.usage } };
+      return { ...state, activeTurn: derived(turn, { ...turn, usage: a.usage }, undefined, undefined) };
     }
     case "chat/activityChanged":
       return { ...state, activity: a.activity };
@@ -427,7 +451,8 @@ export function reduceChat(state: ChatState, action: StateAction, clock: Clock):
         _meta: a._meta,
         status: "streaming",
       } as ToolCallState;
-      return { ...state, activeTurn: { ...turn, responseParts: [...turn.responseParts, { kind: "toolCall", toolCall }] } };
+      const part: ResponsePart = { kind: "toolCall", toolCall };
+      return { ...state, activeTurn: derived(turn, { ...turn, responseParts: [...turn.responseParts, part] }, undefined, part) };
     }
     case "chat/toolCallDelta":
       return withToolCall(state, a.turnId, a.toolCallId, (tc) =>
