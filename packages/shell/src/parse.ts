@@ -199,7 +199,7 @@ class Builder {
     const { program, wrappers } = prepared;
     let argv = prepared.argv;
     const cwd = prepared.chdir === undefined ? cwdIn : changeDirectory(cwdIn, prepared.chdir);
-    const redirects = stage.redirects.map((r) => r.redirect);
+    const redirects = stage.redirects.length === 0 ? [] : stage.redirects.map((r) => r.redirect);
     const opaque: OpaqueReason[] = [];
     if (dynamicProgram(prepared.tokens[0])) opaque.push("dynamic-command");
 
@@ -208,17 +208,9 @@ class Builder {
       const input = literalInput(stage, previous, true);
       if (input !== undefined) argv = [...argv, ...input.split(/\s+/).filter((w) => w.length > 0)];
     }
-    const writes: string[] = [];
-    const reads: string[] = [];
-    for (const r of redirects) {
-      if (OUTPUT_OPS.has(r.op)) writes.push(resolveShellPath(cwd, r.target));
-      else if (r.op === ">&" && !/^(\d+|-)$/.test(r.target)) writes.push(resolveShellPath(cwd, r.target));
-      if (r.op === "<" || r.op === "<>") reads.push(resolveShellPath(cwd, r.target));
-    }
     const allWords = prepared.texts;
     const words = redirects.length === 0 ? allWords : [...allWords, ...redirects.map((r) => r.target)];
-    const command = new Command(program, argv, redirects, words, flow, wrappers, depth, cwd, writes, reads, opaque);
-    changedFiles(command, writes);
+    const command = new Command(program, argv, redirects, words, flow, wrappers, depth, cwd, opaque);
     if (argv.length > 0 || redirects.length > 0) this.commands.push(command);
 
     // Substitutions run first; their output becomes part of this command.
@@ -354,15 +346,18 @@ function flowPrograms(flow: Flow | undefined): string[] {
 }
 
 /**
- * A simple command as the parser builds it: `args`, `flags`, `options`, `paths` and
- * `consumers` are computed on first read, so that a command nobody asks about costs no path resolution and a long pipeline no
- * per-stage copies of the programs after it.
+ * A simple command as the parser builds it: `args`, `flags`, `options`, `paths`, `writes`,
+ * `reads` and `consumers` are computed on first read, so that a command nobody asks about costs
+ * no option splitting or path resolution and a long pipeline no per-stage copies of the programs
+ * after it.
  */
 class Command implements SimpleCommand {
   #flow: Flow | undefined;
   #consumers: string[] | undefined;
   #paths: string[] | undefined;
   #split: SplitOptions | undefined;
+  #writes: string[] | undefined;
+  #reads: string[] | undefined;
   constructor(
     public program: string,
     public argv: string[],
@@ -372,11 +367,44 @@ class Command implements SimpleCommand {
     public wrappers: string[],
     public depth: number,
     public cwd: WorkingDirectory,
-    public writes: string[],
-    public reads: string[],
     public opaque: OpaqueReason[],
   ) {
     this.#flow = flow;
+  }
+
+  /** Output redirections first, then the files the program changes through its arguments. */
+  get writes(): string[] {
+    if (this.#writes === undefined) {
+      const writes: string[] = [];
+      const cwd = this.cwd;
+      for (const r of this.redirects) {
+        if (OUTPUT_OPS.has(r.op)) writes.push(resolveShellPath(cwd, r.target));
+        else if (r.op === ">&" && !/^(\d+|-)$/.test(r.target)) writes.push(resolveShellPath(cwd, r.target));
+      }
+      this.#writes = writes;
+      changedFiles(this, writes);
+    }
+    return this.#writes;
+  }
+  set writes(value: string[]) {
+    this.#writes = value;
+  }
+
+  get reads(): string[] {
+    if (this.#reads === undefined) {
+      const reads: string[] = [];
+      for (const r of this.redirects) if (r.op === "<" || r.op === "<>") reads.push(resolveShellPath(this.cwd, r.target));
+      this.#reads = reads;
+    }
+    return this.#reads;
+  }
+  set reads(value: string[]) {
+    this.#reads = value;
+  }
+
+  /** Computes what is derived from the arguments before one of them is replaced, so that it describes the command as parsed. */
+  #settle(): void {
+    void this.writes;
   }
 
   get consumers(): string[] {
@@ -396,18 +424,21 @@ class Command implements SimpleCommand {
     return this.#options().args;
   }
   set args(value: string[]) {
+    this.#settle();
     this.#options().args = value;
   }
   get flags(): Set<string> {
     return this.#options().flags;
   }
   set flags(value: Set<string>) {
+    this.#settle();
     this.#options().flags = value;
   }
   get options(): Map<string, string[]> {
     return this.#options().options;
   }
   set options(value: Map<string, string[]>) {
+    this.#settle();
     this.#options().options = value;
   }
 
@@ -420,6 +451,7 @@ class Command implements SimpleCommand {
     return this.#paths;
   }
   set paths(value: string[]) {
+    this.#settle();
     this.#paths = value;
   }
 

@@ -99,41 +99,40 @@ export function quoteArg(arg: string): string {
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-const isCommandValue = (v: unknown): v is string | string[] =>
-  typeof v === "string" || (Array.isArray(v) && v.length > 0 && v.every((e) => typeof e === "string"));
-
-/** The first member of {@link COMMAND_KEYS} that holds a command (a string or a non-empty array of strings). */
-function commandKey(toolInput: Record<string, unknown>): string | undefined {
-  for (const key of COMMAND_KEYS) if (isCommandValue(own(toolInput, key))) return key;
-  return undefined;
-}
-
-/**
- * The command texts of {@link shellCommands}, appended to `out`, without building the source
- * fields (tool-call normalization needs only the texts, on every event). Returns whether any was found.
- */
-function commandTexts(toolInput: Record<string, unknown>, out: string[]): boolean {
-  const key = commandKey(toolInput);
-  if (key === undefined) return false;
-  const v = own(toolInput, key) as string | string[];
-  if (typeof v === "string") out.push(v);
-  else if (key === "commands") for (const c of v) out.push(c);
-  else out.push(v.map(quoteArg).join(" "));
-  return true;
-}
-
 /**
  * The shell command(s) of a tool input: `command` (a string, or an argv array joined with POSIX
  * quoting), `commands` (one per element), `cmd`, `command_line`, `commandLine`, `cmdline`,
  * `script` (the first member present).
  */
 export function shellCommands(toolInput: Record<string, unknown>, prefix = "tool_input"): ShellCommandField[] {
-  const key = commandKey(toolInput);
-  if (key === undefined) return [];
-  const v = own(toolInput, key) as string | string[];
-  if (typeof v === "string") return [{ command: v, sourceField: `${prefix}.${key}` }];
-  if (key === "commands") return v.map((c, i) => ({ command: c, sourceField: `${prefix}.${key}.${i}` }));
-  return [{ command: v.map(quoteArg).join(" "), sourceField: `${prefix}.${key}` }];
+  const out: ShellCommandField[] = [];
+  for (const key of COMMAND_KEYS) {
+    const v = own(toolInput, key);
+    if (typeof v === "string") out.push({ command: v, sourceField: `${prefix}.${key}` });
+    else if (Array.isArray(v) && v.length > 0 && v.every((e) => typeof e === "string")) {
+      if (key === "commands") v.forEach((c, i) => out.push({ command: c, sourceField: `${prefix}.${key}.${i}` }));
+      else out.push({ command: v.map(quoteArg).join(" "), sourceField: `${prefix}.${key}` });
+    }
+    if (out.length > 0) return out;
+  }
+  return out;
+}
+
+/** The command texts {@link shellCommands} finds, appended to `out`, without building their field names; true when it found any. */
+function commandTexts(toolInput: Record<string, unknown>, out: string[]): boolean {
+  for (const key of COMMAND_KEYS) {
+    const v = own(toolInput, key);
+    if (typeof v === "string") {
+      out.push(v);
+      return true;
+    }
+    if (Array.isArray(v) && v.length > 0 && v.every((e) => typeof e === "string")) {
+      if (key === "commands") for (const c of v) out.push(c);
+      else out.push((v).map(quoteArg).join(" "));
+      return true;
+    }
+  }
+  return false;
 }
 
 /** One tool call, normalized. */
@@ -233,14 +232,12 @@ function callOf(o: Record<string, unknown>, payload: Record<string, unknown>): T
     type === "shell_call";
 
   const commands: string[] = [];
-  let found = (args !== undefined && commandTexts(args, commands)) || commandTexts(o, commands);
-  if (!found && o !== payload) found = commandTexts(payload, commands);
+  if (args !== undefined) commandTexts(args, commands);
+  if (commands.length === 0) commandTexts(o, commands);
+  if (commands.length === 0 && o !== payload) commandTexts(payload, commands);
   // A shell tool called with bare text: the text is the command.
-  if (!found && shell && text !== undefined) {
-    commands.push(text);
-    found = true;
-  }
-  if (!found) {
+  if (commands.length === 0 && shell && text !== undefined) commands.push(text);
+  if (commands.length === 0) {
     const input = own(payload, "input");
     if (isRecord(input)) commandTexts(input, commands);
   }
