@@ -123,6 +123,14 @@ export class EvalContext {
    * the `too-long` opaque reason.
    */
   shell(text: string): SimpleCommand[] | undefined {
+    // Nearly every event has one command text: it gets a slot of its own (no hashing per rule).
+    if (this.#firstText === undefined) {
+      const commands = analyse(text, this.settings.maxMatchLength, this.calls[0]?.cwd);
+      this.#firstText = text;
+      this.#firstCommands = commands;
+      return commands;
+    }
+    if (text === this.#firstText) return this.#firstCommands;
     this.#shell ??= new Map();
     let commands = this.#shell.get(text);
     if (commands === undefined && !this.#shell.has(text)) {
@@ -131,6 +139,8 @@ export class EvalContext {
     }
     return commands;
   }
+  #firstText: string | undefined;
+  #firstCommands: SimpleCommand[] | undefined;
 
   get counters(): SessionCounters {
     if (this.#counters === undefined) {

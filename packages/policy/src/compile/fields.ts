@@ -77,21 +77,23 @@ export function overPath(p: CompiledPath, test: ValueTest): Predicate {
 export function collectStrings(paths: readonly CompiledPath[], event: AhpEvent): string[] {
   const out: string[] = [];
   let values: unknown[] | undefined;
-  const add = (v: unknown) => {
-    if (typeof v === "string") out.push(v);
-    else if (Array.isArray(v)) for (const item of v) if (typeof item === "string") out.push(item);
-  };
   for (const p of paths) {
     if (!p.multi) {
-      add(p.get(event));
+      addStrings(p.get(event), out);
       continue;
     }
     values ??= [];
     values.length = 0;
     p.collect(event, values);
-    for (const v of values) add(v);
+    for (const v of values) addStrings(v, out);
   }
   return out;
+}
+
+/** Appends `v` when it is a string, or its string entries when it is an array. */
+function addStrings(v: unknown, out: string[]): void {
+  if (typeof v === "string") out.push(v);
+  else if (Array.isArray(v)) for (const item of v) if (typeof item === "string") out.push(item);
 }
 
 /** A field list compiled once, whose strings are read once per evaluation however many rules use it. */

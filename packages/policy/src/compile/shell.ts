@@ -1,5 +1,6 @@
 /** The `shell` matcher: conditions on the simple commands of the command lines in an event. */
 import { pipesInto } from "@ahp/shell";
+import { hasGlobSyntax } from "../glob.js";
 import type { ShellMatch } from "../schema.js";
 import { normalizeShellPath, type OpaqueReason, type SimpleCommand } from "../shell.js";
 import { asList, compileFieldCondition, nameMatcher, type DocPath, type Issues, type Predicate } from "./conditions.js";
@@ -15,8 +16,15 @@ export function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen:
   const line = m.line === undefined ? undefined : compileFieldCondition(m.line, [...at, "line"], issues, maxLen);
   const per: ((cmd: SimpleCommand) => boolean)[] = [];
   if (m.program !== undefined) {
-    const re = issues.guard([...at, "program"], () => nameMatcher(asList(m.program!)));
-    per.push(re === undefined ? () => false : (cmd) => re(cmd.program));
+    const names = asList(m.program);
+    if (!names.some(hasGlobSyntax)) {
+      // Plain names (most rules): one Set lookup per command, no matcher call in between.
+      const set = new Set(names.map((n) => n.toLowerCase()));
+      per.push((cmd) => set.has(cmd.program));
+    } else {
+      const re = issues.guard([...at, "program"], () => nameMatcher(names));
+      per.push(re === undefined ? () => false : (cmd) => re(cmd.program));
+    }
   }
   if (m.flags_any !== undefined) {
     const flags = m.flags_any;
@@ -90,13 +98,21 @@ export function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen:
       at,
       "empty shell condition: give line, program, flags_any, flags_all, option, args, paths, argv, redirect, writes, piped_to, opaque or word",
     );
+  // One test is called directly: rules are matched per command of every line, so a wrapper call counts.
   const command =
     per.length === 0
       ? undefined
-      : (cmd: SimpleCommand) => {
-          for (const t of per) if (!t(cmd)) return false;
-          return true;
-        };
+      : per.length === 1
+        ? per[0]!
+        : per.length === 2
+          ? (
+              (a, b) => (cmd: SimpleCommand) =>
+                a(cmd) && b(cmd)
+            )(per[0]!, per[1]!)
+          : (cmd: SimpleCommand) => {
+              for (const t of per) if (!t(cmd)) return false;
+              return true;
+            };
   // A line that was not analysed matches only a condition that asks for `too-long` (alone or with `line`).
   const tooLong = reasons?.has("too-long") === true && per.length === 1;
   return (ctx) => {
