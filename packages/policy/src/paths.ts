@@ -22,7 +22,7 @@ const INDEX = /^(0|[1-9]\d*)$/;
  * One member step. Most members a field list names are absent, so the member is read first
  * and its ownership checked only when it holds a value.
  */
-function step(value: unknown, key: string): unknown {
+export function step(value: unknown, key: string): unknown {
   if (value === null || typeof value !== "object") return undefined;
   if (Array.isArray(value)) return INDEX.test(key) ? value[Number(key)] : undefined;
   const v = (value as Record<string, unknown>)[key];

@@ -120,17 +120,29 @@ export function shellCommands(toolInput: Record<string, unknown>, prefix = "tool
 
 /** The command texts {@link shellCommands} finds, appended to `out`, without building their field names; true when it found any. */
 function commandTexts(toolInput: Record<string, unknown>, out: string[]): boolean {
-  for (const key of COMMAND_KEYS) {
-    const v = own(toolInput, key);
-    if (typeof v === "string") {
-      out.push(v);
-      return true;
-    }
-    if (Array.isArray(v) && v.length > 0 && v.every((e) => typeof e === "string")) {
-      if (key === "commands") for (const c of v) out.push(c);
-      else out.push((v).map(quoteArg).join(" "));
-      return true;
-    }
+  const o = toolInput;
+  return (
+    textsAt(o, "command", o["command"], out) ||
+    textsAt(o, "commands", o["commands"], out) ||
+    textsAt(o, "cmd", o["cmd"], out) ||
+    textsAt(o, "command_line", o["command_line"], out) ||
+    textsAt(o, "commandLine", o["commandLine"], out) ||
+    textsAt(o, "cmdline", o["cmdline"], out) ||
+    textsAt(o, "script", o["script"], out)
+  );
+}
+
+/** One member of {@link COMMAND_KEYS} (`v` is `o[key]`): its command text(s) appended to `out`; true when there were any. */
+function textsAt(o: Record<string, unknown>, key: string, v: unknown, out: string[]): boolean {
+  if (v === undefined || !hasOwn(o, key)) return false;
+  if (typeof v === "string") {
+    out.push(v);
+    return true;
+  }
+  if (Array.isArray(v) && v.length > 0 && v.every((e) => typeof e === "string")) {
+    if (key === "commands") for (const c of v) out.push(c);
+    else out.push((v).map(quoteArg).join(" "));
+    return true;
   }
   return false;
 }
@@ -151,9 +163,7 @@ export interface ToolCall {
   readonly cwd: string | undefined;
 }
 
-const NAME_KEYS = ["tool_name", "tool", "name", "toolName"] as const;
 const ARGUMENT_KEYS = ["tool_input", "arguments", "args", "input", "parameters", "params", "rawInput", "toolArgs", "action"] as const;
-const CWD_KEYS = ["cwd", "workdir", "working_directory", "workingDirectory"] as const;
 const MAX_DEPTH = 4;
 
 function parseJsonObject(text: string): Record<string, unknown> | undefined {
@@ -167,38 +177,58 @@ function parseJsonObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
-function firstString(o: Record<string, unknown>, keys: readonly string[]): string | undefined {
-  for (const key of keys) {
-    const v = own(o, key);
-    if (typeof v === "string") return v;
-  }
-  return undefined;
+// The lookups below name each key in the code: a named load of an absent member is cheap for the
+// few payload shapes an agent sends, where a load by a key from a list is not (most keys are absent).
+const hasOwn = (o: Record<string, unknown>, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+/** `own(o, key)` where `v` is `o[key]`, read by name. */
+const ownAt = (o: Record<string, unknown>, key: string, v: unknown): unknown => (v !== undefined && hasOwn(o, key) ? v : undefined);
+const stringAt = (o: Record<string, unknown>, key: string, v: unknown): string | undefined =>
+  typeof v === "string" && hasOwn(o, key) ? v : undefined;
+
+/** The first string of `tool_name`, `tool`, `name`, `toolName`. */
+function nameOf(o: Record<string, unknown>): string | undefined {
+  return (
+    stringAt(o, "tool_name", o["tool_name"]) ??
+    stringAt(o, "tool", o["tool"]) ??
+    stringAt(o, "name", o["name"]) ??
+    stringAt(o, "toolName", o["toolName"])
+  );
+}
+
+/** The first string of `cwd`, `workdir`, `working_directory`, `workingDirectory`. */
+function cwdOf(o: Record<string, unknown>): string | undefined {
+  return (
+    stringAt(o, "cwd", o["cwd"]) ??
+    stringAt(o, "workdir", o["workdir"]) ??
+    stringAt(o, "working_directory", o["working_directory"]) ??
+    stringAt(o, "workingDirectory", o["workingDirectory"])
+  );
 }
 
 /** Containers a call may be wrapped in: Chat Completions `function`, MCP `params`, ACP `toolCall`, Responses `item`. */
 function inner(o: Record<string, unknown>): Record<string, unknown> | undefined {
-  for (const key of ["function", "toolCall", "tool_call", "item"]) {
-    const v = own(o, key);
-    if (isRecord(v)) return v;
-  }
-  const params = own(o, "params");
-  if (
-    isRecord(params) &&
-    (typeof own(o, "method") === "string" || typeof own(params, "name") === "string") &&
-    firstString(o, NAME_KEYS) === undefined
-  ) {
+  const fn = o["function"];
+  if (isRecord(fn) && hasOwn(o, "function")) return fn;
+  const toolCall = o["toolCall"];
+  if (isRecord(toolCall) && hasOwn(o, "toolCall")) return toolCall;
+  const toolCallSnake = o["tool_call"];
+  if (isRecord(toolCallSnake) && hasOwn(o, "tool_call")) return toolCallSnake;
+  const item = o["item"];
+  if (isRecord(item) && hasOwn(o, "item")) return item;
+  const params = ownAt(o, "params", o["params"]);
+  if (isRecord(params) && (typeof own(o, "method") === "string" || typeof own(params, "name") === "string") && nameOf(o) === undefined) {
     return params;
   }
   return undefined;
 }
 
 function callOf(o: Record<string, unknown>, payload: Record<string, unknown>): ToolCall {
-  const type = own(o, "type");
-  const kind = own(o, "kind");
+  const type = ownAt(o, "type", o["type"]);
+  const kind = ownAt(o, "kind", o["kind"]);
   const acp = typeof kind === "string" && (own(o, "toolCallId") !== undefined || own(o, "rawInput") !== undefined);
-  let name = firstString(o, NAME_KEYS);
+  let name = nameOf(o);
   const aliases: string[] = [];
-  const native = own(o, "tool_name_native");
+  const native = ownAt(o, "tool_name_native", o["tool_name_native"]);
   if (typeof native === "string") aliases.push(native);
   if (acp) {
     if (name === undefined) name = `acp:${kind}`;
@@ -242,7 +272,7 @@ function callOf(o: Record<string, unknown>, payload: Record<string, unknown>): T
     if (isRecord(input)) commandTexts(input, commands);
   }
 
-  const cwd = (args === undefined ? undefined : firstString(args, CWD_KEYS)) ?? firstString(o, CWD_KEYS) ?? firstString(payload, CWD_KEYS);
+  const cwd = (args === undefined ? undefined : cwdOf(args)) ?? cwdOf(o) ?? cwdOf(payload);
   return { name, aliases, arguments: args, shell, commands, cwd };
 }
 
@@ -261,14 +291,14 @@ const NOTHING: ToolCall = Object.freeze({
  */
 export function toolCalls(payload: unknown): ToolCall[] {
   if (!isRecord(payload)) return [NOTHING];
-  const list = own(payload, "tool_calls");
+  const list = ownAt(payload, "tool_calls", payload["tool_calls"]);
   if (Array.isArray(list) && list.length > 0) {
     const calls = list.filter(isRecord).map((c) => callOf(inner(c) ?? c, payload));
     if (calls.length > 0) return calls;
   }
   let o = payload;
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
-    if (firstString(o, NAME_KEYS) !== undefined && !isRecord(own(o, "function"))) break;
+    if (nameOf(o) !== undefined && !isRecord(ownAt(o, "function", o["function"]))) break;
     const next = inner(o);
     if (next === undefined) break;
     o = next;

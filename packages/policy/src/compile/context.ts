@@ -55,7 +55,7 @@ export class EvalContext {
     this.#strings ??= new Array<string[] | undefined>(FIELD_LIST_IDS.size).fill(undefined);
     let value = this.#strings[list.id];
     if (value === undefined) {
-      value = collectStrings(list.paths, this.event);
+      value = collectStrings(list, this.event);
       this.#strings[list.id] = value;
     }
     return value;

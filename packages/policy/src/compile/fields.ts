@@ -3,7 +3,7 @@
  * of the content matchers, and field lists whose strings are read once per evaluation.
  */
 import type { AhpEvent } from "@ahp/core";
-import { compilePath, type CompiledPath } from "../paths.js";
+import { compilePath, step, type CompiledPath } from "../paths.js";
 import type { DocPath, Issues, Predicate, ValueTest } from "./conditions.js";
 import type { EvalContext } from "./context.js";
 
@@ -73,19 +73,38 @@ export function overPath(p: CompiledPath, test: ValueTest): Predicate {
   };
 }
 
-/** Every string found at the paths (arrays of strings included). */
-export function collectStrings(paths: readonly CompiledPath[], event: AhpEvent): string[] {
+/**
+ * Every string found at the paths of a field list (arrays of strings included), in the order of
+ * its paths. A path reuses the values the previous single-valued path reached on the segments
+ * they share (`payload.arguments` is read once for `payload.arguments.path`,
+ * `payload.arguments.file_path` …): the same answer as reading each path on its own.
+ */
+export function collectStrings(list: FieldList, event: AhpEvent): string[] {
   const out: string[] = [];
+  const { paths, walks } = list;
   let values: unknown[] | undefined;
-  for (const p of paths) {
-    if (!p.multi) {
-      addStrings(p.get(event), out);
+  // reached[d]: the value after d segments of the last single-valued path; valid up to `depth`.
+  const reached: unknown[] = [event];
+  let depth = 0;
+  for (let k = 0; k < paths.length; k++) {
+    const p = paths[k]!;
+    const walk = walks[k]!;
+    if (walk.segments === undefined) {
+      values ??= [];
+      values.length = 0;
+      p.collect(event, values);
+      for (const v of values) addStrings(v, out);
       continue;
     }
-    values ??= [];
-    values.length = 0;
-    p.collect(event, values);
-    for (const v of values) addStrings(v, out);
+    const segments = walk.segments;
+    let d = walk.shared < depth ? walk.shared : depth;
+    let value = reached[d];
+    while (d < segments.length && value !== undefined) {
+      value = step(value, segments[d]!);
+      reached[++d] = value;
+    }
+    depth = d;
+    addStrings(value, out);
   }
   return out;
 }
@@ -101,6 +120,30 @@ export interface FieldList {
   /** Small integer per distinct list of paths: the slot of its strings in an evaluation. */
   id: number;
   paths: CompiledPath[];
+  /** Per path: its segments (undefined for a multi-valued path) and how many leading ones it shares with the path before it. */
+  walks: PathWalk[];
+}
+
+interface PathWalk {
+  segments: readonly string[] | undefined;
+  shared: number;
+}
+
+/** The walks of {@link collectStrings}: segments, and the prefix each single-valued path shares with the previous one. */
+function walksOf(paths: readonly CompiledPath[]): PathWalk[] {
+  let previous: readonly string[] | undefined;
+  return paths.map((p) => {
+    if (p.multi) {
+      previous = undefined;
+      return { segments: undefined, shared: 0 };
+    }
+    const segments = p.text.split(".");
+    let shared = 0;
+    if (previous !== undefined)
+      while (shared < segments.length && shared < previous.length && segments[shared] === previous[shared]) shared++;
+    previous = segments;
+    return { segments, shared };
+  });
 }
 
 /** Ids of distinct field lists (bounded by the distinct lists in the policies compiled). */
@@ -119,7 +162,8 @@ export function compileFieldList(list: readonly string[], at: DocPath, issues: I
     id = FIELD_LIST_IDS.size;
     FIELD_LIST_IDS.set(key, id);
   }
-  return { id, paths: compilePaths(list, at, issues) };
+  const paths = compilePaths(list, at, issues);
+  return { id, paths, walks: walksOf(paths) };
 }
 
 /** The default shell fields, read by every shell matcher that gives no `fields`. */
@@ -129,5 +173,5 @@ export const DEFAULT_SHELL_FIELD_LIST: FieldList = {
     if (!FIELD_LIST_IDS.has(key)) FIELD_LIST_IDS.set(key, FIELD_LIST_IDS.size);
     return FIELD_LIST_IDS.get(key)!;
   })(),
-  paths: DEFAULT_SHELL_FIELDS.map((text) => compilePath(text)),
+  ...((paths) => ({ paths, walks: walksOf(paths) }))(DEFAULT_SHELL_FIELDS.map((text) => compilePath(text))),
 };
