@@ -141,7 +141,7 @@ function textsAt(o: Record<string, unknown>, key: string, v: unknown, out: strin
   }
   if (Array.isArray(v) && v.length > 0 && v.every((e) => typeof e === "string")) {
     if (key === "commands") for (const c of v) out.push(c);
-    else out.push((v).map(quoteArg).join(" "));
+    else out.push(v.map(quoteArg).join(" "));
     return true;
   }
   return false;
