@@ -6,7 +6,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { AgentApp, AgentConnection, ClientApp, Stream } from "@agentclientprotocol/sdk";
 import type { AhpClient } from "@ahp/core";
-import { AcpBridgeEngine, type BridgeCoreOptions } from "./bridge.js";
+import type { BridgeCoreOptions } from "./agent-face.js";
+import { AcpBridgeEngine } from "./bridge.js";
 import { systemClock, type Clock } from "./clock.js";
 import type { DownstreamConnector, DownstreamTarget } from "./downstream.js";
 import { FileSuspensionStore, defaultStoreDir } from "./file-store.js";
