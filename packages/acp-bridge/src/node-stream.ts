@@ -39,6 +39,29 @@ export interface RawReadableStream extends Stream {
   [RAW_READER]: (reader: RawReader | undefined) => void;
 }
 
+/**
+ * Key of the direct writer on a stream made by {@link ndJsonNodeStream}: it writes a message in
+ * line with what the SDK writes, without the SDK's per-message promise chain, but only while
+ * nothing the SDK was asked to send is still on its way to the stream (see {@link DirectWriter}).
+ */
+export const DIRECT_WRITER = Symbol("ahp.acp-bridge.direct-writer");
+
+/** The direct writer of a stream (see {@link DIRECT_WRITER}). */
+export interface DirectWriter {
+  /**
+   * Counts a message the SDK was just asked to send as on its way until `sent` settles (the SDK
+   * settles it once the message has been handed to this stream).
+   */
+  sdkSend(sent: Promise<unknown>): void;
+  /** Writes `message` now when no SDK message is on its way and the stream is open; false otherwise. */
+  write(message: unknown): boolean;
+}
+
+/** A stream with a raw reader and a direct writer. */
+export interface DirectStream extends RawReadableStream {
+  [DIRECT_WRITER]: DirectWriter;
+}
+
 const LF = 0x0a;
 const CR = 0x0d;
 /** Messages queued on the readable side before the input is paused. */
@@ -56,7 +79,7 @@ export function ndJsonNodeStream(
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
   options: NodeStreamOptions = {},
-): RawReadableStream {
+): DirectStream {
   const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_LINE_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) throw new RangeError("maxMessageBytes must be a positive safe integer");
   const out = output as NodeJS.WritableStream & { writableNeedDrain?: boolean; destroyed?: boolean };
@@ -229,9 +252,25 @@ export function ndJsonNodeStream(
     },
     { highWaterMark: READ_HIGH_WATER },
   );
+  let sdkOnItsWay = 0;
+  const settled = () => {
+    sdkOnItsWay--;
+  };
+  const direct: DirectWriter = {
+    sdkSend(sent) {
+      sdkOnItsWay++;
+      sent.then(settled, settled);
+    },
+    write(message) {
+      if (sdkOnItsWay > 0 || failed !== undefined || out.destroyed === true) return false;
+      send(message);
+      return true;
+    },
+  };
   return {
     readable,
     writable,
+    [DIRECT_WRITER]: direct,
     [RAW_READER]: (reader: RawReader | undefined) => {
       raw = reader;
     },

@@ -130,7 +130,10 @@ export abstract class SessionCore {
   protected emit(s: Session, update: Record<string, unknown>): void {
     const link = s.link;
     if (link === undefined || link.closed) return;
-    link.ctx.notify("session/update", { sessionId: s.id, update } as never).catch((error: unknown) => this.report(error));
+    const params = { sessionId: s.id, update };
+    // Straight to the client's stream when nothing the SDK holds could be overtaken (ADR 0110).
+    if (link.write?.({ jsonrpc: "2.0", method: "session/update", params }) === true) return;
+    link.ctx.notify("session/update", params as never).catch((error: unknown) => this.report(error));
   }
 
   /** A lifecycle event through the safe carrier, plus the first-class form and a notice where the client asked (§6.4). */

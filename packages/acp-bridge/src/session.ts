@@ -22,6 +22,12 @@ export interface ClientLink {
   readonly ctx: AgentContext;
   caps: ClientCaps;
   closed: boolean;
+  /**
+   * Writes a notification straight to the client's stream when nothing the SDK was asked to send
+   * is still on its way (so it cannot overtake it); false when it did not write. Set over streams
+   * made by `nodeStream`/`processStdioStream`; absent in memory.
+   */
+  write?: (message: unknown) => boolean;
 }
 
 /**

@@ -6,6 +6,7 @@
 import { agent, type AgentApp, type AgentConnection, type ClientApp, type Stream } from "@agentclientprotocol/sdk";
 import type { AcpBridgeEngine } from "./bridge.js";
 import { METHODS } from "./constants.js";
+import { DIRECT_WRITER, type DirectStream, type DirectWriter } from "./node-stream.js";
 import type { ClientLink } from "./session.js";
 
 const raw = (params: unknown): unknown => params;
@@ -48,7 +49,37 @@ export function createUpstreamApp(bridge: AcpBridgeEngine, onLink?: (link: Clien
     .onNotification("*", ({ method, params }) => bridge.forwardNotification(method, params));
 }
 
-/** Serves one client connection (a stream, or a client app in memory). */
+/**
+ * Serves one client connection (a stream, or a client app in memory). Over a stream of ours, the
+ * link gets the stream's direct writer once every message the SDK connection sends is counted
+ * on its way (ADR 0110); without that count (an SDK without `sendMessage` on its connection) the
+ * link has no direct writer and everything goes through the SDK.
+ */
 export function connectUpstream(bridge: AcpBridgeEngine, target: Stream | ClientApp): AgentConnection {
-  return createUpstreamApp(bridge).connect(target as Stream);
+  const direct = (target as Partial<DirectStream>)[DIRECT_WRITER];
+  let link: ClientLink | undefined;
+  let writer: ((message: unknown) => boolean) | undefined;
+  const connection = createUpstreamApp(bridge, (l) => {
+    link = l;
+    if (writer !== undefined) l.write = writer;
+  }).connect(target as Stream);
+  if (direct !== undefined && countSends(connection, direct)) {
+    writer = (message) => direct.write(message);
+    if (link !== undefined) link.write = writer;
+  }
+  return connection;
+}
+
+/** Counts every message the SDK connection under `handle` is asked to send; false when it cannot. */
+function countSends(handle: AgentConnection, direct: DirectWriter): boolean {
+  const connection = (handle as unknown as { connection?: { sendMessage?: unknown } }).connection;
+  const send = connection?.sendMessage;
+  if (connection === undefined || typeof send !== "function") return false;
+  const original = send as (message: unknown) => Promise<void>;
+  connection.sendMessage = (message: unknown): Promise<void> => {
+    const sent = original.call(connection, message);
+    direct.sdkSend(sent);
+    return sent;
+  };
+  return true;
 }

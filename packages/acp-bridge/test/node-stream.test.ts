@@ -6,7 +6,7 @@
 import { PassThrough, Writable } from "node:stream";
 import { agent, client } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
-import { LineTooLongError, ndJsonNodeStream, RAW_READER } from "../src/node-stream.js";
+import { DIRECT_WRITER, LineTooLongError, ndJsonNodeStream, RAW_READER } from "../src/node-stream.js";
 
 /** An output that records every write it gets (one entry per write call). */
 function recorder(options: { highWaterMark?: number; hold?: boolean } = {}) {
@@ -114,6 +114,27 @@ describe("ndJsonNodeStream", () => {
     await tick();
     expect(writes).toHaveLength(2);
     expect(lines(writes).map((m) => (m.params as { n: number }).n)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("a direct write goes out in line with the SDK's writes, and is refused while an SDK message is on its way", async () => {
+    const { out, writes } = recorder();
+    const s = ndJsonNodeStream(new PassThrough(), out);
+    const direct = s[DIRECT_WRITER];
+    const writer = s.writable.getWriter();
+    expect(direct.write({ jsonrpc: "2.0", method: "m", params: { n: 1 } })).toBe(true);
+    let handOver!: () => void;
+    const onItsWay = new Promise<void>((resolve) => (handOver = resolve));
+    direct.sdkSend(onItsWay);
+    expect(direct.write({ jsonrpc: "2.0", method: "m", params: { n: 99 } })).toBe(false);
+    await writer.write({ jsonrpc: "2.0", method: "m", params: { n: 2 } } as never);
+    handOver();
+    await onItsWay;
+    await Promise.resolve();
+    expect(direct.write({ jsonrpc: "2.0", method: "m", params: { n: 3 } })).toBe(true);
+    await tick();
+    expect(lines(writes).map((m) => (m.params as { n: number }).n)).toEqual([1, 2, 3]);
+    out.destroy();
+    expect(direct.write({ jsonrpc: "2.0", method: "m", params: { n: 4 } })).toBe(false);
   });
 
   it("holds the next write while the output's buffer is full, until it drains", async () => {

@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as legacy from "@zed-industries/agent-client-protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createAcpBridge, ManualClock, MemorySuspensionStore, META, spawnAgent, type AcpBridge } from "../src/index.js";
+import { createAcpBridge, ManualClock, MemorySuspensionStore, META, nodeStream, spawnAgent, type AcpBridge } from "../src/index.js";
 import { clientDouble, resumeWith, settle, suspend, until } from "./helpers/setup.js";
-import { assertStockSafe, indexOf, labels, lifecycleEvents, tappedPair } from "./helpers/wire.js";
+import { assertStockSafe, indexOf, labels, lifecycleEvents, tappedNodePair, tappedPair, type WireEntry } from "./helpers/wire.js";
 
 const STOCK = fileURLToPath(new URL("./fixtures/stock-agent.mjs", import.meta.url));
 const LEGACY = fileURLToPath(new URL("./fixtures/legacy-agent.mjs", import.meta.url));
@@ -20,7 +20,7 @@ afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
 });
 
-async function stdioRig(script: string, env: NodeJS.ProcessEnv = {}) {
+async function stdioRig(script: string, env: NodeJS.ProcessEnv = {}, clientFace: "memory" | "node" = "memory") {
   const agent = spawnAgent(process.execPath, [script], { env: { ...process.env, ...env }, stderr: "inherit" });
   const exits: Array<{ suspended: string[] }> = [];
   const errors: string[] = [];
@@ -31,10 +31,21 @@ async function stdioRig(script: string, env: NodeJS.ProcessEnv = {}) {
     onAgentExit: (i) => exits.push(i),
     onerror: (e) => errors.push(e.message),
   });
-  const pair = tappedPair();
   const cd = clientDouble();
-  bridge.connect(pair.agentSide);
-  const conn = cd.app.connect(pair.clientSide);
+  let log: WireEntry[];
+  let conn: ReturnType<typeof cd.app.connect>;
+  if (clientFace === "node") {
+    // The client face on Node streams, as `ahp acp-proxy` serves it: updates take the direct writer.
+    const pair = tappedNodePair();
+    log = pair.log;
+    bridge.connect(nodeStream(pair.up, pair.down));
+    conn = cd.app.connect(nodeStream(pair.down, pair.up));
+  } else {
+    const pair = tappedPair();
+    log = pair.log;
+    bridge.connect(pair.agentSide);
+    conn = cd.app.connect(pair.clientSide);
+  }
   cleanup.push(async () => {
     conn.close();
     await bridge.close();
@@ -42,7 +53,7 @@ async function stdioRig(script: string, env: NodeJS.ProcessEnv = {}) {
   });
   await conn.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
   const { sessionId } = await conn.agent.request("session/new", { cwd: "/work/project", mcpServers: [] });
-  return { agent, bridge, conn, ctx: conn.agent, log: pair.log, cd, sessionId, exits, errors };
+  return { agent, bridge, conn, ctx: conn.agent, log, cd, sessionId, exits, errors };
 }
 
 const prompt = (ctx: { request: (m: "session/prompt", p: never) => Promise<{ stopReason: string }> }, sessionId: string, text: string) =>
@@ -67,6 +78,34 @@ describe("over stdio with the stock SDK agent as a child process", () => {
     const last = r.cd.received.at(-1)!.update;
     expect(last.content.text).toMatch(/^turn 3, history 2: Resume input: looks good/);
     expect(assertStockSafe(r.log)).toEqual([]);
+  });
+
+  it("client face on Node streams (direct writes): every update of a turn precedes its prompt response, and O1 holds", async () => {
+    const r = await stdioRig(STOCK, {}, "node");
+    expect((await prompt(r.ctx, r.sessionId, "hello")).stopReason).toBe("end_turn");
+    await settle();
+    const first = labels(r.log);
+    const resp1 = indexOf(first, "resp:session/prompt");
+    expect(first.slice(0, resp1).filter((l) => l.startsWith("update:")).length).toBeGreaterThan(0);
+    expect(first.slice(resp1).filter((l) => l.startsWith("update:"))).toEqual([]);
+    const p = prompt(r.ctx, r.sessionId, "please wait");
+    await until(() => labels(r.log).includes("update:tool_call_update(long:in_progress)"), "long task running");
+    const sus = await suspend(r.ctx, { sessionId: r.sessionId, mode: "interrupt_immediate", reason: "review" });
+    expect((await p).stopReason).toBe("cancelled");
+    await settle();
+    const ls = labels(r.log);
+    const resp2 = ls.lastIndexOf("resp:session/prompt");
+    expect(ls.slice(resp2).filter((l) => l.startsWith("update:"))).toEqual([]);
+    expect(resp2).toBeLessThan(indexOf(ls, "lifecycle:suspended"));
+    expect(indexOf(ls, "lifecycle:suspended")).toBeLessThan(indexOf(ls, "resp:_ahpHarness/session/suspend"));
+    await resumeWith(r.ctx, r.sessionId, { handle: sus.handle, input: "looks good" });
+    const after = labels(r.log);
+    expect(indexOf(after, "lifecycle:resumed")).toBeLessThan(indexOf(after, "resp:session/resume"));
+    expect((await prompt(r.ctx, r.sessionId, "go on")).stopReason).toBe("end_turn");
+    await settle();
+    expect(r.cd.received.at(-1)!.update.content.text).toMatch(/^turn 3, history 2: Resume input: looks good/);
+    expect(assertStockSafe(r.log)).toEqual([]);
+    expect(r.errors).toEqual([]);
   });
 
   it("a non-standard update from the agent reaches the bridge over stdio and is dropped and reported; the client gets only standard updates", async () => {

@@ -1,4 +1,5 @@
 /** In-memory ACP streams whose traffic is captured in write order (§9). */
+import { PassThrough } from "node:stream";
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 
 export interface WireEntry {
@@ -104,4 +105,25 @@ export function assertStockSafe(log: WireEntry[]): string[] {
       problems.push(`custom stopReason ${m.result.stopReason}`);
   }
   return problems;
+}
+
+/**
+ * Node streams between a client and the bridge (the way `ahp acp-proxy` serves stdio), with the
+ * bytes of both directions captured line by line as they are written.
+ */
+export function tappedNodePair(log: WireEntry[] = []): { up: PassThrough; down: PassThrough; log: WireEntry[] } {
+  const up = new PassThrough();
+  const down = new PassThrough();
+  const tap = (from: WireEntry["from"], s: PassThrough) => {
+    let carry = "";
+    s.on("data", (chunk: Buffer) => {
+      const text = carry + chunk.toString("utf8");
+      const parts = text.split("\n");
+      carry = parts.pop() ?? "";
+      for (const line of parts) if (line.trim() !== "") log.push({ from, msg: JSON.parse(line) as Record<string, unknown> });
+    });
+  };
+  tap("client", up);
+  tap("agent", down);
+  return { up, down, log };
 }
