@@ -1,10 +1,12 @@
 // What `ahp acp-proxy -- node acp-agent.mjs` wires, as a bench peer: the bridge on this
 // process's stdin/stdout, the agent as a child, an in-process harness with the default policy
-// (gates and reports), suspensions in a file store under ACP_STORE.
+// (gates and reports), suspensions in a file store under ACP_STORE. ACP_BRIDGE_MODULE, when set,
+// names another build of the bridge to load (the suite's baseline case).
 import { fileURLToPath } from "node:url";
 import { AhpClient, AhpServer, createLinkedPair } from "@ahp/core";
-import { createAcpBridge, FileSuspensionStore, serveStdio, spawnAgent } from "@ahp/acp-bridge";
 import { composeHandlers, DEFAULT_POLICY, PolicyEngine } from "@ahp/policy";
+
+const { createAcpBridge, FileSuspensionStore, serveStdio, spawnAgent } = await import(process.env.ACP_BRIDGE_MODULE || "@ahp/acp-bridge");
 
 const server = new AhpServer({ handlers: composeHandlers(new PolicyEngine(DEFAULT_POLICY)) });
 const [agentSide, harnessSide] = createLinkedPair();

@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 import { Readable, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { agent, client, ndJsonStream, type ClientConnection } from "@agentclientprotocol/sdk";
@@ -204,9 +204,20 @@ export const suite: Suite = {
             peer("acp-agent.mjs"),
           ])
         : undefined;
-      const peers = cli === undefined ? [direct, proxied] : [direct, proxied, cli];
+      // Another build of the bridge (its `dist/index.js`), to compare builds in the same minutes.
+      const baselineModule = process.env.ACP_BASELINE_BRIDGE;
+      const baseline =
+        baselineModule === undefined || baselineModule === ""
+          ? undefined
+          : await stdioPeer("acp-proxy-peer.mjs", {
+              ACP_STORE: join(store, "baseline"),
+              ACP_BRIDGE_MODULE: pathToFileURL(baselineModule).href,
+            });
+      const peers = [direct, proxied, ...(cli === undefined ? [] : [cli]), ...(baseline === undefined ? [] : [baseline])];
       const figures = await interleavedTurns(peers, quick ? 20 : 1500, quick ? 5 : 200);
-      const [floor, ours, real] = figures as [TurnFigures, TurnFigures, TurnFigures | undefined];
+      const [floor, ours] = figures as [TurnFigures, TurnFigures];
+      const real = cli === undefined ? undefined : figures[2];
+      const base = baseline === undefined ? undefined : figures[peers.length - 1];
       const cpuNote = (f: TurnFigures) =>
         `bridge process CPU ${f.peerCpuUs.toFixed(0)} µs/turn = ${(f.peerCpuUs / FORWARDED).toFixed(1)} µs per forwarded message, ${(f.peerCpuUs / floor.peerCpuUs).toFixed(2)}x the agent's own CPU per turn`;
       const perMessage = (f: TurnFigures) => (((f.measurement.p50Us ?? 0) - (floor.measurement.p50Us ?? 0)) / FORWARDED).toFixed(1);
@@ -236,6 +247,16 @@ export const suite: Suite = {
           note: `+${perMessage(real)} µs per forwarded message; ${cpuNote(real)}`,
         });
       }
+      if (base !== undefined) {
+        rows.push({
+          suite: "acp",
+          case: "same wiring, baseline build of the bridge (ACP_BASELINE_BRIDGE)",
+          measurement: base.measurement,
+          floor: floor.measurement,
+          ratio: latencyRatio(base.measurement, floor.measurement),
+          note: `+${perMessage(base)} µs per forwarded message; ${cpuNote(base)}`,
+        });
+      }
       const rtStdio = await measureSequential(() => roundTrip(proxied.conn.agent, proxied.sessionId), {
         iterations: quick ? 10 : 200,
         runs: 1,
@@ -250,6 +271,7 @@ export const suite: Suite = {
       await direct.close();
       await proxied.close();
       await cli?.close();
+      await baseline?.close();
 
       const m = await inMemory();
       const { sessionId } = await m.conn.agent.request("session/new", { cwd: "/bench", mcpServers: [] });
