@@ -4,7 +4,8 @@
  * `ndJsonStream` (LF or CRLF lines, blank lines skipped, `-32700` for a line that is not JSON,
  * `-32600` for a batch or a non-object, an error once a line exceeds the size limit), without
  * its per-message plumbing: lines are split on Buffers and decoded once, and every message
- * written in one tick of the event loop leaves in a single write to the Node stream.
+ * written in one turn of the event loop (all the reads it handled) leaves in a single write to
+ * the Node stream. A direct writer lets the bridge write past the SDK's send chain.
  */
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 
@@ -72,7 +73,7 @@ const protocolError = (code: number, message: string, data?: unknown): AnyMessag
 
 /**
  * An ACP stream over Node streams: messages read from `input` one JSON line each, messages
- * written to `output` one JSON line each (coalesced per tick). The output is never ended by the
+ * written to `output` one JSON line each (coalesced per event-loop turn). The output is never ended by the
  * stream; closing it is the owner's business, as with the SDK's `ndJsonStream`.
  */
 export function ndJsonNodeStream(
@@ -84,7 +85,7 @@ export function ndJsonNodeStream(
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) throw new RangeError("maxMessageBytes must be a positive safe integer");
   const out = output as NodeJS.WritableStream & { writableNeedDrain?: boolean; destroyed?: boolean };
 
-  // ---- writing: one string per tick, handed to the Node stream in one write
+  // ---- writing: one string per event-loop turn (flushed in its check phase), handed to the Node stream in one write
   let pending = "";
   let scheduled = false;
   let failed: Error | undefined;
@@ -111,7 +112,7 @@ export function ndJsonNodeStream(
     pending += `${JSON.stringify(message)}\n`;
     if (!scheduled) {
       scheduled = true;
-      process.nextTick(flush);
+      setImmediate(flush);
     }
   };
   const writable = new WritableStream<AnyMessage>({

@@ -122,7 +122,7 @@ export function spawnAgent(
 
 /**
  * An ACP stream over Node streams (a process's stdin/stdout, a socket): one JSON message per
- * line, as the SDK's `ndJsonStream`, with the messages written in one tick coalesced into one
+ * line, as the SDK's `ndJsonStream`, with the messages written in one event-loop turn coalesced into one
  * write of the output.
  */
 export function nodeStream(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Stream {

@@ -1,6 +1,6 @@
 /**
  * The NDJSON stream over Node streams: line splitting as the SDK's `ndJsonStream` does it, the
- * protocol errors it answers, the raw reader, writes coalesced per tick, back-pressure, and a
+ * protocol errors it answers, the raw reader, writes coalesced per event-loop turn, the direct writer, back-pressure, and a
  * stock SDK client and agent talking through it.
  */
 import { PassThrough, Writable } from "node:stream";
@@ -103,7 +103,7 @@ describe("ndJsonNodeStream", () => {
     expect(taken).toEqual([{ n: 1 }, { n: 2 }]);
   });
 
-  it("coalesces the messages written in one tick into one write, in order; a later tick writes again", async () => {
+  it("coalesces the messages written in one event-loop turn into one write, in order; a later turn writes again", async () => {
     const { out, writes } = recorder();
     const s = ndJsonNodeStream(new PassThrough(), out);
     const writer = s.writable.getWriter();
