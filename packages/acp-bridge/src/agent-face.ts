@@ -78,9 +78,9 @@ export class AgentFace extends SuspendCore {
     this.downstream = new DownstreamAgent(
       options.agent,
       {
-        onUpdate: (params) => {
+        onUpdate: (params, line) => {
           try {
-            this.onAgentUpdate(params);
+            this.onAgentUpdate(params, line);
           } catch (error) {
             this.report(error);
           }
@@ -239,7 +239,12 @@ export class AgentFace extends SuspendCore {
 
   // ------------------------------------------------------------------ what the agent sends
 
-  protected onAgentUpdate(raw: unknown): void {
+  /**
+   * An update from the agent. `line`, when given, is the notification's line as the agent sent it
+   * (nothing but `jsonrpc`, `method` and `params`): when `params` is just the session's own id and
+   * the update, that line is forwarded byte for byte.
+   */
+  protected onAgentUpdate(raw: unknown, line?: string): void {
     const p = obj(raw);
     const s = this.byAgentId(p?.sessionId);
     const u = obj(p?.update);
@@ -260,7 +265,8 @@ export class AgentFace extends SuspendCore {
       const text = obj(u.content)?.text;
       if (typeof text === "string") s.digest = (s.digest + text).slice(-2000);
     }
-    this.emit(s, u);
+    if (line !== undefined && p!.sessionId === s.id && Object.keys(p!).length === 2) this.emitLine(s, u, line);
+    else this.emit(s, u);
     const sus = s.suspension;
     if (
       turn !== undefined &&

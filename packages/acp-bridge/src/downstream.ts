@@ -30,7 +30,7 @@ export type DownstreamConnector = () => DownstreamTarget | Promise<DownstreamTar
  */
 export interface DownstreamHooks {
   /** A raw `session/update` (unparsed: non-standard updates such as Harn's `worker_update` arrive too). */
-  onUpdate(params: unknown): void;
+  onUpdate(params: unknown, line?: string): void;
   /** Any request the agent sends (permission, fs, terminal, await_resumption, extensions). */
   onRequest(method: string, params: unknown, signal: AbortSignal): Promise<unknown>;
   onNotification(method: string, params: unknown): void;
@@ -167,10 +167,12 @@ export class DownstreamAgent {
     // wire order, without the SDK client's schema parse of every update (ADR 0090).
     const rawReader = (target as Partial<RawReadableStream>)[RAW_READER];
     if (typeof rawReader === "function") {
-      rawReader((message) => {
+      rawReader((message, line) => {
         if (message.method !== "session/update" || "id" in message) return false;
         try {
-          hooks.onUpdate(message.params);
+          // The line may be passed on as it came only when it holds nothing but the notification.
+          const bare = message.jsonrpc === "2.0" && Object.keys(message).length === 3;
+          hooks.onUpdate(message.params, bare ? line : undefined);
         } catch {
           // the bridge reports its own failures; the stream must go on
         }

@@ -32,8 +32,11 @@ export class LineTooLongError extends Error {
  */
 export const RAW_READER = Symbol("ahp.acp-bridge.raw-reader");
 
-/** A raw reader (see {@link RAW_READER}); returns true when it took the message. */
-export type RawReader = (message: Record<string, unknown>) => boolean;
+/**
+ * A raw reader (see {@link RAW_READER}); returns true when it took the message. `line` is the
+ * message's line as received (trimmed, valid JSON), for a byte-for-byte pass-through.
+ */
+export type RawReader = (message: Record<string, unknown>, line: string) => boolean;
 
 /** A stream that lets a raw reader in (see {@link RAW_READER}). */
 export interface RawReadableStream extends Stream {
@@ -56,6 +59,8 @@ export interface DirectWriter {
   sdkSend(sent: Promise<unknown>): void;
   /** Writes `message` now when no SDK message is on its way and the stream is open; false otherwise. */
   write(message: unknown): boolean;
+  /** As `write`, for a message that is already one JSON line (no line break in it). */
+  writeLine(line: string): boolean;
 }
 
 /** A stream with a raw reader and a direct writer. */
@@ -107,9 +112,12 @@ export function ndJsonNodeStream(
     }
   };
   const send = (message: unknown): void => {
+    sendLine(JSON.stringify(message));
+  };
+  const sendLine = (line: string): void => {
     if (failed !== undefined) throw failed;
     if (out.destroyed === true) throw new Error("the output stream is closed");
-    pending += `${JSON.stringify(message)}\n`;
+    pending += `${line}\n`;
     if (!scheduled) {
       scheduled = true;
       setImmediate(flush);
@@ -165,7 +173,7 @@ export function ndJsonNodeStream(
     }
     if (Array.isArray(message)) sendQuietly(protocolError(-32600, "Invalid request: JSON-RPC batches are not supported"));
     else if (typeof message === "object" && message !== null) {
-      if (raw === undefined || !raw(message as Record<string, unknown>)) c.enqueue(message as AnyMessage);
+      if (raw === undefined || !raw(message as Record<string, unknown>, text)) c.enqueue(message as AnyMessage);
     } else sendQuietly(protocolError(-32600, "Invalid request", message));
   };
   const sendQuietly = (message: AnyMessage) => {
@@ -265,6 +273,11 @@ export function ndJsonNodeStream(
     write(message) {
       if (sdkOnItsWay > 0 || failed !== undefined || out.destroyed === true) return false;
       send(message);
+      return true;
+    },
+    writeLine(line) {
+      if (sdkOnItsWay > 0 || failed !== undefined || out.destroyed === true) return false;
+      sendLine(line);
       return true;
     },
   };

@@ -136,6 +136,14 @@ export abstract class SessionCore {
     link.ctx.notify("session/update", params as never).catch((error: unknown) => this.report(error));
   }
 
+  /** As {@link SessionCore.emit} for an update whose whole notification `line` already reads right for the client. */
+  protected emitLine(s: Session, update: Record<string, unknown>, line: string): void {
+    const link = s.link;
+    if (link === undefined || link.closed) return;
+    if (link.writeLine?.(line) === true) return;
+    this.emit(s, update);
+  }
+
   /** A lifecycle event through the safe carrier, plus the first-class form and a notice where the client asked (§6.4). */
   protected lifecycle(s: Session, event: Record<string, unknown>): void {
     this.emit(s, { sessionUpdate: "session_info_update", _meta: { [META.lifecycle]: event } });

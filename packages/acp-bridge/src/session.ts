@@ -28,6 +28,8 @@ export interface ClientLink {
    * made by `nodeStream`/`processStdioStream`; absent in memory.
    */
   write?: (message: unknown) => boolean;
+  /** As `write`, for a notification that is already one JSON line. */
+  writeLine?: (line: string) => boolean;
 }
 
 /**

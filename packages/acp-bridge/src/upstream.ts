@@ -58,14 +58,18 @@ export function createUpstreamApp(bridge: AcpBridgeEngine, onLink?: (link: Clien
 export function connectUpstream(bridge: AcpBridgeEngine, target: Stream | ClientApp): AgentConnection {
   const direct = (target as Partial<DirectStream>)[DIRECT_WRITER];
   let link: ClientLink | undefined;
-  let writer: ((message: unknown) => boolean) | undefined;
+  let counted = false;
+  const attach = (l: ClientLink) => {
+    l.write = (message) => direct!.write(message);
+    l.writeLine = (line) => direct!.writeLine(line);
+  };
   const connection = createUpstreamApp(bridge, (l) => {
     link = l;
-    if (writer !== undefined) l.write = writer;
+    if (counted) attach(l);
   }).connect(target as Stream);
   if (direct !== undefined && countSends(connection, direct)) {
-    writer = (message) => direct.write(message);
-    if (link !== undefined) link.write = writer;
+    counted = true;
+    if (link !== undefined) attach(link);
   }
   return connection;
 }

@@ -91,16 +91,22 @@ describe("ndJsonNodeStream", () => {
     const input = new PassThrough();
     const s = ndJsonNodeStream(input, recorder().out);
     const taken: unknown[] = [];
-    s[RAW_READER]((m) => {
+    const takenLines: string[] = [];
+    s[RAW_READER]((m, line) => {
       if (m.method !== "session/update") return false;
       taken.push(m.params);
+      takenLines.push(line);
       return true;
     });
-    input.write('{"jsonrpc":"2.0","method":"session/update","params":{"n":1}}\n{"jsonrpc":"2.0","id":1,"result":{}}\n');
+    input.write('{"jsonrpc":"2.0","method":"session/update","params":{"n":1}}\r\n{"jsonrpc":"2.0","id":1,"result":{}}\n');
     input.write('{"jsonrpc":"2.0","method":"session/update","params":{"n":2}}\n');
     input.end();
     expect(await readAll(s.readable, 5)).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
     expect(taken).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(takenLines).toEqual([
+      '{"jsonrpc":"2.0","method":"session/update","params":{"n":1}}',
+      '{"jsonrpc":"2.0","method":"session/update","params":{"n":2}}',
+    ]);
   });
 
   it("coalesces the messages written in one event-loop turn into one write, in order; a later turn writes again", async () => {
@@ -131,10 +137,12 @@ describe("ndJsonNodeStream", () => {
     await onItsWay;
     await Promise.resolve();
     expect(direct.write({ jsonrpc: "2.0", method: "m", params: { n: 3 } })).toBe(true);
+    expect(direct.writeLine('{"jsonrpc":"2.0","method":"m","params":{"n":4}}')).toBe(true);
     await tick();
-    expect(lines(writes).map((m) => (m.params as { n: number }).n)).toEqual([1, 2, 3]);
+    expect(lines(writes).map((m) => (m.params as { n: number }).n)).toEqual([1, 2, 3, 4]);
     out.destroy();
-    expect(direct.write({ jsonrpc: "2.0", method: "m", params: { n: 4 } })).toBe(false);
+    expect(direct.write({ jsonrpc: "2.0", method: "m", params: { n: 5 } })).toBe(false);
+    expect(direct.writeLine("{}")).toBe(false);
   });
 
   it("holds the next write while the output's buffer is full, until it drains", async () => {
