@@ -14,7 +14,7 @@ import { AhpClient } from "@ahp/core";
 import { WebSocketClientTransport } from "@ahp/transport-ws";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { agentHostSocket } from "./agent-host-socket.js";
+import { agentHostSocket, serveWithAgentHost } from "./agent-host-socket.js";
 
 const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const PUSH = { tool_name: "bash", arguments: { command: "git push origin main" } };
@@ -42,26 +42,7 @@ function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
 }
 
 /** Starts `ahp serve` and resolves with the URLs of the ws and agent-host listeners and the log lines. */
-async function serve(args: string[]): Promise<{ ws: string; agentHost: string; logs: () => Array<Record<string, unknown>> }> {
-  const child = spawn(process.execPath, [BIN, "serve", ...args], { stdio: ["ignore", "ignore", "pipe"] });
-  running.push(child);
-  let stderr = "";
-  const logs = () =>
-    stderr
-      .split("\n")
-      .filter((l) => l.trim().startsWith("{"))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
-  return new Promise((resolve, reject) => {
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-      const listening = logs().filter((l) => l.msg === "listening");
-      const ws = listening.find((l) => l.transport === "ws")?.url as string | undefined;
-      const agentHost = listening.find((l) => l.transport === "agent-host")?.url as string | undefined;
-      if (ws !== undefined && agentHost !== undefined) resolve({ ws, agentHost, logs });
-    });
-    child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
-  });
-}
+const serve = (args: string[]) => serveWithAgentHost(BIN, ["serve", ...args], running);
 
 async function tokensFile(
   name: string,

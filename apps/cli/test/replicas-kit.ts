@@ -5,7 +5,7 @@
  */
 // Frames from the wire are read as untyped JSON in assertions; a wrong shape fails the expectation.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +15,7 @@ import { WebSocketClientTransport } from "@ahp/transport-ws";
 import { startRedis, type RedisProcess } from "@ahp/state-redis/testing";
 import { afterAll, beforeAll, expect } from "vitest";
 import type { WebSocket } from "ws";
-import { agentHostSocket } from "./agent-host-socket.js";
+import { agentHostSocket, serveWithAgentHost, type ServedHarness } from "./agent-host-socket.js";
 
 export const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 export const TOKENS = "approver-secret alice approver\napprover2-secret bob approver\nviewer-secret vera viewer\n";
@@ -49,12 +49,8 @@ export async function until<T>(probe: () => Promise<T | undefined> | T | undefin
   }
 }
 
-export interface Replica {
-  child: ChildProcess;
-  ws: string;
-  agentHost: string;
+export interface Replica extends ServedHarness {
   metrics: () => Promise<string>;
-  logs: () => Array<Record<string, unknown>>;
 }
 
 export async function replica(redisUrl: string, dir: string, extra: string[] = []): Promise<Replica> {
@@ -76,27 +72,10 @@ export async function replica(redisUrl: string, dir: string, extra: string[] = [
     "debug",
     ...extra,
   ];
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
-  running.push(child);
-  let stderr = "";
-  const logs = () =>
-    stderr
-      .split("\n")
-      .filter((l) => l.trim().startsWith("{"))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
-  const urls = await new Promise<{ ws: string; agentHost: string }>((resolve, reject) => {
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-      const listening = logs().filter((l) => l.msg === "listening");
-      const ws = listening.find((l) => l.transport === "ws")?.url as string | undefined;
-      const agentHost = listening.find((l) => l.transport === "agent-host")?.url as string | undefined;
-      if (ws !== undefined && agentHost !== undefined) resolve({ ws, agentHost });
-    });
-    child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
-  });
-  const metricsUrl = new URL("/metrics", urls.ws.replace(/^ws/, "http")).toString();
+  const served = await serveWithAgentHost(BIN, args, running);
+  const metricsUrl = new URL("/metrics", served.ws.replace(/^ws/, "http")).toString();
   const metrics = async () => (await fetch(metricsUrl)).text();
-  return { child, ...urls, metrics, logs };
+  return { ...served, metrics };
 }
 
 /** Starts `n` replicas on one Redis and waits until each one tails the shared log. */
