@@ -213,10 +213,12 @@ export const suite: Suite = {
               ACP_STORE: join(store, "baseline"),
               ACP_BRIDGE_MODULE: pathToFileURL(baselineModule).href,
             });
-      const peers = [direct, proxied, ...(cli === undefined ? [] : [cli]), ...(baseline === undefined ? [] : [baseline])];
+      // The hop alone: a process that copies bytes both ways and does nothing else.
+      const pipe = await stdioPeer("acp-pipe-peer.mjs");
+      const peers = [direct, proxied, pipe, ...(cli === undefined ? [] : [cli]), ...(baseline === undefined ? [] : [baseline])];
       const figures = await interleavedTurns(peers, quick ? 20 : 1500, quick ? 5 : 200);
-      const [floor, ours] = figures as [TurnFigures, TurnFigures];
-      const real = cli === undefined ? undefined : figures[2];
+      const [floor, ours, hop] = figures as [TurnFigures, TurnFigures, TurnFigures];
+      const real = cli === undefined ? undefined : figures[3];
       const base = baseline === undefined ? undefined : figures[peers.length - 1];
       const cpuNote = (f: TurnFigures) =>
         `bridge process CPU ${f.peerCpuUs.toFixed(0)} µs/turn = ${(f.peerCpuUs / FORWARDED).toFixed(1)} µs per forwarded message, ${(f.peerCpuUs / floor.peerCpuUs).toFixed(2)}x the agent's own CPU per turn`;
@@ -235,6 +237,14 @@ export const suite: Suite = {
         ratio: latencyRatio(ours.measurement, floor.measurement),
         target: "p50 <= 1.2x floor",
         note: `ratio = p50 / floor p50; +${perMessage(ours)} µs per forwarded message (${FORWARDED} per turn); ${cpuNote(ours)}`,
+      });
+      rows.push({
+        suite: "acp",
+        case: "same, through a bare byte pipe (a process copying bytes both ways, nothing parsed)",
+        measurement: hop.measurement,
+        floor: floor.measurement,
+        ratio: latencyRatio(hop.measurement, floor.measurement),
+        note: `the extra process hop alone, the least any proxy process costs; +${perMessage(hop)} µs per forwarded message; pipe process CPU ${hop.peerCpuUs.toFixed(0)} µs/turn`,
       });
       if (real !== undefined) {
         rows.push({
@@ -270,6 +280,7 @@ export const suite: Suite = {
       });
       await direct.close();
       await proxied.close();
+      await pipe.close();
       await cli?.close();
       await baseline?.close();
 
