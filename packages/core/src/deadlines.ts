@@ -5,8 +5,11 @@
  * calls in one doubly linked list, oldest first, and one timer armed for the oldest. Starting and
  * finishing a call are O(1) and allocate nothing: the list links live in the call object itself
  * (a subclass of {@link TimedCall}). A finished call leaves the list at once, so nothing waits
- * for its limit to pass; the list's timer is cleared when the list becomes empty, and while any
- * call of a list is running its timer keeps the process alive, as a timer per call would.
+ * for its limit to pass. While any call of a list is running, the list's timer keeps the process
+ * alive, as a timer per call would. When the list becomes empty its timer is only unreferenced,
+ * not cleared: calls made one after the other (an agent waiting for each decision) then reuse it
+ * instead of setting and clearing a Node timer per call. An idle timer that fires finds nothing
+ * due and goes away with its list.
  *
  * Measured in `pnpm bench memory` and `pnpm bench core`: a Node `Timeout` and its arguments cost
  * about 150 bytes per in-flight call and a set + clear per call; see ADR 0125.
@@ -30,8 +33,12 @@ class DeadlineList {
   head: TimedCall | undefined = undefined;
   tail: TimedCall | undefined = undefined;
   #timer: ReturnType<typeof setTimeout> | undefined = undefined;
-  /** The call the timer was armed for: due when the timer fires, whatever the clock says. */
+  /** The call the timer was armed for, while it runs: due when the timer fires, whatever the clock says. */
   #armedFor: TimedCall | undefined = undefined;
+  /** The list is empty and its timer is unreferenced (it no longer keeps the process alive). */
+  #idle = false;
+  /** The `setTimeout` that armed the timer: an idle timer is reused only while it is still the global one (fake timers come and go in tests). */
+  #armedWith: typeof setTimeout | undefined = undefined;
   readonly #onTimer = (): void => this.#fire();
 
   constructor(readonly ms: number) {}
@@ -45,6 +52,17 @@ class DeadlineList {
     else this.tail.deadlineNext = call;
     this.tail = call;
     if (this.#timer === undefined) this.#arm(call, this.ms);
+    else if (this.#idle) {
+      if (this.#armedWith === setTimeout) {
+        // The idle timer fires before this call's limit (it was armed earlier for the same
+        // length); it then re-arms for whatever call is oldest.
+        this.#idle = false;
+        this.#timer.ref();
+      } else {
+        clearTimeout(this.#timer);
+        this.#arm(call, this.ms);
+      }
+    }
   }
 
   remove(call: TimedCall): void {
@@ -54,21 +72,24 @@ class DeadlineList {
     if (next === undefined) this.tail = prev;
     else next.deadlinePrev = prev;
     call.deadlinePrev = call.deadlineNext = call.deadlineList = undefined;
-    if (this.head === undefined && this.#timer !== undefined) {
-      clearTimeout(this.#timer);
-      this.#timer = this.#armedFor = undefined;
-      if (LISTS.get(this.ms) === this) LISTS.delete(this.ms);
+    if (call === this.#armedFor) this.#armedFor = undefined;
+    if (this.head === undefined && this.#timer !== undefined && !this.#idle) {
+      this.#idle = true;
+      this.#timer.unref();
     }
   }
 
   #arm(call: TimedCall, delay: number): void {
     this.#armedFor = call;
+    this.#idle = false;
+    this.#armedWith = setTimeout;
     this.#timer = setTimeout(this.#onTimer, Math.max(0, delay));
   }
 
   #fire(): void {
     const target = this.#armedFor;
     this.#timer = this.#armedFor = undefined;
+    this.#idle = false;
     const now = performance.now();
     try {
       for (let call = this.head; call !== undefined; call = this.head) {
@@ -85,7 +106,7 @@ class DeadlineList {
   }
 }
 
-/** One list per distinct limit in use (a list is dropped when it empties). */
+/** One list per distinct limit in use (a list is dropped when its timer fires and finds it empty). */
 const LISTS = new Map<number, DeadlineList>();
 
 /** Starts `call`'s time limit of `ms` (a positive finite number of milliseconds). */

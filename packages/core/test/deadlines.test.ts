@@ -94,6 +94,48 @@ describe("deadlines", () => {
     expect(log).toEqual(["again0", "again1", "again2"]);
   });
 
+  it("reuses one timer for calls made one after the other, and still expires a later call at its limit", async () => {
+    const setSpy = vi.spyOn(globalThis, "setTimeout");
+    try {
+      const before = deadlineTimers();
+      for (let k = 0; k < 100; k++) {
+        const call = new Probe(`seq${k}`, []);
+        startDeadline(call, 12_345);
+        expect(deadlineTimers()).toBe(before + 1);
+        clearDeadline(call);
+        expect(deadlineTimers()).toBe(before);
+      }
+      expect(setSpy.mock.calls.filter(([, ms]) => ms === 12_345)).toHaveLength(1);
+    } finally {
+      setSpy.mockRestore();
+    }
+    // The idle timer of a short limit was armed for an earlier call: a later call still expires at its own limit.
+    const log: string[] = [];
+    const early = new Probe("early", log);
+    startDeadline(early, 40);
+    clearDeadline(early);
+    await new Promise((r) => setTimeout(r, 25));
+    const late = new Probe("late", log);
+    startDeadline(late, 40);
+    await new Promise((r) => setTimeout(r, 25)); // the idle timer fired: nothing due yet
+    expect(log).toEqual([]);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(log).toEqual(["late"]);
+    expect(late.expiredAt).toBeDefined();
+  });
+
+  it("does not reuse an idle timer armed by fake timers once real timers are back", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date", "performance"] });
+    const faked = new Probe("faked", []);
+    startDeadline(faked, 30);
+    clearDeadline(faked); // leaves an idle fake timer behind
+    vi.useRealTimers();
+    const log: string[] = [];
+    startDeadline(new Probe("real", log), 30);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(log).toEqual(["real"]);
+  });
+
   it("holds no timer once every call finished (the process may exit), and one while any runs", async () => {
     const before = deadlineTimers();
     const calls = Array.from({ length: 1000 }, (_, k) => new Probe(`p${k}`, []));
