@@ -149,6 +149,9 @@ class PendingCall extends TimedCall {
 
 const SYNTHETIC_ALLOW = Object.freeze({ decision: "allow" }) as Decision;
 
+/** A request's write failed (the failure callback of `Transport.post`). */
+const postFailed = (error: Error, pending: PendingCall): void => pending.sendFailed(error);
+
 /**
  * The agent side of an AHP connection (spec §12). `connect()` starts a transport and performs the handshake; every other
  * operation fails with `HANDSHAKE_REQUIRED` until a handshake succeeded. Events travel as request or notification by their type,
@@ -436,6 +439,15 @@ export class AhpClient {
       if (timeoutMs > 0 && Number.isFinite(timeoutMs)) pending.startTimer(timeoutMs);
       if (signal !== undefined) pending.watch(signal);
       this.#pending.set(id, pending);
+      // post() when the transport has it and no signal can abort the write: no promise per request.
+      if (signal === undefined && transport.post !== undefined) {
+        try {
+          transport.post({ jsonrpc: "2.0", id, method, params }, postFailed, pending);
+        } catch (error) {
+          queueMicrotask(() => pending.sendFailed(error));
+        }
+        return;
+      }
       let sent: Promise<void>;
       try {
         sent = transport.send({ jsonrpc: "2.0", id, method, params }, signal === undefined ? undefined : { signal });

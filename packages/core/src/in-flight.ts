@@ -32,9 +32,12 @@ export class InFlightRequests {
     this.#requests++;
   }
 
-  /** Records an outgoing message and its write: a response answers the request with its id. */
-  writing(message: unknown, write: Promise<unknown>): void {
-    this.#lastWrite = write;
+  /**
+   * Records an outgoing message (and its write, when there is a promise for it): a response
+   * answers the request with its id.
+   */
+  writing(message: unknown, write?: Promise<unknown>): void {
+    if (write !== undefined) this.#lastWrite = write;
     const id = responseId(message);
     if (id === undefined) return;
     const count = this.#ids.get(id);

@@ -1,5 +1,5 @@
 /** Two in-memory transports wired to each other, for tests, embedding and benchmarks. */
-import { AhpLocalError } from "./errors.js";
+import { AhpLocalError, toError } from "./errors.js";
 import { parseJsonText, stringifyMessage } from "./json-text.js";
 import type { JsonRpcMessage } from "./schema/jsonrpc.js";
 import type { MessageLimits, Transport, TransportInfo } from "./transport.js";
@@ -43,6 +43,20 @@ export class InMemoryTransport implements Transport {
   }
 
   async send(message: JsonRpcMessage): Promise<void> {
+    this.#post(message);
+  }
+
+  /** As `send()`, without a promise (see {@link Transport.post}). */
+  post<C>(message: JsonRpcMessage, onFailure: (error: Error, context: C) => void, context: C): void {
+    try {
+      this.#post(message);
+    } catch (error) {
+      queueMicrotask(() => onFailure(toError(error), context));
+    }
+  }
+
+  /** Encodes `message` and delivers it to the peer in a microtask; throws when it cannot. */
+  #post(message: JsonRpcMessage): void {
     if (this.#closed) throw new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
     const peer = this.peer;
     if (peer === undefined || peer.#closed) throw new AhpLocalError("CONNECTION_CLOSED", "Connection closed");

@@ -130,6 +130,13 @@ export abstract class NdjsonClientTransport implements Transport {
     return inner.send(message, options);
   }
 
+  /** As `send()`, without a promise (see {@link Transport.post}). */
+  post<C>(message: JsonRpcMessage, onFailure: (error: Error, context: C) => void, context: C): void {
+    const inner = this.#inner;
+    if (inner !== undefined) inner.post(message, onFailure, context);
+    else this.send(message).then(undefined, (error: unknown) => onFailure(toError(error), context));
+  }
+
   /** The error a failed send reports: why the peer went away when it did, not just EPIPE. */
   async #sendFailed(inner: NdjsonStreamTransport, error: unknown): Promise<never> {
     if (AhpLocalError.isInstance(error) && (error.code === "SEND_FAILED" || error.code === "CONNECTION_CLOSED")) {

@@ -115,6 +115,12 @@ export class NdjsonServerTransport implements Transport {
     return write;
   }
 
+  /** As `send()`, without a promise (see {@link Transport.post}). */
+  post<C>(message: JsonRpcMessage, onFailure: (error: Error, context: C) => void, context: C): void {
+    this.#inner.post(message, onFailure, context);
+    this.#inFlight.writing(message);
+  }
+
   close(): Promise<void> {
     return this.#inner.close();
   }
@@ -122,7 +128,11 @@ export class NdjsonServerTransport implements Transport {
   readonly #onInputEnd = (): void => {
     if (this.#inputEnded) return;
     this.#inputEnded = true;
-    void this.#inFlight.idle(this.#drainTimeoutMs).then(() => this.#inner.close());
+    // Every request answered (or the time is up); then the answers' writes are confirmed.
+    void this.#inFlight
+      .idle(this.#drainTimeoutMs)
+      .then((answered) => (answered ? this.#inner.settled() : undefined))
+      .then(() => this.#inner.close());
   };
 
   readonly #onReadableClose = (hadError?: boolean): void => {

@@ -74,6 +74,8 @@ export class NdjsonStreamTransport implements Transport {
   #queue: QueuedLine[] = [];
   /** Batches handed to the writable and not yet confirmed; close() fails them instead of leaving them pending. */
   readonly #inFlight = new Set<QueuedLine[]>();
+  /** Callers of settled() waiting for the queue and the writes in flight to empty. */
+  #settledWaiters: Array<() => void> = [];
   /** The writable asked for a drain: nothing more is written until it comes. */
   #awaitingDrain = false;
   /** A flush is due at the next tick. */
@@ -173,16 +175,53 @@ export class NdjsonStreamTransport implements Transport {
         };
         signal.addEventListener("abort", entry.onAbort, { once: true });
       }
-      this.#queue.push(entry);
-      if (this.#awaitingDrain) return;
-      if (this.#queue.length >= this.#flushLines) this.#flush();
-      else if (!this.#flushScheduled) {
-        // Write once the current job and its microtasks are done, so that every line produced
-        // meanwhile (answers to all requests of one chunk, a burst of sends) goes out in one write.
-        this.#flushScheduled = true;
-        process.nextTick(this.#scheduledFlush);
-      }
+      this.#enqueue(entry);
     });
+  }
+
+  /**
+   * As {@link send}, without a promise: `onFailure(error, context)` is called once, after this
+   * call returned, when the message cannot be encoded or written (see {@link Transport.post}).
+   */
+  post<C>(message: JsonRpcMessage, onFailure: (error: Error, context: C) => void, context: C): void {
+    let line: string;
+    try {
+      if (this.#closed) throw this.#closedError();
+      line = `${stringifyMessage(message, this.#maxMessageBytes)}\n`;
+    } catch (error) {
+      const failure = toError(error);
+      this.#failed(failure).then(undefined, (e: unknown) => onFailure(toError(e), context));
+      return;
+    }
+    this.#enqueue({ line, onFailure: onFailure as (error: Error, context: unknown) => void, context, settled: false });
+  }
+
+  /**
+   * Resolves once every line handed to {@link send} or {@link post} so far has been written (its
+   * write confirmed) or has failed.
+   */
+  settled(): Promise<void> {
+    if (this.#queue.length === 0 && this.#inFlight.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.#settledWaiters.push(resolve));
+  }
+
+  #wakeSettled(): void {
+    if (this.#settledWaiters.length === 0 || this.#queue.length > 0 || this.#inFlight.size > 0) return;
+    const waiters = this.#settledWaiters;
+    this.#settledWaiters = [];
+    for (const waiter of waiters) waiter();
+  }
+
+  #enqueue(entry: QueuedLine): void {
+    this.#queue.push(entry);
+    if (this.#awaitingDrain) return;
+    if (this.#queue.length >= this.#flushLines) this.#flush();
+    else if (!this.#flushScheduled) {
+      // Write once the current job and its microtasks are done, so that every line produced
+      // meanwhile (answers to all requests of one chunk, a burst of sends) goes out in one write.
+      this.#flushScheduled = true;
+      process.nextTick(this.#scheduledFlush);
+    }
   }
 
   #failed(error: Error): Promise<never> {
@@ -230,6 +269,7 @@ export class NdjsonStreamTransport implements Transport {
     if (!this.#inFlight.delete(batch)) return; // already failed by close
     const failure = error === undefined ? undefined : new AhpLocalError("SEND_FAILED", `write failed: ${error.message}`, { cause: error });
     for (const entry of batch) settleLine(entry, failure, this.#sendFailure);
+    this.#wakeSettled();
   }
 
   readonly #onDrain = (): void => {
@@ -249,6 +289,7 @@ export class NdjsonStreamTransport implements Transport {
     this.#inFlight.clear();
     this.#queue = [];
     for (const entry of pending) settleLine(entry, error, this.#sendFailure);
+    this.#wakeSettled();
   }
 
   async close(): Promise<void> {
@@ -282,11 +323,16 @@ export class NdjsonStreamTransport implements Transport {
   }
 }
 
-/** One line waiting to be written, or written and waiting for confirmation. */
+/**
+ * One line waiting to be written, or written and waiting for confirmation: from send() (its
+ * promise's resolve and reject) or from post() (a failure callback and its context).
+ */
 interface QueuedLine {
   line: string;
-  resolve: () => void;
-  reject: (error: Error) => void;
+  resolve?: () => void;
+  reject?: (error: Error) => void;
+  onFailure?: (error: Error, context: unknown) => void;
+  context?: unknown;
   settled: boolean;
   signal?: AbortSignal;
   onAbort?: () => void;
@@ -296,7 +342,12 @@ function settleLine(entry: QueuedLine, error: Error | undefined, sendFailure?: (
   if (entry.settled) return;
   entry.settled = true;
   if (entry.onAbort !== undefined) entry.signal?.removeEventListener("abort", entry.onAbort);
-  if (error === undefined) entry.resolve();
-  else if (sendFailure === undefined) entry.reject(error);
-  else sendFailure(error).then(undefined, entry.reject);
+  if (error === undefined) {
+    entry.resolve?.();
+    return;
+  }
+  // Always called after the send() or post() call returned (from a write callback or a close).
+  const fail = entry.reject ?? ((e: Error) => entry.onFailure?.(e, entry.context));
+  if (sendFailure === undefined) fail(error);
+  else sendFailure(error).then(undefined, (e: unknown) => fail(toError(e)));
 }

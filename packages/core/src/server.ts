@@ -310,16 +310,19 @@ export class AhpServer {
   #send(connection: Connection, response: JsonRpcMessage): void {
     const transport = connection.transport;
     if (transport === undefined || connection.signal.aborted) return;
-    transport.send(response).catch((error: unknown) => {
-      const cause = toError(error);
-      // A result that cannot be written (too large, not serializable) is answered with an error instead.
-      if (AhpError.isInstance(cause) && "id" in response && response.id !== undefined && "result" in response) {
-        const fallback = errorResponse(response.id, new AhpError(AhpErrorCode.InternalError, `Internal error: ${cause.message}`));
-        transport.send(fallback).catch((e: unknown) => this.#options.onerror?.(toError(e)));
-      }
-      this.#options.onerror?.(cause);
-    });
+    // post() when the transport has it: no promise per answer.
+    if (transport.post !== undefined) transport.post(response, this.#sendFailed, { transport, response });
+    else transport.send(response).catch((error: unknown) => this.#sendFailed(toError(error), { transport, response }));
   }
+
+  readonly #sendFailed = (cause: Error, { transport, response }: { transport: Transport; response: JsonRpcMessage }): void => {
+    // A result that cannot be written (too large, not serializable) is answered with an error instead.
+    if (AhpError.isInstance(cause) && "id" in response && response.id !== undefined && "result" in response) {
+      const fallback = errorResponse(response.id, new AhpError(AhpErrorCode.InternalError, `Internal error: ${cause.message}`));
+      transport.send(fallback).catch((e: unknown) => this.#options.onerror?.(toError(e)));
+    }
+    this.#options.onerror?.(cause);
+  };
 
   #process(connection: Connection, message: unknown): AhpProcessResult | Promise<AhpProcessResult> {
     const kind = classify(message, this.#options.acceptNumericIds);

@@ -37,6 +37,16 @@ export interface TransportInfo {
 export interface Transport {
   start(): Promise<void>;
   send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void>;
+  /**
+   * Optional: sends `message` like `send()` but without a promise per message, for callers that
+   * only need to hear of a failure. `onFailure(error, context)` is called at most once, after the
+   * call returned, when the message cannot be encoded or written (with the error `send()` would
+   * have rejected with); nothing is called on success. The client and server engines use it
+   * when it is there (one promise less per message on the hot path), `send()` otherwise. Code
+   * that replaces `send()` on a transport object to see or change what it writes must replace
+   * or remove `post()` as well, or the engines write past it.
+   */
+  post?<C>(message: JsonRpcMessage, onFailure: (error: Error, context: C) => void, context: C): void;
   close(): Promise<void>;
   /** A decoded JSON value arrived (not yet classified: it may be anything). */
   onmessage?: (message: unknown) => void;
