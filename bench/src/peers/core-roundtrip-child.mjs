@@ -14,7 +14,15 @@
 // validation on both sides, as in the `core` suite. `floor` is that suite's floor: the same
 // request and response stringified and parsed both ways, with the same microtask hops, and ids
 // as long as AhpClient's UUIDs so that the texts are as long as ours.
+//
+// `ours-streams` and `floor-streams` add the NDJSON framing of the stdio and Unix socket
+// transports: both sides talk over two in-memory Node streams (PassThrough), so everything but
+// the system calls is counted. `ours-streams` is AhpClient on core's NDJSON client transport and
+// AhpServer on its NDJSON server transport; `floor-streams` is the stdio floor's client and peer
+// (bench/src/peers/raw-ndjson-peer.mjs, bench/src/ndjson-bench.ts): each line cut by index and
+// parsed with JSON.parse, one write per message, a fixed reply.
 import { createInterface } from "node:readline";
+import { PassThrough } from "node:stream";
 
 const payload = { action_type: "tool_call", tool_name: "bash", arguments: { command: "npm test", cwd: "/workspace" } };
 
@@ -45,6 +53,107 @@ async function ours() {
       await client.close();
       await server.close();
     },
+  };
+}
+
+/** ours over NDJSON byte streams: the framing, write grouping and stream plumbing of the stdio transports. */
+async function oursStreams() {
+  const { AhpClient, AhpServer, NdjsonClientTransport, NdjsonServerTransport } = await import("@ahp/core");
+  const toHarness = new PassThrough();
+  const toAgent = new PassThrough();
+  class MemoryClientTransport extends NdjsonClientTransport {
+    constructor() {
+      super("memory", { kind: "memory" });
+    }
+    openStreams() {
+      return { readable: toAgent, writable: toHarness, info: { kind: "memory" }, release: () => undefined };
+    }
+  }
+  const server = new AhpServer({ handlers: { onEvent: (event) => decide(String(event.payload.arguments.command)) } });
+  await server.connect(new NdjsonServerTransport({ readable: toHarness, writable: toAgent, info: { kind: "memory" } }));
+  const client = new AhpClient();
+  await client.connect(new MemoryClientTransport());
+  return {
+    async run(n) {
+      let allowed = 0;
+      for (let i = 0; i < n; i++) {
+        const decision = await client.send("pre_action", payload);
+        if (decision.decision === "allow") allowed++;
+      }
+      return allowed;
+    },
+    async close() {
+      await client.close();
+      await server.close({ graceMs: 0 });
+    },
+  };
+}
+
+/** The stdio floor's peer and client over the same in-memory streams. */
+async function floorStreams() {
+  const toHarness = new PassThrough();
+  const toAgent = new PassThrough();
+  // The peer: as bench/src/peers/raw-ndjson-peer.mjs.
+  let peerRest = "";
+  toHarness.setEncoding("utf8");
+  toHarness.on("data", (chunk) => {
+    const text = peerRest.length === 0 ? chunk : peerRest + chunk;
+    let start = 0;
+    let nl;
+    while ((nl = text.indexOf("\n", start)) !== -1) {
+      const line = text.slice(start, nl);
+      start = nl + 1;
+      if (line.length === 0) continue;
+      const message = JSON.parse(line);
+      if (message.id === undefined) continue;
+      const id = JSON.stringify(message.id);
+      toAgent.write(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(decide(message.params.payload.arguments.command))}}\n`);
+    }
+    peerRest = start === text.length ? "" : text.slice(start);
+  });
+  // The client: as RawNdjsonClient in bench/src/ndjson-bench.ts.
+  const pending = new Map();
+  let rest = "";
+  let id = 0;
+  toAgent.setEncoding("utf8");
+  toAgent.on("data", (chunk) => {
+    const text = rest.length === 0 ? chunk : rest + chunk;
+    let start = 0;
+    let nl;
+    while ((nl = text.indexOf("\n", start)) !== -1) {
+      const message = JSON.parse(text.slice(start, nl));
+      start = nl + 1;
+      const resolve = pending.get(message.id);
+      if (resolve !== undefined) {
+        pending.delete(message.id);
+        resolve(message.result);
+      }
+    }
+    rest = start === text.length ? "" : text.slice(start);
+  });
+  const request = (params) => {
+    const rid = String(++id).padStart(36, "0");
+    const answered = new Promise((resolve) => pending.set(rid, resolve));
+    toHarness.write(`${JSON.stringify({ jsonrpc: "2.0", id: rid, method: "ahp/event", params })}\n`);
+    return answered;
+  };
+  return {
+    async run(n) {
+      let allowed = 0;
+      for (let i = 0; i < n; i++) {
+        const result = await request({
+          event_type: "pre_action",
+          session_id: SESSION_ID,
+          agent_id: AGENT_ID,
+          timestamp: new Date().toISOString(),
+          depth: 0,
+          payload,
+        });
+        if (result.decision === "allow") allowed++;
+      }
+      return allowed;
+    },
+    async close() {},
   };
 }
 
@@ -87,12 +196,13 @@ const counts = String(list).split(",").map(Number);
 const warmupAt = args.indexOf("--warmup");
 const warmup = warmupAt === -1 ? 0 : Number(args[warmupAt + 1]);
 const phased = args.includes("--phases");
-if ((mode !== "ours" && mode !== "floor") || !counts.every((n) => Number.isInteger(n) && n >= 0) || !(warmup >= 0)) {
-  process.stderr.write("usage: core-roundtrip-child.mjs <ours|floor> <N[,N...]> [--warmup W] [--phases]\n");
+const MODES = { ours, floor, "ours-streams": oursStreams, "floor-streams": floorStreams };
+if (!Object.hasOwn(MODES, mode ?? "") || !counts.every((n) => Number.isInteger(n) && n >= 0) || !(warmup >= 0)) {
+  process.stderr.write("usage: core-roundtrip-child.mjs <ours|floor|ours-streams|floor-streams> <N[,N...]> [--warmup W] [--phases]\n");
   process.exit(2);
 }
 
-const impl = await (mode === "ours" ? ours() : floor());
+const impl = await MODES[mode]();
 const lines = phased ? createInterface({ input: process.stdin })[Symbol.asyncIterator]() : undefined;
 /** Phased: says `label` and waits for the reader's go-ahead (one line). */
 const step = async (label) => {

@@ -2,7 +2,10 @@
  * Instructions per in-process `pre_action` round trip, counted by valgrind's callgrind: a figure
  * that machine load does not move, unlike the `core` suite's times. Ours is AhpClient ->
  * in-memory pair -> AhpServer with full validation on both sides; the floor is the `core`
- * suite's (the same request and response stringified and parsed both ways).
+ * suite's (the same request and response stringified and parsed both ways). A second pair adds
+ * the NDJSON framing of the stdio and Unix socket transports: ours on core's NDJSON client and
+ * server transports over two in-memory Node streams, against the stdio floor's client and peer
+ * over the same streams (everything but the system calls).
  *
  * Each implementation runs in its own `node --single-threaded --hash-seed=1 --random-seed=1`
  * process under `valgrind --tool=callgrind --instr-atstart=no` (peers/core-roundtrip-child.mjs):
@@ -44,8 +47,11 @@ function readDumps(dir: string): number[] {
   });
 }
 
+/** What peers/core-roundtrip-child.mjs runs. */
+type Mode = "ours" | "floor" | "ours-streams" | "floor-streams";
+
 /** Runs one implementation under callgrind: the instructions counted for each phase of `counts` round trips. */
-async function countPhases(mode: "ours" | "floor", counts: number[], warmup: number): Promise<number[]> {
+async function countPhases(mode: Mode, counts: number[], warmup: number): Promise<number[]> {
   const dir = mkdtempSync(join(tmpdir(), "ahp-callgrind-"));
   try {
     const proc = spawn(
@@ -97,7 +103,7 @@ async function countPhases(mode: "ours" | "floor", counts: number[], warmup: num
 }
 
 /** Marginal instructions per round trip: (count(2N) - count(N)) / N. */
-async function marginal(mode: "ours" | "floor", n: number, warmup: number): Promise<{ perOp: number; counts: number[] }> {
+async function marginal(mode: Mode, n: number, warmup: number): Promise<{ perOp: number; counts: number[] }> {
   const counts = await countPhases(mode, [n, 2 * n], warmup);
   return { perOp: (counts[1]! - counts[0]!) / n, counts };
 }
@@ -122,8 +128,11 @@ export const suite: Suite = {
     const warmup = quick ? 5_000 : 10_000;
     // Both processes at once: a count does not depend on what else the machine does.
     const [floor, ours] = await Promise.all([marginal("floor", n, warmup), marginal("ours", n, warmup)]);
+    const [floorStreams, oursStreams] = await Promise.all([marginal("floor-streams", n, warmup), marginal("ours-streams", n, warmup)]);
     const floorM: Measurement = { opsPerSec: Number.NaN, instructionsPerOp: floor.perOp };
     const oursM: Measurement = { opsPerSec: Number.NaN, instructionsPerOp: ours.perOp };
+    const floorStreamsM: Measurement = { opsPerSec: Number.NaN, instructionsPerOp: floorStreams.perOp };
+    const oursStreamsM: Measurement = { opsPerSec: Number.NaN, instructionsPerOp: oursStreams.perOp };
     const method = `callgrind Ir, (count(${2 * n}) - count(${n})) / ${n}`;
     const rows: Row[] = [
       {
@@ -140,6 +149,21 @@ export const suite: Suite = {
         ratio: ours.perOp / floor.perOp,
         target: "<= 1.5x floor",
         note: `full validation both sides; counts ${ours.counts.map(fmt).join(" / ")}`,
+      },
+      {
+        suite,
+        case: "floor: stdio floor's client and peer over in-memory streams, instructions per round trip",
+        measurement: floorStreamsM,
+        note: `NDJSON lines cut by index, JSON.parse, one write per message; ${method}; counts ${floorStreams.counts.map(fmt).join(" / ")}`,
+      },
+      {
+        suite,
+        case: "AhpClient->NDJSON streams->AhpServer pre_action, instructions per round trip",
+        measurement: oursStreamsM,
+        floor: floorStreamsM,
+        ratio: oursStreams.perOp / floorStreams.perOp,
+        target: "<= 1.5x floor",
+        note: `core's NDJSON client and server transports over in-memory streams, full validation; counts ${oursStreams.counts.map(fmt).join(" / ")}`,
       },
     ];
     return rows;
