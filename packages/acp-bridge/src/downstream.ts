@@ -17,7 +17,8 @@ import {
 } from "@agentclientprotocol/sdk";
 import { META, METHODS } from "./constants.js";
 import { isMethodNotFound } from "./errors.js";
-import { RAW_READER, type RawReadableStream } from "./node-stream.js";
+import { DIRECT_WRITER, RAW_READER, type DirectStream, type RawReadableStream } from "./node-stream.js";
+import { routeSdkSends } from "./sdk-sends.js";
 
 /** The real agent the bridge talks to: an ACP byte stream (a child process, a socket) or an SDK agent app in the same process. */
 export type DownstreamTarget = Stream | AgentApp;
@@ -181,6 +182,10 @@ export class DownstreamAgent {
     }
     this.#rawUpdates = typeof rawReader === "function";
     const connection = app.connect(target as Stream);
+    // Over a stream of ours, the requests and notifications to the agent skip the SDK's write
+    // chain whenever nothing is queued in it (ADR 0111).
+    const direct = (target as Partial<DirectStream>)[DIRECT_WRITER];
+    if (direct !== undefined) routeSdkSends(connection, direct);
     this.#connection = connection;
     this.#missing.clear();
     this.#generation++;

@@ -6,13 +6,18 @@
 import { agent, type AgentApp, type AgentConnection, type ClientApp, type Stream } from "@agentclientprotocol/sdk";
 import type { AcpBridgeEngine } from "./bridge.js";
 import { METHODS } from "./constants.js";
-import { DIRECT_WRITER, type DirectStream, type DirectWriter } from "./node-stream.js";
+import { DIRECT_WRITER, type DirectStream } from "./node-stream.js";
+import { routeSdkSends } from "./sdk-sends.js";
 import type { ClientLink } from "./session.js";
 
 const raw = (params: unknown): unknown => params;
 type P = Record<string, unknown>;
 
-/** An agent app bound to `bridge` (one per client connection). */
+/**
+ * An agent app bound to `bridge` (one per client connection). The SDK tries the handlers of a
+ * message one after the other (one await each), so `session/prompt`, the message of every turn,
+ * is registered first; each method has one handler, so the order changes nothing else.
+ */
 export function createUpstreamApp(bridge: AcpBridgeEngine, onLink?: (link: ClientLink) => void): AgentApp {
   let link: ClientLink | undefined;
   const current = (): ClientLink => {
@@ -26,11 +31,11 @@ export function createUpstreamApp(bridge: AcpBridgeEngine, onLink?: (link: Clien
       onLink?.(l);
       void connection.closed.then(() => bridge.detach(l));
     })
+    .onRequest("session/prompt", ({ params, signal }) => bridge.prompt(params, current(), signal))
     .onRequest("initialize", ({ params }) => bridge.initialize(params, current()))
     .onRequest("session/new", async ({ params }) => (await bridge.newSession(params as unknown as P, current())) as never)
     .onRequest("session/load", async ({ params }) => (await bridge.loadSession(params as unknown as P, current())) as never)
     .onRequest("session/resume", async ({ params }) => (await bridge.resumeSession(params as unknown as P, current())) as never)
-    .onRequest("session/prompt", ({ params, signal }) => bridge.prompt(params, current(), signal))
     .onNotification("session/cancel", ({ params }) => bridge.cancel(params as unknown as P))
     .onRequest("session/close", async ({ params }) => (await bridge.closeSession(params as unknown as P)) as never)
     .onRequest("session/delete", async ({ params }) => (await bridge.deleteSession(params as unknown as P)) as never)
@@ -50,40 +55,27 @@ export function createUpstreamApp(bridge: AcpBridgeEngine, onLink?: (link: Clien
 }
 
 /**
- * Serves one client connection (a stream, or a client app in memory). Over a stream of ours, the
- * link gets the stream's direct writer once every message the SDK connection sends is counted
- * on its way (ADR 0110); without that count (an SDK without `sendMessage` on its connection) the
- * link has no direct writer and everything goes through the SDK.
+ * Serves one client connection (a stream, or a client app in memory). Over a stream of ours,
+ * every message the SDK connection sends goes straight to the stream when nothing it sent before
+ * is still on its way, and the link gets the stream's direct writer for `session/update` (ADRs
+ * 0110, 0111); without the hook on the SDK's `sendMessage` (another SDK version) the link has no
+ * direct writer and everything goes through the SDK.
  */
 export function connectUpstream(bridge: AcpBridgeEngine, target: Stream | ClientApp): AgentConnection {
   const direct = (target as Partial<DirectStream>)[DIRECT_WRITER];
   let link: ClientLink | undefined;
-  let counted = false;
+  let routed = false;
   const attach = (l: ClientLink) => {
     l.write = (message) => direct!.write(message);
     l.writeLine = (line) => direct!.writeLine(line);
   };
   const connection = createUpstreamApp(bridge, (l) => {
     link = l;
-    if (counted) attach(l);
+    if (routed) attach(l);
   }).connect(target as Stream);
-  if (direct !== undefined && countSends(connection, direct)) {
-    counted = true;
+  if (direct !== undefined && routeSdkSends(connection, direct)) {
+    routed = true;
     if (link !== undefined) attach(link);
   }
   return connection;
-}
-
-/** Counts every message the SDK connection under `handle` is asked to send; false when it cannot. */
-function countSends(handle: AgentConnection, direct: DirectWriter): boolean {
-  const connection = (handle as unknown as { connection?: { sendMessage?: unknown } }).connection;
-  const send = connection?.sendMessage;
-  if (connection === undefined || typeof send !== "function") return false;
-  const original = send as (message: unknown) => Promise<void>;
-  connection.sendMessage = (message: unknown): Promise<void> => {
-    const sent = original.call(connection, message);
-    direct.sdkSend(sent);
-    return sent;
-  };
-  return true;
 }
