@@ -12,6 +12,7 @@ import { SuspendCore, type SuspendInit } from "./core.js";
 import type { CoreOptions } from "./session-core.js";
 import { DownstreamAgent, type DownstreamConnector } from "./downstream.js";
 import { invalidParams, isMethodNotFound, unknownSession } from "./errors.js";
+import { DIGEST_CHARS, keyCount } from "./internal.js";
 import type { ParkSpec } from "./harness.js";
 import { type Session, type SuspendResult } from "./session.js";
 import { isSuspending } from "./state-machine.js";
@@ -263,9 +264,13 @@ export class AgentFace extends SuspendCore {
     }
     if (tag === "agent_message_chunk") {
       const text = obj(u.content)?.text;
-      if (typeof text === "string") s.digest = (s.digest + text).slice(-2000);
+      if (typeof text === "string") {
+        // Cut back to the last DIGEST_CHARS once it holds twice that: one copy per ~2000 characters, not per update.
+        const digest = s.digest + text;
+        s.digest = digest.length > 2 * DIGEST_CHARS ? digest.slice(-DIGEST_CHARS) : digest;
+      }
     }
-    if (line !== undefined && p!.sessionId === s.id && Object.keys(p!).length === 2) this.emitLine(s, u, line);
+    if (line !== undefined && p!.sessionId === s.id && keyCount(p!) === 2) this.emitLine(s, u, line);
     else this.emit(s, u);
     const sus = s.suspension;
     if (

@@ -131,5 +131,15 @@ export class DeadlineTimer {
   }
 }
 
+let lastMs = Number.NaN;
+let lastIso = "";
+
 /** A millisecond epoch time as an ISO 8601 UTC string (the wire form of every timestamp the bridge writes). */
-export const isoAt = (ms: number): string => new Date(ms).toISOString();
+export const isoAt = (ms: number): string => {
+  // A turn asks for the same millisecond several times; NaN never equals itself, so an invalid time still throws.
+  if (ms === lastMs) return lastIso;
+  const iso = new Date(ms).toISOString();
+  lastMs = ms;
+  lastIso = iso;
+  return iso;
+};

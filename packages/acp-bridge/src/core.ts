@@ -10,6 +10,7 @@ import { newId } from "@ahp/core";
 import { DeadlineTimer, isoAt } from "./clock.js";
 import { type InitiatorDetail, type SuspendMode } from "./constants.js";
 import { invalidParams, suspensionDiscarded, unknownSession } from "./errors.js";
+import { DIGEST_CHARS } from "./internal.js";
 import type { ParkSpec } from "./harness.js";
 import type { ClientLink, HeldWake, Session, SuspendResult, Suspension } from "./session.js";
 import { transition, type BridgeEvent } from "./state-machine.js";
@@ -511,7 +512,7 @@ export class SuspendCore extends SessionCore {
   }
 
   protected digestOf(s: Session, sus: Suspension): string {
-    const last = s.digest.trim();
+    const last = s.digest.slice(-DIGEST_CHARS).trim();
     return [`Resumed from suspension ${sus.handle}${sus.reason ? ` (${sus.reason})` : ""}.`, last === "" ? "" : `Before the pause: ${last}`]
       .filter(Boolean)
       .join(" ");

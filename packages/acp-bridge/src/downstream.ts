@@ -17,6 +17,7 @@ import {
 } from "@agentclientprotocol/sdk";
 import { META, METHODS } from "./constants.js";
 import { isMethodNotFound } from "./errors.js";
+import { keyCount } from "./internal.js";
 import { DIRECT_WRITER, RAW_READER, type DirectStream, type RawReadableStream } from "./node-stream.js";
 import { routeSdkSends } from "./sdk-sends.js";
 
@@ -172,7 +173,7 @@ export class DownstreamAgent {
         if (message.method !== "session/update" || "id" in message) return false;
         try {
           // The line may be passed on as it came only when it holds nothing but the notification.
-          const bare = message.jsonrpc === "2.0" && Object.keys(message).length === 3;
+          const bare = message.jsonrpc === "2.0" && keyCount(message) === 3;
           hooks.onUpdate(message.params, bare ? line : undefined);
         } catch {
           // the bridge reports its own failures; the stream must go on

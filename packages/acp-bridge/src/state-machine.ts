@@ -324,18 +324,20 @@ export type TransitionResult =
   | { ok: false; row: TransitionRow; error: RowError }
   | { ok: false; row: undefined; illegal: true; state: BridgeState; event: BridgeEvent };
 
-const INDEX = new Map<string, TransitionRow>();
+/** The rows by state, then event (no key string built per lookup: it runs several times a turn). */
+const INDEX = new Map<BridgeState, Map<BridgeEvent, TransitionRow>>();
 for (const row of TRANSITIONS) {
   for (const from of row.from) {
-    const key = `${from}|${row.event}`;
-    if (INDEX.has(key)) throw new Error(`transition table: two rows for ${key}`);
-    INDEX.set(key, row);
+    let byEvent = INDEX.get(from);
+    if (byEvent === undefined) INDEX.set(from, (byEvent = new Map<BridgeEvent, TransitionRow>()));
+    if (byEvent.has(row.event)) throw new Error(`transition table: two rows for ${from}|${row.event}`);
+    byEvent.set(row.event, row);
   }
 }
 
 /** The one transition function: the row that applies to `event` in `state`, and where it leads. */
 export function transition(state: BridgeState, event: BridgeEvent): TransitionResult {
-  const row = INDEX.get(`${state}|${event}`);
+  const row = INDEX.get(state)?.get(event);
   if (row === undefined) return { ok: false, row: undefined, illegal: true, state, event };
   if (row.error !== undefined) return { ok: false, row, error: row.error };
   return { ok: true, row, to: row.to === "same" || row.to === undefined ? state : row.to };

@@ -54,6 +54,28 @@ describe("resume", () => {
     expect(texts.every((u) => u.sessionId === id)).toBe(true);
   });
 
+  it("a fresh-transcript resume seeds the agent with the last 2,000 characters of the agent's text, however many chunks it came in", async () => {
+    const chunks = Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(97 + i)}`.repeat(700 + i));
+    r = await rig({
+      bridge: { emulateFreshTranscript: true },
+      agent: {
+        turn: async (t) => {
+          for (const c of chunks) await t.text(c);
+          return "end_turn";
+        },
+      },
+    });
+    const id = await r.open();
+    await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "write a lot" }] });
+    const sus = await suspend(r.ctx, { sessionId: id });
+    await resumeWith(r.ctx, id, { handle: sus.handle, continueTranscript: false });
+    await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "next" }] });
+    const lead = String(r.agent.calls.filter((c) => c.method === "session/prompt").at(-1)!.params.prompt[0].text);
+    const expected = chunks.join("").slice(-2000).trim();
+    expect(lead).toContain(`Before the pause: ${expected}`);
+    expect(lead.endsWith(expected)).toBe(true);
+  });
+
   it("S24 unknown handle → -32002 unknown_handle; the session stays suspended", async () => {
     r = await rig();
     const id = await r.open();
