@@ -208,7 +208,7 @@ export class AcpBridgeEngine extends AgentFace {
       if (s.state === "closed") this.apply(s, "plain_resume");
       if (s.downstreamLost || !this.downstream.alive) await this.reattach(s);
       if (s.state === "suspended") return { _meta: { [META.resume]: { state: "suspended", handle: s.suspension?.handle } } };
-      this.trace.push({ sessionId: s.id, row: "T15", from: s.state, to: s.state });
+      this.traceRow(s.id, "T15", s.state, s.state);
       return {};
     }
     const outcome = await this.wake(s, {

@@ -15,6 +15,9 @@ import { transition, type BridgeEvent, type TransitionResult } from "./state-mac
 import type { SuspensionStore } from "./store.js";
 import { echoConditions, type ResumeConditions, type TriggerValidator } from "./validation.js";
 
+/** How many of the latest applied rows a bridge keeps in its trace (at least). */
+export const TRACE_KEPT = 1024;
+
 /**
  * Options of the suspend/resume machinery: clock, store, harness, drain deadline, the policies
  * P1–P3, resume causes, trigger checks and timers while suspended.
@@ -64,7 +67,11 @@ export abstract class SessionCore {
   protected readonly harness: HarnessLink | undefined;
   /** Set by the bridge once the agent connection exists. */
   protected downstream!: DownstreamAgent;
-  /** Every row applied, for tests and the property test (`id` of the row per session). */
+  /**
+   * The latest rows applied, oldest first (`id` of the row per session), for tests and
+   * diagnostics: at least the last {@link TRACE_KEPT}, at most twice that, so a long-running
+   * bridge does not grow with every turn.
+   */
   readonly trace: Array<{ sessionId: string; row: string; from: string; to: string }> = [];
   #closedBridge = false;
 
@@ -99,10 +106,17 @@ export abstract class SessionCore {
     const t = transition(s.state, event);
     if (!t.ok && "illegal" in t) throw new IllegalTransitionError(`no transition for ${event} in ${s.state} (session ${s.id})`);
     if (t.ok) {
-      this.trace.push({ sessionId: s.id, row: t.row.id, from: s.state, to: t.to });
+      this.traceRow(s.id, t.row.id, s.state, t.to);
       s.state = t.to;
     }
     return t;
+  }
+
+  /** Appends to {@link trace}, dropping the oldest {@link TRACE_KEPT} rows once it holds twice that. */
+  protected traceRow(sessionId: string, row: string, from: string, to: string): void {
+    const trace = this.trace;
+    trace.push({ sessionId, row, from, to });
+    if (trace.length >= 2 * TRACE_KEPT) trace.splice(0, trace.length - TRACE_KEPT);
   }
 
   /** The wire error of a refusing row. */
