@@ -184,7 +184,7 @@ export function splitTransportRows(
       measurement: s.ours,
       floor: s.floor,
       ratio: latencyRatio(s.ours, s.floor),
-      target: "p50 <= 1.3x floor",
+      target: "p50 <= 1.1x floor",
       note: "ratio = p50 / floor p50",
     },
     {
@@ -193,7 +193,7 @@ export function splitTransportRows(
       measurement: p.ours,
       floor: p.floor,
       ratio: throughputRatio(p.ours, p.floor),
-      target: ">= 0.7x floor",
+      target: ">= 0.9x floor",
     },
     {
       suite,
