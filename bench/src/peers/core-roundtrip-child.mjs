@@ -19,17 +19,39 @@
 // transports: both sides talk over two in-memory Node streams (PassThrough), so everything but
 // the system calls is counted. `ours-streams` is AhpClient on core's NDJSON client transport and
 // AhpServer on its NDJSON server transport; `floor-streams` is the stdio floor's client and peer
-// (bench/src/peers/raw-ndjson-peer.mjs, bench/src/ndjson-bench.ts): each line cut by index and
-// parsed with JSON.parse, one write per message, a fixed reply.
+// (bench/src/peers/raw-ndjson-peer.mjs itself, and a copy of RawNdjsonClient of
+// bench/src/ndjson-bench.ts): each line cut by index and parsed with JSON.parse, one write per
+// message, a fixed reply.
 import { createInterface } from "node:readline";
 import { PassThrough } from "node:stream";
+import { serve } from "./raw-ndjson-peer.mjs";
 
 const payload = { action_type: "tool_call", tool_name: "bash", arguments: { command: "npm test", cwd: "/workspace" } };
 
 const SESSION_ID = "6c1f0a52-3d4e-4b7a-9f21-0e8d5c3b2a19";
 const AGENT_ID = "0b9e7d6c-5a4f-4e3d-8c2b-1a0f9e8d7c6b";
 
+/** The floors' `pre_action` event, as AhpClient builds it. */
+const rawEvent = () => ({
+  event_type: "pre_action",
+  session_id: SESSION_ID,
+  agent_id: AGENT_ID,
+  timestamp: new Date().toISOString(),
+  depth: 0,
+  payload,
+});
+
 const decide = (command) => (command.includes("rm -rf") ? { decision: "block", reason: "no" } : { decision: "allow" });
+
+/** `run(n)` of an AhpClient: n sequential `pre_action` round trips, resolving with how many were allowed. */
+const clientRun = (client) => async (n) => {
+  let allowed = 0;
+  for (let i = 0; i < n; i++) {
+    const decision = await client.send("pre_action", payload);
+    if (decision.decision === "allow") allowed++;
+  }
+  return allowed;
+};
 
 /** Returns `run(n)`, which makes n round trips and resolves with how many were allowed, and `close()`. */
 async function ours() {
@@ -41,14 +63,7 @@ async function ours() {
   const client = new AhpClient();
   await client.connect(agentSide);
   return {
-    async run(n) {
-      let allowed = 0;
-      for (let i = 0; i < n; i++) {
-        const decision = await client.send("pre_action", payload);
-        if (decision.decision === "allow") allowed++;
-      }
-      return allowed;
-    },
+    run: clientRun(client),
     async close() {
       await client.close();
       await server.close();
@@ -74,14 +89,7 @@ async function oursStreams() {
   const client = new AhpClient();
   await client.connect(new MemoryClientTransport());
   return {
-    async run(n) {
-      let allowed = 0;
-      for (let i = 0; i < n; i++) {
-        const decision = await client.send("pre_action", payload);
-        if (decision.decision === "allow") allowed++;
-      }
-      return allowed;
-    },
+    run: clientRun(client),
     async close() {
       await client.close();
       await server.close({ graceMs: 0 });
@@ -93,24 +101,8 @@ async function oursStreams() {
 async function floorStreams() {
   const toHarness = new PassThrough();
   const toAgent = new PassThrough();
-  // The peer: as bench/src/peers/raw-ndjson-peer.mjs.
-  let peerRest = "";
-  toHarness.setEncoding("utf8");
-  toHarness.on("data", (chunk) => {
-    const text = peerRest.length === 0 ? chunk : peerRest + chunk;
-    let start = 0;
-    let nl;
-    while ((nl = text.indexOf("\n", start)) !== -1) {
-      const line = text.slice(start, nl);
-      start = nl + 1;
-      if (line.length === 0) continue;
-      const message = JSON.parse(line);
-      if (message.id === undefined) continue;
-      const id = JSON.stringify(message.id);
-      toAgent.write(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(decide(message.params.payload.arguments.command))}}\n`);
-    }
-    peerRest = start === text.length ? "" : text.slice(start);
-  });
+  // The peer: bench/src/peers/raw-ndjson-peer.mjs itself (a fixed `allow` for every request).
+  serve(toHarness, toAgent);
   // The client: as RawNdjsonClient in bench/src/ndjson-bench.ts.
   const pending = new Map();
   let rest = "";
@@ -141,14 +133,7 @@ async function floorStreams() {
     async run(n) {
       let allowed = 0;
       for (let i = 0; i < n; i++) {
-        const result = await request({
-          event_type: "pre_action",
-          session_id: SESSION_ID,
-          agent_id: AGENT_ID,
-          timestamp: new Date().toISOString(),
-          depth: 0,
-          payload,
-        });
+        const result = await request(rawEvent());
         if (result.decision === "allow") allowed++;
       }
       return allowed;
@@ -167,14 +152,7 @@ async function floor() {
           jsonrpc: "2.0",
           id: String(++id).padStart(36, "0"),
           method: "ahp/event",
-          params: {
-            event_type: "pre_action",
-            session_id: SESSION_ID,
-            agent_id: AGENT_ID,
-            timestamp: new Date().toISOString(),
-            depth: 0,
-            payload,
-          },
+          params: rawEvent(),
         });
         // The other side: parse, decide, answer. Same microtask hops as the linked pair.
         await Promise.resolve();

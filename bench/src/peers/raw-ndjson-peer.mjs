@@ -5,8 +5,10 @@
 // chunk. `node raw-ndjson-peer.mjs stdio` serves on stdin/stdout; `... unix <path>` listens on a
 // Unix socket (one peer per connection) and writes "ready" to stderr once it does.
 import { createServer } from "node:net";
+import { pathToFileURL } from "node:url";
 
-function serve(readable, writable) {
+/** Serves one connection: answers each request on `readable` with the fixed reply on `writable`. */
+export function serve(readable, writable) {
   let rest = "";
   let notifications = 0;
   readable.setEncoding("utf8");
@@ -34,13 +36,16 @@ function serve(readable, writable) {
   });
 }
 
-const [mode, path] = process.argv.slice(2);
-if (mode === "unix") {
-  const server = createServer((socket) => serve(socket, socket));
-  server.listen(path, () => process.stderr.write("ready\n"));
-  process.stdin.on("end", () => server.close(() => process.exit(0)));
-  process.stdin.resume();
-} else {
-  serve(process.stdin, process.stdout);
-  process.stdin.on("end", () => process.exit(0));
+// Run as a script (imported, e.g. by core-roundtrip-child.mjs, it only provides serve()).
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [mode, path] = process.argv.slice(2);
+  if (mode === "unix") {
+    const server = createServer((socket) => serve(socket, socket));
+    server.listen(path, () => process.stderr.write("ready\n"));
+    process.stdin.on("end", () => server.close(() => process.exit(0)));
+    process.stdin.resume();
+  } else {
+    serve(process.stdin, process.stdout);
+    process.stdin.on("end", () => process.exit(0));
+  }
 }

@@ -4,9 +4,9 @@
  * stock SDK client and agent talking through it.
  */
 import { PassThrough, Writable } from "node:stream";
-import { agent, client } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import { DIRECT_WRITER, LineTooLongError, ndJsonNodeStream, RAW_READER } from "../src/node-stream.js";
+import { chunkTurn, fiveChunkAgent } from "./helpers/chunks.js";
 
 /** An output that records every write it gets (one entry per write call). */
 function recorder(options: { highWaterMark?: number; hold?: boolean } = {}) {
@@ -175,30 +175,10 @@ describe("ndJsonNodeStream", () => {
   it("carries a stock SDK client and agent: requests, notifications in order, responses", async () => {
     const up = new PassThrough();
     const down = new PassThrough();
-    const seen: string[] = [];
-    agent({ name: "a" })
-      .onRequest("initialize", () => ({ protocolVersion: 1, agentCapabilities: {} }))
-      .onRequest("session/new", () => ({ sessionId: "s1" }))
-      .onRequest("session/prompt", async ({ params, client: c }) => {
-        for (let i = 0; i < 5; i++)
-          await c.notify("session/update", {
-            sessionId: params.sessionId,
-            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `c${i}` } },
-          });
-        return { stopReason: "end_turn" as const };
-      })
-      .connect(ndJsonNodeStream(up, down));
-    const conn = client({ name: "c" })
-      .onNotification("session/update", ({ params }) => {
-        const u = params.update;
-        if (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text") seen.push(u.content.text);
-      })
-      .connect(ndJsonNodeStream(down, up));
-    await conn.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
-    const { sessionId } = await conn.agent.request("session/new", { cwd: "/p", mcpServers: [] });
-    const r = await conn.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
-    expect(r.stopReason).toBe("end_turn");
-    expect(seen).toEqual(["c0", "c1", "c2", "c3", "c4"]);
-    conn.close();
+    fiveChunkAgent().connect(ndJsonNodeStream(up, down));
+    const turn = await chunkTurn(ndJsonNodeStream(down, up));
+    expect(turn.stopReason).toBe("end_turn");
+    expect(turn.seen).toEqual(["c0", "c1", "c2", "c3", "c4"]);
+    turn.close();
   });
 });

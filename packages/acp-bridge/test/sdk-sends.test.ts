@@ -5,10 +5,10 @@
  * SDK's own path, and a connection without the hook is left alone.
  */
 import { PassThrough, Writable } from "node:stream";
-import { agent, client } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import { DIRECT_WRITER, ndJsonNodeStream } from "../src/node-stream.js";
 import { routeSdkSends } from "../src/sdk-sends.js";
+import { chunkTurn, fiveChunkAgent } from "./helpers/chunks.js";
 
 function recorder() {
   const writes: string[] = [];
@@ -123,32 +123,12 @@ describe("routeSdkSends", () => {
         }
       },
     });
-    const connection = agent({ name: "a" })
-      .onRequest("initialize", () => ({ protocolVersion: 1, agentCapabilities: {} }))
-      .onRequest("session/new", () => ({ sessionId: "s1" }))
-      .onRequest("session/prompt", async ({ params, client: c }) => {
-        for (let i = 0; i < 5; i++)
-          await c.notify("session/update", {
-            sessionId: params.sessionId,
-            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `c${i}` } },
-          });
-        return { stopReason: "end_turn" as const };
-      })
-      .connect({ readable: s.readable, writable: counted });
+    const connection = fiveChunkAgent().connect({ readable: s.readable, writable: counted });
     expect(routeSdkSends(connection, s[DIRECT_WRITER])).toBe(true);
-    const seen: string[] = [];
-    const conn = client({ name: "c" })
-      .onNotification("session/update", ({ params }) => {
-        const u = params.update;
-        if (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text") seen.push(u.content.text);
-      })
-      .connect(ndJsonNodeStream(down, up));
-    await conn.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
-    const { sessionId } = await conn.agent.request("session/new", { cwd: "/p", mcpServers: [] });
-    const r = await conn.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
-    expect(r.stopReason).toBe("end_turn");
-    expect(seen).toEqual(["c0", "c1", "c2", "c3", "c4"]);
+    const turn = await chunkTurn(ndJsonNodeStream(down, up));
+    expect(turn.stopReason).toBe("end_turn");
+    expect(turn.seen).toEqual(["c0", "c1", "c2", "c3", "c4"]);
     expect(sdkWrites).toBe(0);
-    conn.close();
+    turn.close();
   });
 });
