@@ -128,12 +128,26 @@ export class NdjsonServerTransport implements Transport {
   readonly #onInputEnd = (): void => {
     if (this.#inputEnded) return;
     this.#inputEnded = true;
-    // Every request answered (or the time is up); then the answers' writes are confirmed.
+    // Every request answered, then the answers' writes confirmed, within drainTimeoutMs in all.
+    const started = performance.now();
     void this.#inFlight
       .idle(this.#drainTimeoutMs)
-      .then((answered) => (answered ? this.#inner.settled() : undefined))
+      .then((answered) => (answered ? this.#writesSettled(this.#drainTimeoutMs - (performance.now() - started)) : undefined))
       .then(() => this.#inner.close());
   };
+
+  /** Resolves once every write handed to the stream was confirmed, or after `ms` (no limit when not finite). */
+  #writesSettled(ms: number): Promise<void> {
+    const settled = this.#inner.settled();
+    if (!Number.isFinite(ms)) return settled;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, ms));
+      void settled.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
 
   readonly #onReadableClose = (hadError?: boolean): void => {
     if (!this.#closeOnReadableClose) return this.#onInputEnd();

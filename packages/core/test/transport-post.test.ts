@@ -198,6 +198,26 @@ describe("the engines on post()", () => {
   });
 });
 
+describe("end of input with a peer that does not read", () => {
+  it("closes after drainTimeoutMs even when the answers' writes are never confirmed", async () => {
+    const input = new PassThrough();
+    const writable = new HeldWritable(); // never released
+    const server = new AhpServer({ handlers: { onEvent: () => ({ decision: "allow" }) } });
+    const transport = new NdjsonServerTransport({ readable: input, writable, info: { transport: "memory" }, drainTimeoutMs: 50 });
+    let closed = false;
+    void transport.closed.then(() => (closed = true));
+    await server.connect(transport);
+    const event = { event_type: "pre_action", session_id: "s", agent_id: "a", timestamp: "2026-11-26T00:00:00Z", depth: 0, payload: {} };
+    input.end(`${JSON.stringify({ jsonrpc: "2.0", id: 8, method: "ahp/event", params: event })}\n`);
+    await ticks(10);
+    expect(writable.chunks.join("")).toContain('"id":8');
+    expect(closed).toBe(false);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(closed).toBe(true);
+    await server.close({ graceMs: 0 });
+  });
+});
+
 describe("createLinkedPair post", () => {
   it("delivers in order and reports a post on a closed side after the call returned", async () => {
     const [a, b] = createLinkedPair();
