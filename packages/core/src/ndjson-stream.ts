@@ -172,6 +172,7 @@ export class NdjsonStreamTransport implements Transport {
           const index = this.#queue.indexOf(entry);
           if (index !== -1) this.#queue.splice(index, 1); // not written yet: it never will be
           settleLine(entry, new AhpLocalError("ABORTED", "send aborted", { cause: signal.reason }), this.#sendFailure);
+          this.#wakeSettled(); // it may have been the last line settled() waited for
         };
         signal.addEventListener("abort", entry.onAbort, { once: true });
       }
