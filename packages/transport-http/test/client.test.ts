@@ -123,6 +123,69 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
     expect(sent).not.toHaveProperty("id");
   });
 
+  it("a long non-2xx body is read only up to the excerpt's limit; the connection is dropped and the next call works", async () => {
+    const c = await capture();
+    let status = 500;
+    scripted(c, (id, res) => {
+      if (status === 200) {
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ jsonrpc: "2.0", id, result: { decision: "allow" } }));
+        return;
+      }
+      // 4 MiB in chunks, no content-length: the client must stop reading, not buffer it all.
+      res.writeHead(status, { "content-type": "text/plain" });
+      const chunk = "y".repeat(64 * 1024);
+      for (let i = 0; i < 64; i++) res.write(chunk);
+      res.end();
+    });
+    const { client } = await connect(c.url, { client: stack });
+    const e = await rejection(client.send("pre_action", preAction()));
+    expect(e.code).toBe("TRANSPORT_ERROR");
+    expect(e.message).toMatch(/^HTTP error: 500 - y{512}…$/);
+    status = 200;
+    await expect(client.send("pre_action", preAction())).resolves.toEqual({ decision: "allow" });
+  });
+
+  it("a notification resolves when its answer's body is huge or breaks off after the status; the next call works", async () => {
+    const c = await capture();
+    let mode: "huge" | "broken" | "ok" = "huge";
+    scripted(c, (id, res) => {
+      if (mode === "ok") {
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ jsonrpc: "2.0", id, result: { decision: "allow" } }));
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/plain", "content-length": String(8 * 1024 * 1024) });
+      if (mode === "broken") {
+        res.write("partial", () => res.socket?.destroy());
+        return;
+      }
+      const chunk = "n".repeat(64 * 1024);
+      for (let i = 0; i < 128; i++) res.write(chunk);
+      res.end();
+    });
+    const { client } = await connect(c.url, { client: stack });
+    await expect(client.send("post_action", {})).resolves.toEqual({ decision: "allow" });
+    mode = "broken";
+    await expect(client.send("post_action", {})).resolves.toEqual({ decision: "allow" });
+    mode = "ok";
+    await expect(client.send("pre_action", preAction())).resolves.toEqual({ decision: "allow" });
+  });
+
+  it("a request whose answer breaks off in its body → TRANSPORT_ERROR, not a hang", async () => {
+    const c = await capture();
+    scripted(c, (_id, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "4096" });
+      res.write('{"jsonrpc":"2.0",', () => res.socket?.destroy());
+    });
+    const { client } = await connect(c.url, { client: stack, timeoutMs: 30_000 });
+    const e = await rejection(client.send("pre_action", preAction(), { timeoutMs: 30_000 }));
+    expect(e.code).toBe("TRANSPORT_ERROR");
+    expect(e.message).toMatch(/^HTTP request failed: /);
+  });
+
   it("connection refused → TRANSPORT_ERROR naming ECONNREFUSED, for requests and notifications", async () => {
     const spare = http.createServer();
     await new Promise<void>((r) => spare.listen(0, "127.0.0.1", r));
