@@ -128,45 +128,49 @@ type SocketConnection = AhpServerConnection & { close(): void };
 
 type BodyResult = { ok: true; body: Buffer } | { ok: false; bytes: number };
 
-/** Reads the request body, stopping (without buffering the rest) as soon as it passes `limit`. */
+/**
+ * Reads the request body, stopping (without buffering the rest) as soon as it passes `limit`.
+ * Once settled its listeners stay on the finished request and ignore what follows (a request
+ * that ended or failed emits nothing that matters any more): removing four listeners per request
+ * cost more than the rest of this function.
+ */
 function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
   const declared = req.headers["content-length"];
   if (declared !== undefined && Number(declared) > limit) return Promise.resolve({ ok: false, bytes: Number(declared) });
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let first: Buffer | undefined;
+    let chunks: Buffer[] | undefined;
     let total = 0;
-    const cleanup = () => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-      req.off("close", onClose);
-    };
+    let settled = false;
     const onData = (chunk: Buffer) => {
+      if (settled) return;
       total += chunk.length;
       if (total > limit) {
-        cleanup();
+        settled = true;
+        req.off("data", onData);
         req.pause();
         resolve({ ok: false, bytes: total });
         return;
       }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve({ ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total) });
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    const onClose = () => {
-      cleanup();
-      reject(new Error("client closed the request"));
+      if (first === undefined) first = chunk;
+      else (chunks ??= [first]).push(chunk);
     };
     req.on("data", onData);
-    req.once("end", onEnd);
-    req.once("error", onError);
-    req.once("close", onClose);
+    req.on("end", () => {
+      if (settled) return;
+      settled = true;
+      resolve({ ok: true, body: chunks !== undefined ? Buffer.concat(chunks, total) : (first ?? Buffer.alloc(0)) });
+    });
+    req.on("error", (error: Error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    });
+    req.on("close", () => {
+      if (settled) return;
+      settled = true;
+      reject(new Error("client closed the request"));
+    });
   });
 }
 

@@ -141,6 +141,27 @@ describe("HTTP server status codes (spec §13.2, checklist 86–88)", () => {
     expect(status).toBe(413);
   });
 
+  it("a client that goes away in the middle of its body leaves nothing pending; the next request is served", async () => {
+    const { port } = new URL(h.url);
+    const net = await import("node:net");
+    const socket = net.connect(Number(port), "127.0.0.1");
+    await new Promise<void>((resolve, reject) => {
+      socket.once("connect", resolve);
+      socket.once("error", reject);
+    });
+    const body = request("gone", "ahp/event", event("pre_action", preAction()));
+    socket.write(
+      `POST /ahp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 20)}`,
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    socket.destroy();
+    await until(() => h.server.pendingWork === 0);
+    const ok = await rawRequest(h.url, { body: request("after-gone", "ahp/event", event("pre_action", preAction())) });
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.text)).toEqual({ jsonrpc: "2.0", id: "after-gone", result: { decision: "allow" } });
+    expect(h.server.pendingWork).toBe(0);
+  });
+
   it("a body exactly at the limit is accepted", async () => {
     const base = request("edge", "ahp/event", event("pre_action", preAction()));
     const padded = base + " ".repeat(64 * 1024 - Buffer.byteLength(base));
