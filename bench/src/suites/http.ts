@@ -3,10 +3,11 @@
  * both sides).
  *
  * Floor: a bare `node:http` server that parses the JSON body, decides and answers, driven by a
- * bare keep-alive undici Pool (the HTTP stack `HttpClientTransport` uses by default), so the
- * ratio isolates what AhpClient/HttpClientTransport and createHttpHandler/AhpServer add.
- * Client-choice rows compare bare clients against the same bare server: `node:http` with a
- * keep-alive Agent, undici, and the built-in fetch (reference only).
+ * bare keep-alive undici Pool through its dispatch handler (the cheapest way to use the HTTP stack
+ * `HttpClientTransport` uses by default, and the way it uses it), so the ratio isolates what
+ * AhpClient/HttpClientTransport and createHttpHandler/AhpServer add. Client-choice rows compare
+ * bare clients against the same bare server: undici's `request()` (a response stream per
+ * exchange), `node:http` with a keep-alive Agent, and the built-in fetch (reference only).
  */
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -85,7 +86,34 @@ async function bareServer(): Promise<{ url: string; close(): Promise<void> }> {
 
 type Post = (body: string) => Promise<string>;
 
+const JSON_HEADERS = { "content-type": "application/json" };
+
+/** undici through its dispatch handler: status and body chunks as callbacks, no response stream. */
 function undiciPost(url: string): { post: Post; close(): Promise<void> } {
+  const u = new URL(url);
+  const pool = new Pool(u.origin, { connections: 128 });
+  const { origin, pathname: path } = u;
+  return {
+    post: (body) =>
+      new Promise<string>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        pool.dispatch(
+          { origin, path, method: "POST", headers: JSON_HEADERS, body },
+          {
+            // undici takes a handler with onRequestStart for one of its current interface.
+            onRequestStart: () => undefined,
+            onResponseData: (_controller, chunk) => void chunks.push(chunk),
+            onResponseEnd: () => resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")),
+            onResponseError: (_controller, error) => reject(error),
+          },
+        );
+      }),
+    close: () => pool.close(),
+  };
+}
+
+/** undici's `request()`: a response object with a body stream per exchange. */
+function undiciRequestPost(url: string): { post: Post; close(): Promise<void> } {
   const u = new URL(url);
   const pool = new Pool(u.origin, { connections: 128 });
   return {
@@ -145,7 +173,12 @@ export const suite: Suite = {
     const pip = { total: quick ? 500 : 6000, concurrency: 64, runs: 1, warmup: quick ? 100 : 500 };
 
     const bare = await bareServer();
-    const clients = { undici: undiciPost(bare.url), node: nodePost(bare.url), fetch: fetchPost(bare.url) };
+    const clients = {
+      undici: undiciPost(bare.url),
+      request: undiciRequestPost(bare.url),
+      node: nodePost(bare.url),
+      fetch: fetchPost(bare.url),
+    };
     const server = new AhpServer({
       handlers: {
         onEvent: (event) =>
@@ -167,13 +200,14 @@ export const suite: Suite = {
     const oursNode = new AhpClient();
     await oursNode.connect(new HttpClientTransport(listener.url, { client: "node" }));
     const floorCall = rawCall(clients.undici.post);
+    const requestCall = rawCall(clients.request.post);
     const nodeCall = rawCall(clients.node.post);
     const fetchCall = rawCall(clients.fetch.post);
     const oursCall = () => ours.send("pre_action", payload);
     const oursNodeCall = () => oursNode.send("pre_action", payload);
 
     // Warm every path once (JIT, sockets) before the timed rounds.
-    for (const op of [floorCall, nodeCall, fetchCall, oursCall, oursNodeCall, serverOnlyCall, clientOnlyCall])
+    for (const op of [floorCall, requestCall, nodeCall, fetchCall, oursCall, oursNodeCall, serverOnlyCall, clientOnlyCall])
       for (let i = 0; i < (quick ? 50 : 1000); i++) await op();
 
     const sequential = await interleaved(
@@ -181,6 +215,7 @@ export const suite: Suite = {
         floor: () => measureSequential(floorCall, seq),
         ours: () => measureSequential(oursCall, seq),
         oursNode: () => measureSequential(oursNodeCall, seq),
+        request: () => measureSequential(requestCall, seq),
         node: () => measureSequential(nodeCall, seq),
         fetch: () => measureSequential(fetchCall, { ...seq, iterations: Math.ceil(seq.iterations / 4) }),
         serverOnly: () => measureSequential(serverOnlyCall, seq),
@@ -194,6 +229,7 @@ export const suite: Suite = {
         floor: () => measurePipelined(floorCall, pip),
         ours: () => measurePipelined(oursCall, pip),
         oursNode: () => measurePipelined(oursNodeCall, pip),
+        request: () => measurePipelined(requestCall, pip),
         node: () => measurePipelined(nodeCall, pip),
         fetch: () => measurePipelined(fetchCall, { ...pip, total: Math.ceil(pip.total / 4) }),
         floorNote: () => measurePipelined(() => clients.undici.post(notificationBody()), pip),
@@ -219,7 +255,7 @@ export const suite: Suite = {
       ...splitTransportRows(
         name,
         {
-          floor: "bare node:http server + bare undici Pool",
+          floor: "bare node:http server + bare undici Pool (dispatch handler)",
           floorNotifications: "notifications (204), pipelined 64",
           ours: "AhpClient+HttpClientTransport -> listenHttp+AhpServer",
           harnessSide: "bare undici -> listenHttp+AhpServer",
@@ -247,11 +283,27 @@ export const suite: Suite = {
       },
       {
         suite: name,
+        case: "client choice: bare undici Pool request() (a body stream per answer), sequential",
+        measurement: s.request,
+        floor: s.floor,
+        ratio: throughputRatio(s.request, s.floor),
+        note: "ratio = req/s vs bare undici dispatch",
+      },
+      {
+        suite: name,
+        case: "client choice: bare undici Pool request(), pipelined 64",
+        measurement: p.request,
+        floor: p.floor,
+        ratio: throughputRatio(p.request, p.floor),
+        note: "ratio = req/s vs bare undici dispatch",
+      },
+      {
+        suite: name,
         case: "client choice: bare node:http keep-alive Agent, sequential",
         measurement: s.node,
         floor: s.floor,
         ratio: throughputRatio(s.node, s.floor),
-        note: "ratio = req/s vs bare undici",
+        note: "ratio = req/s vs bare undici dispatch",
       },
       {
         suite: name,
@@ -259,7 +311,7 @@ export const suite: Suite = {
         measurement: p.node,
         floor: p.floor,
         ratio: throughputRatio(p.node, p.floor),
-        note: "ratio = req/s vs bare undici",
+        note: "ratio = req/s vs bare undici dispatch",
       },
       {
         suite: name,
@@ -267,7 +319,7 @@ export const suite: Suite = {
         measurement: s.fetch,
         floor: s.floor,
         ratio: throughputRatio(s.fetch, s.floor),
-        note: "ratio = req/s vs bare undici",
+        note: "ratio = req/s vs bare undici dispatch",
       },
       {
         suite: name,
@@ -275,7 +327,7 @@ export const suite: Suite = {
         measurement: p.fetch,
         floor: p.floor,
         ratio: throughputRatio(p.fetch, p.floor),
-        note: "ratio = req/s vs bare undici",
+        note: "ratio = req/s vs bare undici dispatch",
       },
     ];
     return rows;
