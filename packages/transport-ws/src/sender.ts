@@ -6,7 +6,7 @@
  * then drops the connection). Optionally the socket stops reading while frames wait, so a peer
  * cannot pile up requests whose answers it does not take.
  */
-import { AhpLocalError } from "@ahp/core";
+import { AhpLocalError, toError } from "@ahp/core";
 import type { WebSocket } from "ws";
 
 export interface FrameSenderOptions {
@@ -69,6 +69,19 @@ export class FrameSender {
       this.#queue.push(entry);
       if (this.#queue.length === 1) this.#congested();
     });
+  }
+
+  /**
+   * Like `send()` without a promise when the frame can go out at once (the common case);
+   * `onFailure(error, context)` is called, after this returned, only when the frame cannot be
+   * written (see `Transport.post`). A frame that must wait takes `send()`'s path.
+   */
+  post<C>(text: string, onFailure: (error: Error, context: C) => void, context: C): void {
+    if (this.#failure === undefined && this.#queue.length === 0 && this.#ws.bufferedAmount < this.#options.maxBufferedBytes) {
+      this.#ws.send(text, this.#onWritten);
+      return;
+    }
+    this.send(text).then(undefined, (error: unknown) => onFailure(toError(error), context));
   }
 
   /** Rejects every waiting frame (the connection is gone) and refuses further sends. */

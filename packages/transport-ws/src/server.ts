@@ -326,6 +326,22 @@ export class WebSocketServerTransport implements Transport {
     }
   }
 
+  /** `send()` without a promise per message on the common path (see `Transport.post`). */
+  post<C>(message: JsonRpcMessage, onFailure: (error: Error, context: C) => void, context: C): void {
+    let failure: Error | undefined;
+    if (this.#finished || this.#ws.readyState !== 1) failure = this.#cause ?? new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
+    else {
+      try {
+        this.#sender.post(stringifyMessage(message, this.#maxPayload), onFailure, context);
+        return;
+      } catch (error) {
+        failure = toError(error);
+      }
+    }
+    const error = failure;
+    queueMicrotask(() => onFailure(error, context));
+  }
+
   #onClose(code: number, reason: string): void {
     if (this.#finished) return;
     this.#finished = true;
