@@ -28,6 +28,7 @@ import {
   type PolicyFileInput,
   type PolicyWatcher,
 } from "@ahp/policy";
+import { applyMiddlewareSyncNotifications } from "./sync-notifications.js";
 
 /** Options of {@link createHarness}: the policy, audit log, metrics, logger, Agent Host and shared state of the harness. */
 export interface HarnessOptions {
@@ -55,6 +56,11 @@ export interface HarnessOptions {
   handlerTimeoutMs?: number;
   /** Keep the policy's state (rate limits, quotas) on Redis, shared with other replicas. Default: in memory. */
   state?: { url: string; password?: string; keyPrefix?: string };
+  /**
+   * Answer a notification whose handler returned synchronously at once, the metrics and timeout
+   * log observing it right after (see `applyMiddlewareSyncNotifications`). Default false.
+   */
+  syncNotifications?: boolean;
 }
 
 /** The audit log of a harness: its file, key and write-ahead settings. */
@@ -161,10 +167,10 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   let handlers: AhpServerHandlers = composeHandlers(engine, options.handlers);
   if (options.agentHost !== undefined) handlers = options.agentHost.wrap(handlers);
   // Counted and timed; a call the server answers at its handler time limit is also logged.
-  handlers = applyHandlerMiddleware(
-    handlers,
-    composeMiddleware(metrics.middleware(), timeoutLogging(log, { handlerFailure: HANDLER_FAILURE })),
-  );
+  const middleware = composeMiddleware(metrics.middleware(), timeoutLogging(log, { handlerFailure: HANDLER_FAILURE }));
+  handlers = options.syncNotifications
+    ? applyMiddlewareSyncNotifications(handlers, middleware, (error) => log.debug("middleware", { error: error.message }))
+    : applyHandlerMiddleware(handlers, middleware);
   if (audit !== undefined) {
     handlers = withAudit(handlers, audit, {
       ...(auditOptions?.includePayloads ? { includePayloads: true } : {}),

@@ -84,7 +84,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     const auth = authFrom(values, io.env);
     transport = createClientTransport(spec, { ...(auth === undefined ? {} : { auth }), stderr: "inherit" });
   } else {
-    embedded = await createHarness({ log: log.child({ component: "ahp-harness" }), name: "ahp-acp-proxy-harness" });
+    embedded = await createHarness({
+      log: log.child({ component: "ahp-harness" }),
+      name: "ahp-acp-proxy-harness",
+      syncNotifications: true,
+    });
     const [agentSide, harnessSide] = createLinkedPair();
     await embedded.server.connect(harnessSide);
     transport = agentSide;
