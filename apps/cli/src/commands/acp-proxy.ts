@@ -89,7 +89,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       name: "ahp-acp-proxy-harness",
       syncNotifications: true,
     });
-    const [agentSide, harnessSide] = createLinkedPair();
+    // Both ends live in this process and neither keeps or changes a message it handed over, so
+    // messages pass as objects, not through JSON text (the events are still validated on both
+    // ends).
+    const [agentSide, harnessSide] = createLinkedPair({ encoding: "none" });
     await embedded.server.connect(harnessSide);
     transport = agentSide;
   }
