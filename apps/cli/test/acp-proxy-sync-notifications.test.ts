@@ -4,14 +4,7 @@
  * every call; promise-returning and throwing handlers take the full middleware path.
  */
 import { PassThrough } from "node:stream";
-import {
-  AhpClient,
-  createLinkedPair,
-  type AhpEvent,
-  type AhpHandlerContext,
-  type HandlerCall,
-  type HandlerMiddleware,
-} from "@ahp/core";
+import { AhpClient, createLinkedPair, type AhpEvent, type AhpHandlerContext, type HandlerCall, type HandlerMiddleware } from "@ahp/core";
 import { createLogger } from "@ahp/observability";
 import { describe, expect, it } from "vitest";
 import { createHarness } from "../src/harness.js";
