@@ -112,4 +112,37 @@ describe("chat status of long turns", () => {
     expect(needsInput(state.status)).toBe(false);
     expect(state.status).toBe(fresh(state));
   });
+  it("keeps the status right when chats take turns and when an older state is reduced again", () => {
+    const next = random(20261127);
+    const start = { type: "chat/turnStarted", turnId: TURN, startedAt: 1, message: "go" } as unknown as StateAction;
+    // Three chats reduced in random order, plus older states of them kept and reduced again (a branch).
+    const chats = [0, 1, 2].map(() => reduceChat(emptyChat(), start, clock));
+    const kept: ChatState[] = [];
+    const calls = [0, 0, 0];
+    let waiting = 0;
+    for (let step = 0; step < 3_000; step++) {
+      const which = Math.floor(next() * 3);
+      const branch = kept.length > 0 && next() < 0.1;
+      const from = branch ? kept[Math.floor(next() * kept.length)]! : chats[which]!;
+      const r = next();
+      const last = `tc-${Math.max(0, calls[which]! - 1)}`;
+      let action: Record<string, unknown>;
+      if (r < 0.3) action = { type: "chat/toolCallStart", turnId: TURN, toolCallId: `tc-${calls[which]!++}`, toolName: "bash" };
+      else if (r < 0.55) action = { type: "chat/toolCallReady", turnId: TURN, toolCallId: last, invocationMessage: "run", toolInput: "ls" };
+      else if (r < 0.7)
+        action = { type: "chat/toolCallReady", turnId: TURN, toolCallId: last, invocationMessage: "run", confirmed: "not-needed" };
+      else if (r < 0.85)
+        action = { type: "chat/toolCallConfirmed", turnId: TURN, toolCallId: last, approved: true, confirmed: "user-action" };
+      else action = { type: "chat/toolCallComplete", turnId: TURN, toolCallId: last, result: { success: true, pastTenseMessage: "ran" } };
+      const result = reduceChat(from, action as unknown as StateAction, clock);
+      if (!branch) chats[which] = result;
+      if (step % 97 === 0) kept.push(result);
+      expect(chatStatus(result), `step ${step}: ${String(action.type)}${branch ? " (branch)" : ""}`).toBe(fresh(result));
+      for (const chat of chats) expect(chatStatus(chat)).toBe(fresh(chat));
+      if (needsInput(result.status)) waiting++;
+    }
+    // Both states occurred, so both branches were compared.
+    expect(waiting).toBeGreaterThan(30);
+    expect(3_000 - waiting).toBeGreaterThan(30);
+  });
 });

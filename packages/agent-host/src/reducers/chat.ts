@@ -55,8 +55,20 @@ function blocks(part: ResponsePart | undefined): 0 | 1 {
  */
 const BLOCKING_PARTS = new WeakMap<ActiveTurn, number>();
 
+/**
+ * The turn derived last and its count, held outside {@link BLOCKING_PARTS}: nearly every action
+ * derives its turn from the one derived just before, so a chain of actions on one chat costs no
+ * WeakMap entry per action. When another chain takes its place, the count moves into the WeakMap.
+ */
+let lastTurn: ActiveTurn | undefined;
+let lastCount = 0;
+
+function knownCount(turn: ActiveTurn): number | undefined {
+  return turn === lastTurn ? lastCount : BLOCKING_PARTS.get(turn);
+}
+
 function blockingParts(turn: ActiveTurn): number {
-  let count = BLOCKING_PARTS.get(turn);
+  let count = knownCount(turn);
   if (count === undefined) {
     count = 0;
     const parts = turn.responseParts;
@@ -68,8 +80,11 @@ function blockingParts(turn: ActiveTurn): number {
 
 /** `next`, derived from `turn` by replacing `removed` with `added` (either may be absent), with its count carried over when `turn`'s is known. */
 function derived(turn: ActiveTurn, next: ActiveTurn, removed: ResponsePart | undefined, added: ResponsePart | undefined): ActiveTurn {
-  const count = BLOCKING_PARTS.get(turn);
-  if (count !== undefined) BLOCKING_PARTS.set(next, count - blocks(removed) + blocks(added));
+  const count = knownCount(turn);
+  if (count === undefined) return next;
+  if (lastTurn !== undefined && lastTurn !== turn) BLOCKING_PARTS.set(lastTurn, lastCount);
+  lastTurn = next;
+  lastCount = count - blocks(removed) + blocks(added);
   return next;
 }
 
@@ -100,9 +115,10 @@ function optionById(options: ConfirmationOption[] | undefined, id: unknown): Con
 }
 
 /** Replaces one tool call of the active turn through `update`; no-op when the turn or the call does not match. */
-function withToolCall(state: ChatState, turnId: unknown, toolCallId: unknown, update: (tc: ToolCallState) => ToolCallState): ChatState {
+function withToolCall(state: ChatState, a: A, update: (tc: ToolCallState, a: A) => ToolCallState): ChatState {
   const turn = state.activeTurn;
-  if (turn === undefined || turn.id !== turnId) return state;
+  const toolCallId: unknown = a.toolCallId;
+  if (turn === undefined || turn.id !== a.turnId) return state;
   const parts = turn.responseParts;
   // Search from the end: the call being updated is nearly always one of the latest parts.
   for (let i = parts.length - 1; i >= 0; i--) {
@@ -110,7 +126,7 @@ function withToolCall(state: ChatState, turnId: unknown, toolCallId: unknown, up
     if (part.kind !== "toolCall") continue;
     const tc = (part as { toolCall: ToolCallState }).toolCall;
     if (tc.toolCallId !== toolCallId) continue;
-    const next = update(tc);
+    const next = update(tc, a);
     if (next === tc) return state;
     const responseParts = parts.slice();
     const changed: ResponsePart = { ...part, toolCall: next };
@@ -190,19 +206,39 @@ function upsertInputRequest(state: ChatState, request: ChatInputRequest, clock: 
  * `chat/toolCallReady` may refine `intention` and `contributor`; a client-owned call keeps its
  * owner and a call cannot be handed to a client afterwards.
  */
-function refine(b: Base, tc: ToolCallState, a: A): Base {
-  const out = a.intention === undefined ? b : { ...b, intention: a.intention };
+function refinedContributor(tc: ToolCallState, a: A): ToolCallState["contributor"] {
   const next = a.contributor as ToolCallState["contributor"];
-  if (next === undefined || tc.contributor?.kind === "client" || next.kind === "client") return out;
-  return { ...out, contributor: next };
+  return next === undefined || tc.contributor?.kind === "client" || next.kind === "client" ? tc.contributor : next;
 }
 
 function toolCallReady(tc: ToolCallState, a: A): ToolCallState {
   if (tc.status !== "streaming" && tc.status !== "running" && tc.status !== "pending-confirmation") return tc;
-  const b = refine(base(tc, a._meta), tc, a);
+  const intention = a.intention === undefined ? tc.intention : a.intention;
+  const contributor = refinedContributor(tc, a);
+  const meta = (a._meta as ToolCallState["_meta"]) ?? tc._meta;
   if (a.confirmed) {
-    return { status: "running", ...b, invocationMessage: a.invocationMessage, toolInput: a.toolInput, confirmed: a.confirmed };
+    // The fields of `base` written out, in its order: one object per action instead of three.
+    return {
+      status: "running",
+      toolCallId: tc.toolCallId,
+      toolName: tc.toolName,
+      displayName: tc.displayName,
+      intention,
+      contributor,
+      _meta: meta,
+      invocationMessage: a.invocationMessage,
+      toolInput: a.toolInput,
+      confirmed: a.confirmed,
+    };
   }
+  const b: Base = {
+    toolCallId: tc.toolCallId,
+    toolName: tc.toolName,
+    displayName: tc.displayName,
+    intention,
+    contributor,
+    _meta: meta,
+  };
   const pending = tc.status === "pending-confirmation" ? tc : undefined;
   const options = a.options ?? pending?.options;
   return {
@@ -262,7 +298,12 @@ function toolCallComplete(tc: ToolCallState, a: A): ToolCallState {
   const status = a.requiresResultConfirmation && from !== "auth-required" ? "pending-result-confirmation" : "completed";
   return {
     status,
-    ...base(tc, a._meta),
+    toolCallId: tc.toolCallId,
+    toolName: tc.toolName,
+    displayName: tc.displayName,
+    intention: tc.intention,
+    contributor: tc.contributor,
+    _meta: (a._meta as ToolCallState["_meta"]) ?? tc._meta,
     invocationMessage: tc.invocationMessage,
     toolInput: tc.toolInput,
     confirmed,
@@ -314,6 +355,23 @@ function toolCallAuth(tc: ToolCallState, a: A, required: boolean): ToolCallState
     ...(tc.content === undefined ? {} : { content: tc.content }),
     ...(required ? { auth: a.auth } : {}),
   };
+}
+
+const toolCallAuthRequired = (tc: ToolCallState, a: A): ToolCallState => toolCallAuth(tc, a, true);
+const toolCallAuthResolved = (tc: ToolCallState, a: A): ToolCallState => toolCallAuth(tc, a, false);
+
+function toolCallDelta(tc: ToolCallState, a: A): ToolCallState {
+  if (tc.status !== "streaming") return tc;
+  return {
+    ...tc,
+    ...(a._meta === undefined ? {} : { _meta: a._meta }),
+    ...(a.content === undefined ? {} : { partialInput: (tc.partialInput ?? "") + String(a.content) }),
+    invocationMessage: a.invocationMessage ?? tc.invocationMessage,
+  };
+}
+
+function toolCallContentChanged(tc: ToolCallState, a: A): ToolCallState {
+  return tc.status !== "running" ? tc : { ...tc, ...(a._meta === undefined ? {} : { _meta: a._meta }), content: a.content };
 }
 
 function pendingMessages(state: ChatState, a: A, set: boolean): ChatState {
@@ -455,32 +513,21 @@ export function reduceChat(state: ChatState, action: StateAction, clock: Clock):
       return { ...state, activeTurn: derived(turn, { ...turn, responseParts: [...turn.responseParts, part] }, undefined, part) };
     }
     case "chat/toolCallDelta":
-      return withToolCall(state, a.turnId, a.toolCallId, (tc) =>
-        tc.status !== "streaming"
-          ? tc
-          : {
-              ...tc,
-              ...(a._meta === undefined ? {} : { _meta: a._meta }),
-              ...(a.content === undefined ? {} : { partialInput: (tc.partialInput ?? "") + String(a.content) }),
-              invocationMessage: a.invocationMessage ?? tc.invocationMessage,
-            },
-      );
+      return withToolCall(state, a, toolCallDelta);
     case "chat/toolCallReady":
-      return refresh(withToolCall(state, a.turnId, a.toolCallId, (tc) => toolCallReady(tc, a)));
+      return refresh(withToolCall(state, a, toolCallReady));
     case "chat/toolCallConfirmed":
-      return refresh(withToolCall(state, a.turnId, a.toolCallId, (tc) => toolCallConfirmed(tc, a)));
+      return refresh(withToolCall(state, a, toolCallConfirmed));
     case "chat/toolCallComplete":
-      return refresh(withToolCall(state, a.turnId, a.toolCallId, (tc) => toolCallComplete(tc, a)));
+      return refresh(withToolCall(state, a, toolCallComplete));
     case "chat/toolCallResultConfirmed":
-      return refresh(withToolCall(state, a.turnId, a.toolCallId, (tc) => toolCallResultConfirmed(tc, a)));
+      return refresh(withToolCall(state, a, toolCallResultConfirmed));
     case "chat/toolCallContentChanged":
-      return withToolCall(state, a.turnId, a.toolCallId, (tc) =>
-        tc.status !== "running" ? tc : { ...tc, ...(a._meta === undefined ? {} : { _meta: a._meta }), content: a.content },
-      );
+      return withToolCall(state, a, toolCallContentChanged);
     case "chat/toolCallAuthRequired":
-      return refresh(withToolCall(state, a.turnId, a.toolCallId, (tc) => toolCallAuth(tc, a, true)));
+      return refresh(withToolCall(state, a, toolCallAuthRequired));
     case "chat/toolCallAuthResolved":
-      return refresh(withToolCall(state, a.turnId, a.toolCallId, (tc) => toolCallAuth(tc, a, false)));
+      return refresh(withToolCall(state, a, toolCallAuthResolved));
     case "chat/truncated":
       return truncated(state, a.turnId, clock);
     case "chat/turnsLoaded": {
