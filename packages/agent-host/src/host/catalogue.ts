@@ -14,6 +14,8 @@ const MUTABLE: Array<keyof SessionSummary> = ["title", "status", "activity", "mo
 
 export class Catalogue {
   readonly #last = new Map<string, SessionSummary>();
+  /** Per session, the values its last summary compared in `touched` was derived from (see {@link summaryInputs}). */
+  readonly #inputs = new Map<string, unknown[]>();
 
   constructor(readonly store: ChannelStore) {}
 
@@ -66,14 +68,25 @@ export class Catalogue {
     const summary = this.summary(session);
     if (summary === undefined) return;
     this.#last.set(session.uri, summary);
+    this.#inputs.delete(session.uri);
     this.store.notify(ROOT_URI, "root/sessionAdded", { channel: ROOT_URI, summary });
   }
 
-  /** Sends the fields that changed since the last notification, if any. */
+  /**
+   * Sends the fields that changed since the last notification, if any. When everything the summary
+   * is derived from is the same as at the previous call, the summary is the same too and was
+   * already compared (and, if it differed, sent), so nothing is built.
+   */
   touched(session: SessionRecord): void {
     const previous = this.#last.get(session.uri);
+    if (previous === undefined) return;
+    const state = this.store.get<SessionState>(session.uri);
+    if (state === undefined) return;
+    let inputs = this.#inputs.get(session.uri);
+    if (inputs === undefined) this.#inputs.set(session.uri, (inputs = []));
+    if (!summaryInputs(this.store, session, state, inputs)) return;
     const summary = this.summary(session);
-    if (previous === undefined || summary === undefined) return;
+    if (summary === undefined) return;
     const changes: Partial<SessionSummary> = {};
     let changed = false;
     for (const key of MUTABLE) {
@@ -94,6 +107,7 @@ export class Catalogue {
 
   removed(session: SessionRecord): void {
     this.#last.delete(session.uri);
+    this.#inputs.delete(session.uri);
     this.store.notify(ROOT_URI, "root/sessionRemoved", { channel: ROOT_URI, session: session.uri });
   }
 
@@ -106,6 +120,41 @@ export class Catalogue {
     }
     return out.sort((a, b) => (a.modifiedAt < b.modifiedAt ? 1 : a.modifiedAt > b.modifiedAt ? -1 : 0));
   }
+}
+
+/**
+ * Writes into `inputs` every value {@link Catalogue.summary} reads that can change: the session
+ * state's title, status and default chat, the session `_meta` object, and per chat (in order) its
+ * URI and its state's resource, status, activity and modification time (undefined when the chat
+ * has no state). Returns whether anything differed from what `inputs` held.
+ */
+function summaryInputs(store: ChannelStore, session: SessionRecord, state: SessionState, inputs: unknown[]): boolean {
+  let changed = put(inputs, 0, state.title);
+  changed = put(inputs, 1, state.status) || changed;
+  changed = put(inputs, 2, state.defaultChat) || changed;
+  changed = put(inputs, 3, session.meta) || changed;
+  let at = 4;
+  for (const chat of session.chats.values()) {
+    const c = store.get<ChatState>(chat.uri);
+    changed = put(inputs, at, chat.uri) || changed;
+    changed = put(inputs, at + 1, c?.resource) || changed;
+    changed = put(inputs, at + 2, c?.status) || changed;
+    changed = put(inputs, at + 3, c?.activity) || changed;
+    changed = put(inputs, at + 4, c?.modifiedAt) || changed;
+    at += 5;
+  }
+  if (inputs.length !== at) {
+    inputs.length = at;
+    changed = true;
+  }
+  return changed;
+}
+
+/** Stores `value` at `inputs[at]`; true when the slot did not hold it. */
+function put(inputs: unknown[], at: number, value: unknown): boolean {
+  if (at < inputs.length && inputs[at] === value) return false;
+  inputs[at] = value;
+  return true;
 }
 
 /** The small `_meta` subset of a summary: run status and task counts per chat. */
