@@ -31,18 +31,15 @@ export interface ReplayLogLimits {
   maxBytes?: number;
 }
 
-interface Logged {
-  envelope: ActionEnvelope;
-  size: number;
-}
-
 export class ChannelStore {
   readonly #states = new Map<string, ChannelState>();
   readonly #subscribers = new Map<string, Set<FrameSink>>();
   readonly #clock: Clock;
   readonly #maxEnvelopes: number;
   readonly #maxBytes: number;
-  #log: Logged[] = [];
+  /** The replay log: envelopes and, at the same index, their encoded sizes (two arrays, no object per entry). */
+  #log: ActionEnvelope[] = [];
+  #sizes: number[] = [];
   #logStart = 0;
   #logBytes = 0;
   #seq = 0;
@@ -194,25 +191,27 @@ export class ChannelStore {
   }
 
   #append(env: ActionEnvelope, size: number): void {
-    this.#log.push({ envelope: env, size });
+    this.#log.push(env);
+    this.#sizes.push(size);
     this.#logBytes += size;
     while (
       this.#log.length - this.#logStart > this.#maxEnvelopes ||
       (this.#logBytes > this.#maxBytes && this.#log.length - this.#logStart > 1)
     ) {
-      this.#logBytes -= this.#log[this.#logStart]!.size;
+      this.#logBytes -= this.#sizes[this.#logStart]!;
       this.#logStart++;
     }
     // Compact the array now and then instead of shifting on every append.
     if (this.#logStart > 1024 && this.#logStart * 2 > this.#log.length) {
       this.#log = this.#log.slice(this.#logStart);
+      this.#sizes = this.#sizes.slice(this.#logStart);
       this.#logStart = 0;
     }
   }
 
   /** Lowest sequence number still in the replay log (serverSeq + 1 when empty). */
   get oldestLogged(): number {
-    return this.#log[this.#logStart]?.envelope.serverSeq ?? this.#seq + 1;
+    return this.#log[this.#logStart]?.serverSeq ?? this.#seq + 1;
   }
 
   get loggedEnvelopes(): number {
@@ -229,7 +228,7 @@ export class ChannelStore {
     if (lastSeen + 1 < this.oldestLogged) return undefined;
     const out: ActionEnvelope[] = [];
     for (let i = this.#logStart; i < this.#log.length; i++) {
-      const env = this.#log[i]!.envelope;
+      const env = this.#log[i]!;
       if (env.serverSeq > lastSeen && channels.has(env.channel)) out.push(env);
     }
     return out;
