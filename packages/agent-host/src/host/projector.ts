@@ -362,7 +362,7 @@ export class Projector {
     chat.tools.set(toolCallId, tool);
     this.#start(session, chat, tool);
     const args = asObject(event.payload).arguments;
-    const ready = {
+    const ready: StateAction = {
       type: "chat/toolCallReady",
       turnId,
       toolCallId,
@@ -371,10 +371,6 @@ export class Projector {
     };
     let out: DecisionInput = session.cancelling !== undefined ? { decision: "block", reason: session.cancelling } : decision;
     let decidedBy: DecidedInfo["decidedBy"] = "policy";
-    const done = (by: DecidedInfo["decidedBy"]) => {
-      this.options.onDecided?.({ session, chat, turnId, toolCallId, eventType: "pre_action", decision: out.decision, decidedBy: by });
-      this.options.touched(session);
-    };
     const rule = out.decision === "escalate" ? session.rules.find((r) => r.tool === toolName) : undefined;
     if (rule !== undefined) {
       out = { decision: "allow", metadata: { approved_by: rule.createdBy, rule: `allow-session:${toolName}` } };
@@ -386,12 +382,14 @@ export class Projector {
           [META.decision]: { decision: "allow", rules: [`allow-session:${toolName}`], decidedBy: "human", approver: rule.createdBy },
         },
       });
-      done(decidedBy);
+      this.#toolDecided(session, chat, turnId, toolCallId, out.decision, decidedBy);
       return out;
     }
     switch (out.decision) {
       case "allow":
-        this.#chat(session, chat, { ...ready, confirmed: "not-needed" });
+        // Added last, as a spread copy would: the action's fields keep their order.
+        ready.confirmed = "not-needed";
+        this.#chat(session, chat, ready);
         break;
       case "modify": {
         const modified = asObject(out.modified_payload);
@@ -446,8 +444,20 @@ export class Projector {
         break;
       }
     }
-    done(decidedBy);
+    this.#toolDecided(session, chat, turnId, toolCallId, out.decision, decidedBy);
     return out;
+  }
+
+  #toolDecided(
+    session: SessionRecord,
+    chat: ChatRecord,
+    turnId: string,
+    toolCallId: string,
+    decision: DecisionInput["decision"],
+    decidedBy: DecidedInfo["decidedBy"],
+  ): void {
+    this.options.onDecided?.({ session, chat, turnId, toolCallId, eventType: "pre_action", decision, decidedBy });
+    this.options.touched(session);
   }
 
   #confirmation(event: AhpEvent, decision: unknown, failure: unknown, connectionId: number, signal?: () => AbortSignal): unknown {

@@ -24,9 +24,19 @@ export function compactJson(value: unknown): string | undefined {
 
 export const toolNameOf = (payload: unknown): string => str(asObject(payload).tool_name) ?? str(asObject(payload).action_type) ?? "tool";
 
+/** Display names already derived, by tool name (names up to 64 characters, 256 at most; cleared when full). */
+const DISPLAY_NAMES = new Map<string, string>();
+
 export function displayNameOf(toolName: string): string {
+  let name = DISPLAY_NAMES.get(toolName);
+  if (name !== undefined) return name;
   const spaced = toolName.replace(/[_-]+/g, " ").trim();
-  return spaced === "" ? toolName : spaced[0]!.toUpperCase() + spaced.slice(1);
+  name = spaced === "" ? toolName : spaced[0]!.toUpperCase() + spaced.slice(1);
+  if (toolName.length <= 64) {
+    if (DISPLAY_NAMES.size >= 256) DISPLAY_NAMES.clear();
+    DISPLAY_NAMES.set(toolName, name);
+  }
+  return name;
 }
 
 export function intentionOf(payload: unknown): string | undefined {
