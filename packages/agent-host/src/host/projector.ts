@@ -181,15 +181,14 @@ export class Projector {
     const id = suppliedToolCallId(event.payload, event.metadata);
     let tool: ToolRecord | undefined;
     const state = this.store.get<ChatState>(chat.uri);
-    const running = (t: ToolRecord) => isRunning(state, t);
     if (id !== undefined) tool = chat.tools.get(id);
     else
       for (const t of chat.tools.values())
-        if (t.toolName === toolName && running(t)) {
+        if (t.toolName === toolName && isRunning(state, t)) {
           tool = t;
           break;
         } // oldest first: Map keeps insertion order
-    if (tool === undefined || !running(tool)) {
+    if (tool === undefined || !isRunning(state, tool)) {
       // No match: synthesize start + ready (not-needed) in the current (or an implicit) turn.
       const turnId = this.sessions.ensureTurn(session, chat);
       const toolCallId = id !== undefined && !chat.tools.has(id) ? id : `tc-${++chat.toolCounter}`;

@@ -156,8 +156,11 @@ export class Sessions {
   ): { session: SessionRecord; chat: ChatRecord } {
     const fresh = !this.byId.has(sessionId);
     const session = this.ensureSession(sessionId, agentInfo, revive);
-    const parent = session.rootAgentId === undefined ? undefined : session.chats.get(session.rootAgentId);
-    const chat = this.ensureChat(session, agentId, depth, parent === undefined ? undefined : { chat: parent.uri });
+    let chat = session.chats.get(agentId);
+    if (chat === undefined) {
+      const parent = session.rootAgentId === undefined ? undefined : session.chats.get(session.rootAgentId);
+      chat = this.ensureChat(session, agentId, depth, parent === undefined ? undefined : { chat: parent.uri });
+    }
     if (fresh) this.announce(session);
     chat.lastEventAt = this.store.clock();
     return { session, chat };
