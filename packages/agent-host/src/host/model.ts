@@ -71,6 +71,15 @@ export function commitChat(
   store.commit(chat.uri, action, origin);
   const after = store.get<ChatState>(chat.uri);
   if (before === undefined || after === undefined || before === after) return;
+  // The usual case (a tool-call or response-part action) changes none of SUMMARY_FIELDS: checked with plain reads first.
+  if (
+    before.title === after.title &&
+    before.status === after.status &&
+    before.activity === after.activity &&
+    before.origin === after.origin &&
+    before.interactivity === after.interactivity
+  )
+    return;
   const changes: Partial<ChatSummary> = {};
   let changed = false;
   for (const key of SUMMARY_FIELDS) {
