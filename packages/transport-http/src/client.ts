@@ -144,6 +144,43 @@ class BodySink {
   }
 }
 
+/** Settles one exchange once: with what its {@link BodySink} read, or with a failure (see {@link Backend}). */
+class Exchange {
+  sink: BodySink | undefined;
+  settled = false;
+  #status = 0;
+
+  constructor(
+    readonly policy: ReadPolicy,
+    readonly resolve: (reply: Reply) => void,
+    readonly reject: (error: Error) => void,
+  ) {}
+
+  /** The answer's status arrived: the sink that reads its body. */
+  start(status: number, contentLength: number | undefined): BodySink {
+    this.#status = status;
+    this.sink = new BodySink(status, contentLength, this.policy);
+    return this.sink;
+  }
+
+  /** The body ended (or the sink stopped reading): settles with the sink's text or its error. */
+  finish(): void {
+    if (this.settled) return;
+    this.settled = true;
+    const sink = this.sink;
+    if (sink?.error !== undefined) this.reject(sink.error);
+    else this.resolve({ status: this.#status, text: sink?.text() ?? "" });
+  }
+
+  /** The exchange failed. A notification that got its answer's status is done, whatever happens to the body. */
+  fail(error: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.sink !== undefined && !this.policy.request) this.resolve({ status: this.#status, text: "" });
+    else this.reject(error);
+  }
+}
+
 /**
  * Aborts one exchange: one listener at a time (the backend's), fired once. Not an
  * AbortController: an AbortSignal with a listener cost about 20 µs of CPU per request on this
@@ -451,46 +488,30 @@ function undiciBackend(url: URL, headers: Record<string, string>, dispatcher: Di
   const origin = url.origin;
   return (body, abort, policy) =>
     new Promise<Reply>((resolve, reject) => {
-      let sink: BodySink | undefined;
-      let status = 0;
-      let settled = false;
-      const fail = (error: Error) => {
-        if (settled) return;
-        settled = true;
-        // A notification that got its answer's status is done, whatever happens to the body.
-        if (sink !== undefined && !policy.request) resolve({ status, text: "" });
-        else reject(error);
-      };
-      const finish = () => {
-        if (settled) return;
-        settled = true;
-        if (sink?.error !== undefined) reject(sink.error);
-        else resolve({ status, text: sink?.text() ?? "" });
-      };
+      const exchange = new Exchange(policy, resolve, reject);
       const handler: Dispatcher.DispatchHandler = {
         onRequestStart(controller) {
           abort.on("abort", () => controller.abort(new Error("request aborted")));
         },
         onResponseStart(controller, statusCode, responseHeaders) {
-          status = statusCode;
           const lengthHeader = responseHeaders["content-length"];
-          sink = new BodySink(statusCode, typeof lengthHeader === "string" ? Number(lengthHeader) : undefined, policy);
-          if (!sink.open) {
-            finish();
+          if (!exchange.start(statusCode, typeof lengthHeader === "string" ? Number(lengthHeader) : undefined).open) {
+            exchange.finish();
             controller.abort(new Error("response body over the limit"));
           }
         },
         onResponseData(controller, chunk) {
-          if (settled || sink === undefined || sink.push(chunk)) return;
+          const sink = exchange.sink;
+          if (exchange.settled || sink === undefined || sink.push(chunk)) return;
           // Stop reading: settle with what the sink decided, then drop the connection.
-          finish();
+          exchange.finish();
           controller.abort(new Error("response body not read further"));
         },
         onResponseEnd() {
-          finish();
+          exchange.finish();
         },
         onResponseError(_controller, error) {
-          fail(error);
+          exchange.fail(error);
         },
       };
       dispatcher.dispatch({ origin, path, method: "POST", headers, body }, handler);
@@ -514,47 +535,30 @@ function nodeBackend(url: URL, headers: Record<string, string>, agent: http.Agen
   };
   return (body, abort, policy) =>
     new Promise<Reply>((resolve, reject) => {
-      let sink: BodySink | undefined;
-      let status = 0;
-      let settled = false;
-      const fail = (error: Error) => {
-        if (settled) return;
-        settled = true;
-        // A notification that got its answer's status is done, whatever happens to the body.
-        if (sink !== undefined && !policy.request) resolve({ status, text: "" });
-        else reject(error);
-      };
-      const finish = () => {
-        if (settled) return;
-        settled = true;
-        if (sink?.error !== undefined) reject(sink.error);
-        else resolve({ status, text: sink?.text() ?? "" });
-      };
+      const exchange = new Exchange(policy, resolve, reject);
       const requestHeaders: OutgoingHttpHeaders = { ...headers, "content-length": Buffer.byteLength(body) };
       const req = request({ ...base, headers: requestHeaders }, (res) => {
-        status = res.statusCode ?? 0;
         const lengthHeader = res.headers["content-length"];
-        const opened = new BodySink(status, lengthHeader === undefined ? undefined : Number(lengthHeader), policy);
-        sink = opened;
+        const sink = exchange.start(res.statusCode ?? 0, lengthHeader === undefined ? undefined : Number(lengthHeader));
         res.on("error", () => undefined);
-        if (!opened.open) {
-          finish();
+        if (!sink.open) {
+          exchange.finish();
           res.destroy();
           return;
         }
         res.on("data", (chunk: Buffer) => {
-          if (settled || opened.push(chunk)) return;
+          if (exchange.settled || sink.push(chunk)) return;
           res.removeAllListeners("data");
           // Settle first: destroying emits `aborted` synchronously.
-          finish();
+          exchange.finish();
           res.destroy();
         });
-        res.once("end", finish);
-        res.once("error", fail);
-        res.once("aborted", () => fail(new Error("response aborted")));
-        res.once("close", () => fail(new Error("response closed before its end")));
+        res.once("end", () => exchange.finish());
+        res.once("error", (error: Error) => exchange.fail(error));
+        res.once("aborted", () => exchange.fail(new Error("response aborted")));
+        res.once("close", () => exchange.fail(new Error("response closed before its end")));
       });
-      req.once("error", fail);
+      req.once("error", (error: Error) => exchange.fail(error));
       abort.once("abort", () => req.destroy(new Error("request aborted")));
       req.end(body);
     });

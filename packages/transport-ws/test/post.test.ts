@@ -4,11 +4,8 @@
  * frame cannot be written, a harness answer too large for the socket).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { EventEmitter } from "node:events";
-import type { WebSocket } from "ws";
 import { AhpClient, AhpErrorCode, AhpServer, type JsonRpcMessage } from "@ahp/core";
 import { WebSocketClientTransport, listenWebSocket } from "@ahp/transport-ws";
-import { FrameSender } from "../src/sender.js";
 import { preAction, rawWsServer, rejection, until, type RawWsServer } from "./helpers.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -105,67 +102,5 @@ describe("WebSocketServerTransport.post (through AhpServer)", () => {
     const e = await rejection(client.send("pre_action", preAction("big")));
     expect(e.message).toMatch(/Internal error: .*too large/i);
     await expect(client.send("pre_action", preAction("small"))).resolves.toEqual({ decision: "allow" });
-  });
-});
-
-/** A stand-in socket whose buffered amount and write completions the test controls. */
-class FakeSocket extends EventEmitter {
-  readyState = 1;
-  bufferedAmount = 0;
-  sent: string[] = [];
-  callbacks: Array<(error?: Error | null) => void> = [];
-  send(text: string, cb: (error?: Error | null) => void) {
-    this.sent.push(text);
-    this.bufferedAmount += text.length;
-    this.callbacks.push(cb);
-  }
-  flushAll() {
-    this.bufferedAmount = 0;
-    for (const cb of this.callbacks.splice(0)) cb(null);
-  }
-  pause() {}
-  resume() {}
-}
-
-describe("FrameSender.post", () => {
-  const make = () => {
-    const socket = new FakeSocket();
-    const sender = new FrameSender(socket as unknown as WebSocket, {
-      maxBufferedBytes: 10,
-      drainTimeoutMs: 0,
-      pauseReading: false,
-      onStall: () => undefined,
-    });
-    return { socket, sender };
-  };
-
-  it("above the buffer limit a posted frame waits in order behind sent ones and goes out on drain", async () => {
-    const { socket, sender } = make();
-    const f = failures();
-    sender.post("aaaaaaaaaaaa", f.onFailure, "a"); // 12 bytes: now above the limit
-    const b = sender.send("bb");
-    sender.post("cc", f.onFailure, "c");
-    expect(socket.sent).toEqual(["aaaaaaaaaaaa"]);
-    expect(sender.waiting).toBe(2);
-    socket.flushAll();
-    await b;
-    expect(socket.sent).toEqual(["aaaaaaaaaaaa", "bb", "cc"]);
-    expect(f.calls).toEqual([]);
-  });
-
-  it("a waiting posted frame fails through onFailure when the connection is gone", async () => {
-    const { socket, sender } = make();
-    const f = failures();
-    sender.post("aaaaaaaaaaaa", f.onFailure, "a");
-    sender.post("bb", f.onFailure, "b");
-    expect(socket.sent).toEqual(["aaaaaaaaaaaa"]);
-    sender.fail(new Error("gone"));
-    await until(() => f.calls.length === 1);
-    expect(f.calls[0]!.context).toBe("b");
-    expect(f.calls[0]!.error.message).toBe("gone");
-    sender.post("cc", f.onFailure, "c");
-    expect(f.calls).toHaveLength(1);
-    await until(() => f.calls.length === 2);
-    expect(f.calls[1]!.context).toBe("c");
   });
 });

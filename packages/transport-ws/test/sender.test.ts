@@ -90,3 +90,39 @@ describe("FrameSender", () => {
     sender.fail(new Error("closed"));
   });
 });
+
+describe("FrameSender.post", () => {
+  const failures = () => {
+    const calls: Array<{ error: Error; context: string }> = [];
+    return { calls, onFailure: (error: Error, context: string) => calls.push({ error, context }) };
+  };
+
+  it("above the buffer limit a posted frame waits in order behind sent ones and goes out on drain; nothing fails", async () => {
+    const { socket, sender } = make();
+    const f = failures();
+    sender.post("aaaaaaaaaaaa", f.onFailure, "a"); // 12 bytes: now above the limit
+    const b = sender.send("bb");
+    sender.post("cc", f.onFailure, "c");
+    expect(socket.sent).toEqual(["aaaaaaaaaaaa"]);
+    expect(sender.waiting).toBe(2);
+    socket.flushOne();
+    await b;
+    expect(socket.sent).toEqual(["aaaaaaaaaaaa", "bb", "cc"]);
+    expect(f.calls).toEqual([]);
+  });
+
+  it("a waiting posted frame fails through onFailure when the connection is gone, as does a later post, never from inside post()", async () => {
+    const { socket, sender } = make();
+    const f = failures();
+    sender.post("aaaaaaaaaaaa", f.onFailure, "a");
+    sender.post("bb", f.onFailure, "b");
+    expect(socket.sent).toEqual(["aaaaaaaaaaaa"]);
+    sender.fail(new Error("gone"));
+    await new Promise<void>((r) => setImmediate(r));
+    expect(f.calls.map((c) => [c.context, c.error.message])).toEqual([["b", "gone"]]);
+    sender.post("cc", f.onFailure, "c");
+    expect(f.calls).toHaveLength(1);
+    await new Promise<void>((r) => setImmediate(r));
+    expect(f.calls.map((c) => c.context)).toEqual(["b", "c"]);
+  });
+});
