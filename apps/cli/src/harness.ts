@@ -28,7 +28,6 @@ import {
   type PolicyFileInput,
   type PolicyWatcher,
 } from "@ahp/policy";
-import { applyMiddlewareSyncNotifications } from "./sync-notifications.js";
 
 /** Options of {@link createHarness}: the policy, audit log, metrics, logger, Agent Host and shared state of the harness. */
 export interface HarnessOptions {
@@ -58,7 +57,7 @@ export interface HarnessOptions {
   state?: { url: string; password?: string; keyPrefix?: string };
   /**
    * Answer a notification whose handler returned synchronously at once, the metrics and timeout
-   * log observing it right after (see `applyMiddlewareSyncNotifications`). Default false.
+   * log observing it right after (`applyHandlerMiddleware`'s `syncNotifications`). Default false.
    */
   syncNotifications?: boolean;
 }
@@ -168,9 +167,13 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   if (options.agentHost !== undefined) handlers = options.agentHost.wrap(handlers);
   // Counted and timed; a call the server answers at its handler time limit is also logged.
   const middleware = composeMiddleware(metrics.middleware(), timeoutLogging(log, { handlerFailure: HANDLER_FAILURE }));
-  handlers = options.syncNotifications
-    ? applyMiddlewareSyncNotifications(handlers, middleware, (error) => log.debug("middleware", { error: error.message }))
-    : applyHandlerMiddleware(handlers, middleware);
+  handlers = applyHandlerMiddleware(
+    handlers,
+    middleware,
+    options.syncNotifications
+      ? { syncNotifications: true, onObserverError: (error) => log.debug("middleware", { error: error.message }) }
+      : {},
+  );
   if (audit !== undefined) {
     handlers = withAudit(handlers, audit, {
       ...(auditOptions?.includePayloads ? { includePayloads: true } : {}),

@@ -1,14 +1,13 @@
 /**
- * The synchronous notification path of the harness `ahp acp-proxy` embeds: a notification whose
- * handler returned is answered at once, and the middleware (metrics, timeout log) still sees
- * every call; promise-returning and throwing handlers take the full middleware path.
+ * The synchronous notification path of the harness `ahp acp-proxy` embeds
+ * (`createHarness({ syncNotifications })`): the metrics count every report as the full
+ * middleware path does (the path itself is tested in @ahp/core).
  */
 import { PassThrough } from "node:stream";
-import { AhpClient, createLinkedPair, type AhpEvent, type AhpHandlerContext, type HandlerCall, type HandlerMiddleware } from "@ahp/core";
+import { AhpClient, createLinkedPair, type AhpEvent } from "@ahp/core";
 import { createLogger } from "@ahp/observability";
 import { describe, expect, it } from "vitest";
 import { createHarness } from "../src/harness.js";
-import { applyMiddlewareSyncNotifications } from "../src/sync-notifications.js";
 
 const lifecycle = (n: number): AhpEvent => ({
   event_type: "run_lifecycle",
@@ -22,93 +21,6 @@ const lifecycle = (n: number): AhpEvent => ({
     status: n % 2 === 0 ? "executing" : "completed",
     updated_at: "2026-01-01T00:00:00Z",
   },
-});
-
-const ctx = (): AhpHandlerContext => ({ signal: new AbortController().signal }) as unknown as AhpHandlerContext;
-
-/** A middleware that records each call and how its `next` settled. */
-function recorder() {
-  const seen: { call: HandlerCall; settled: string }[] = [];
-  const middleware: HandlerMiddleware = async (call, next) => {
-    const entry = { call, settled: "pending" };
-    seen.push(entry);
-    try {
-      const value = await next();
-      entry.settled = `ok ${String(value)}`;
-      return value;
-    } catch (error) {
-      entry.settled = `error ${(error as Error).message}`;
-      throw error;
-    }
-  };
-  return { seen, middleware };
-}
-
-describe("applyMiddlewareSyncNotifications", () => {
-  it("answers a notification whose handler returned at once, and the middleware sees it after", async () => {
-    const { seen, middleware } = recorder();
-    const handled: string[] = [];
-    const out = applyMiddlewareSyncNotifications({ onNotification: (e) => void handled.push(e.event_type) }, middleware, (e) => {
-      throw e;
-    });
-    const answer = out.onNotification!(lifecycle(1), ctx());
-    expect(answer).toBeUndefined();
-    expect(handled).toEqual(["run_lifecycle"]);
-    await new Promise((r) => setImmediate(r));
-    expect(seen).toHaveLength(1);
-    expect(seen[0]!.call).toMatchObject({
-      kind: "notification",
-      form: "notification",
-      eventType: "run_lifecycle",
-      sessionId: "s1",
-      agentId: "a",
-    });
-    expect(seen[0]!.settled).toBe("ok undefined");
-  });
-
-  it("sends a handler that returns a promise through the full middleware path", async () => {
-    const { seen, middleware } = recorder();
-    let release!: () => void;
-    const out = applyMiddlewareSyncNotifications({ onNotification: () => new Promise<void>((r) => (release = r)) }, middleware, (e) => {
-      throw e;
-    });
-    const answer = out.onNotification!(lifecycle(2), ctx());
-    expect(answer).toBeInstanceOf(Promise);
-    await new Promise((r) => setImmediate(r));
-    expect(seen.map((s) => s.settled)).toEqual(["pending"]);
-    release();
-    await answer;
-    expect(seen.map((s) => s.settled)).toEqual(["ok undefined"]);
-  });
-
-  it("passes a handler's throw to the server and the middleware", async () => {
-    const { seen, middleware } = recorder();
-    const out = applyMiddlewareSyncNotifications(
-      {
-        onNotification: () => {
-          throw new Error("broken handler");
-        },
-      },
-      middleware,
-      (e) => {
-        throw e;
-      },
-    );
-    await expect(out.onNotification!(lifecycle(3), ctx())).rejects.toThrow("broken handler");
-    expect(seen.map((s) => s.settled)).toEqual(["error broken handler"]);
-  });
-
-  it("reports a middleware failure on the synchronous path to onerror", async () => {
-    const errors: string[] = [];
-    const out = applyMiddlewareSyncNotifications(
-      { onNotification: () => undefined },
-      () => Promise.reject(new Error("observer broke")),
-      (e) => errors.push(e.message),
-    );
-    expect(out.onNotification!(lifecycle(4), ctx())).toBeUndefined();
-    await new Promise((r) => setImmediate(r));
-    expect(errors).toEqual(["observer broke"]);
-  });
 });
 
 describe("createHarness({ syncNotifications })", () => {

@@ -19,6 +19,8 @@ import type { AhpEvent } from "./schema/event.js";
 import type { HandshakeRequest, QueryRequest } from "./schema/methods.js";
 import type { AhpHandlerContext, AhpServerHandlers, TypedEventHandler } from "./server.js";
 import { findRuleId, type RuleIdSources } from "./annotations.js";
+import { toError } from "./errors.js";
+import { isPromiseLike } from "./server-handler-call.js";
 
 /** Which handler is being called. */
 export type HandlerKind = "event" | "typed" | "notification" | "query" | "handshake";
@@ -52,6 +54,17 @@ export type HandlerMiddleware = (call: HandlerCall, next: () => Promise<unknown>
 export interface ApplyMiddlewareOptions {
   /** Observe `onNotification`/`onHandshake` through a pass-through when the set has none. Default true. */
   observeMissing?: boolean;
+  /**
+   * Answer a notification whose handler returned without a promise (and did not throw) at once,
+   * and let the middleware observe it right after, its `next` settled with what the handler
+   * returned. Without this every notification handler becomes async, and the server tracks each
+   * one with a promise, a deadline and a per-call abort signal, which nothing can use once the
+   * handler has returned. A handler that returns a promise or throws takes the full path.
+   * Default false.
+   */
+  syncNotifications?: boolean;
+  /** With `syncNotifications`: a middleware failure on the synchronous path (no caller awaits it). */
+  onObserverError?: (error: Error) => void;
 }
 
 const formOf = (kind: HandlerKind, ctx: AhpHandlerContext): HandlerForm => {
@@ -112,9 +125,24 @@ export function applyHandlerMiddleware(
   }
   const onNotification = handlers.onNotification;
   if (onNotification !== undefined || observeMissing) {
-    out.onNotification = async (event, ctx) => {
-      await run(eventCall("notification", event, ctx), () => onNotification?.(event, ctx));
+    const full = async (call: HandlerCall, fn: () => unknown): Promise<void> => {
+      await run(call, fn);
     };
+    const onObserverError = options.onObserverError;
+    out.onNotification = options.syncNotifications
+      ? (event, ctx) => {
+          const call = eventCall("notification", event, ctx);
+          let result: unknown;
+          try {
+            result = onNotification?.(event, ctx);
+          } catch (error) {
+            return full(call, () => Promise.reject(error));
+          }
+          if (isPromiseLike(result)) return full(call, () => result);
+          middleware(call, () => Promise.resolve(result)).catch((error: unknown) => onObserverError?.(toError(error)));
+          return undefined;
+        }
+      : (event, ctx) => full(eventCall("notification", event, ctx), () => onNotification?.(event, ctx));
   }
   const onQuery = handlers.onQuery;
   if (onQuery !== undefined) {
