@@ -144,17 +144,34 @@ class BodySink {
   }
 }
 
-/** Settles one exchange once: with what its {@link BodySink} read, or with a failure (see {@link Backend}). */
-class Exchange {
+/**
+ * Settles one exchange once: with what its {@link BodySink} read, or with a failure (see
+ * {@link Backend}). Once settled it lets go of everything it held (the sink, the promise's
+ * functions, the backend's request): an HTTP stack may keep a finished exchange's handler for a
+ * while (undici until the connection's next request), and through the promise that would keep the
+ * whole call alive with it, long enough to reach the old generation under load (ADR 0135).
+ */
+abstract class Exchange {
   sink: BodySink | undefined;
   settled = false;
   #status = 0;
+  #resolve: ((reply: Reply) => void) | undefined;
+  #reject: ((error: Error) => void) | undefined;
 
   constructor(
     readonly policy: ReadPolicy,
-    readonly resolve: (reply: Reply) => void,
-    readonly reject: (error: Error) => void,
-  ) {}
+    resolve: (reply: Reply) => void,
+    reject: (error: Error) => void,
+  ) {
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  /** Stops the exchange (the {@link Abort} of its call fired). */
+  abstract cancel(): void;
+
+  /** Lets go of the backend's request (called once settled). */
+  protected abstract release(): void;
 
   /** The answer's status arrived: the sink that reads its body. */
   start(status: number, contentLength: number | undefined): BodySink {
@@ -166,48 +183,49 @@ class Exchange {
   /** The body ended (or the sink stopped reading): settles with the sink's text or its error. */
   finish(): void {
     if (this.settled) return;
-    this.settled = true;
     const sink = this.sink;
-    if (sink?.error !== undefined) this.reject(sink.error);
-    else this.resolve({ status: this.#status, text: sink?.text() ?? "" });
+    if (sink?.error !== undefined) this.#settle(undefined, sink.error);
+    else this.#settle({ status: this.#status, text: sink?.text() ?? "" }, undefined);
   }
 
   /** The exchange failed. A notification that got its answer's status is done, whatever happens to the body. */
   fail(error: Error): void {
     if (this.settled) return;
+    if (this.sink !== undefined && !this.policy.request) this.#settle({ status: this.#status, text: "" }, undefined);
+    else this.#settle(undefined, error);
+  }
+
+  #settle(reply: Reply | undefined, error: Error | undefined): void {
+    const resolve = this.#resolve;
+    const reject = this.#reject;
     this.settled = true;
-    if (this.sink !== undefined && !this.policy.request) this.resolve({ status: this.#status, text: "" });
-    else this.reject(error);
+    this.sink = this.#resolve = this.#reject = undefined;
+    this.release();
+    if (error !== undefined) reject?.(error);
+    else resolve?.(reply!);
   }
 }
 
 /**
- * Aborts one exchange: one listener at a time (the backend's), fired once. Not an
+ * Aborts one exchange: one target at a time (the backend's exchange), cancelled once. Not an
  * AbortController: an AbortSignal with a listener cost about 20 µs of CPU per request on this
  * path (measured), a quarter of a whole loopback round trip.
  */
 class Abort {
-  #listener: (() => void) | undefined;
+  #target: Exchange | undefined;
   #aborted = false;
-  on(_event: "abort", listener: () => void): this {
-    this.#listener = listener;
-    if (this.#aborted) queueMicrotask(listener);
-    return this;
+  /** Cancels `exchange` when this fires (at once, in a microtask, when it already has). */
+  bind(exchange: Exchange): void {
+    if (this.#aborted) queueMicrotask(() => exchange.cancel());
+    else this.#target = exchange;
   }
-  once(event: "abort", listener: () => void): this {
-    return this.on(event, listener);
-  }
-  removeListener(_event: "abort", listener: () => void): this {
-    if (this.#listener === listener) this.#listener = undefined;
-    return this;
-  }
-  /** Fires the listener once. */
+  /** Cancels the bound exchange, once. */
   abort(): void {
     if (this.#aborted) return;
     this.#aborted = true;
-    const listener = this.#listener;
-    this.#listener = undefined;
-    listener?.();
+    const target = this.#target;
+    this.#target = undefined;
+    target?.cancel();
   }
 }
 
@@ -483,39 +501,79 @@ function tooLarge(bytes: number, limit: number): AhpLocalError {
  * events and buffering) that `dispatcher.request()` builds per exchange. Measured on loopback,
  * that saved 6–9 µs of CPU per round trip (ADR 0133).
  */
+/**
+ * One exchange over undici: the dispatch handler itself, one object per request with no closures,
+ * so that what undici keeps of it after the answer is an empty shell (see {@link Exchange}).
+ */
+class UndiciExchange extends Exchange implements Dispatcher.DispatchHandler {
+  #controller: Dispatcher.DispatchController | undefined;
+  #cancelled = false;
+
+  cancel(): void {
+    this.#cancelled = true;
+    this.#controller?.abort(new Error("request aborted"));
+  }
+
+  protected release(): void {
+    this.#controller = undefined;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    if (this.#cancelled) controller.abort(new Error("request aborted"));
+    else if (!this.settled) this.#controller = controller;
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    const lengthHeader = headers["content-length"];
+    if (!this.start(statusCode, typeof lengthHeader === "string" ? Number(lengthHeader) : undefined).open) {
+      this.finish();
+      controller.abort(new Error("response body over the limit"));
+    }
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    const sink = this.sink;
+    if (this.settled || sink === undefined || sink.push(chunk)) return;
+    // Stop reading: settle with what the sink decided, then drop the connection.
+    this.finish();
+    controller.abort(new Error("response body not read further"));
+  }
+
+  onResponseEnd(): void {
+    this.finish();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.fail(error);
+  }
+}
+
 function undiciBackend(url: URL, headers: Record<string, string>, dispatcher: Dispatcher): Backend {
   const path = `${url.pathname}${url.search}`;
   const origin = url.origin;
   return (body, abort, policy) =>
     new Promise<Reply>((resolve, reject) => {
-      const exchange = new Exchange(policy, resolve, reject);
-      const handler: Dispatcher.DispatchHandler = {
-        onRequestStart(controller) {
-          abort.on("abort", () => controller.abort(new Error("request aborted")));
-        },
-        onResponseStart(controller, statusCode, responseHeaders) {
-          const lengthHeader = responseHeaders["content-length"];
-          if (!exchange.start(statusCode, typeof lengthHeader === "string" ? Number(lengthHeader) : undefined).open) {
-            exchange.finish();
-            controller.abort(new Error("response body over the limit"));
-          }
-        },
-        onResponseData(controller, chunk) {
-          const sink = exchange.sink;
-          if (exchange.settled || sink === undefined || sink.push(chunk)) return;
-          // Stop reading: settle with what the sink decided, then drop the connection.
-          exchange.finish();
-          controller.abort(new Error("response body not read further"));
-        },
-        onResponseEnd() {
-          exchange.finish();
-        },
-        onResponseError(_controller, error) {
-          exchange.fail(error);
-        },
-      };
-      dispatcher.dispatch({ origin, path, method: "POST", headers, body }, handler);
+      const exchange = new UndiciExchange(policy, resolve, reject);
+      abort.bind(exchange);
+      dispatcher.dispatch({ origin, path, method: "POST", headers, body }, exchange);
     });
+}
+
+/** One exchange over `node:http`: cancelling it destroys its request. */
+class NodeExchange extends Exchange {
+  request: http.ClientRequest | undefined;
+
+  cancel(): void {
+    this.request?.destroy(new Error("request aborted"));
+  }
+
+  protected release(): void {
+    this.request = undefined;
+  }
 }
 
 function createNodeAgent(url: URL, options: HttpClientTransportOptions): http.Agent {
@@ -535,7 +593,7 @@ function nodeBackend(url: URL, headers: Record<string, string>, agent: http.Agen
   };
   return (body, abort, policy) =>
     new Promise<Reply>((resolve, reject) => {
-      const exchange = new Exchange(policy, resolve, reject);
+      const exchange = new NodeExchange(policy, resolve, reject);
       const requestHeaders: OutgoingHttpHeaders = { ...headers, "content-length": Buffer.byteLength(body) };
       const req = request({ ...base, headers: requestHeaders }, (res) => {
         const lengthHeader = res.headers["content-length"];
@@ -559,7 +617,8 @@ function nodeBackend(url: URL, headers: Record<string, string>, agent: http.Agen
         res.once("close", () => exchange.fail(new Error("response closed before its end")));
       });
       req.once("error", (error: Error) => exchange.fail(error));
-      abort.once("abort", () => req.destroy(new Error("request aborted")));
+      exchange.request = req;
+      abort.bind(exchange);
       req.end(body);
     });
 }
