@@ -167,8 +167,19 @@ abstract class Exchange {
     this.#reject = reject;
   }
 
-  /** Stops the exchange (the {@link Abort} of its call fired). */
-  abstract cancel(): void;
+  /**
+   * Stops the exchange (the {@link Abort} of its call fired): aborts the backend's request and
+   * fails the call now. A request still queued for a busy connection would otherwise only report
+   * its abort once it got one.
+   */
+  cancel(): void {
+    if (this.settled) return;
+    this.abortRequest();
+    this.fail(new Error("request aborted"));
+  }
+
+  /** Aborts the backend's request, now or as soon as the backend starts it. */
+  protected abstract abortRequest(): void;
 
   /** Lets go of the backend's request (called once settled). */
   protected abstract release(): void;
@@ -509,7 +520,8 @@ class UndiciExchange extends Exchange implements Dispatcher.DispatchHandler {
   #controller: Dispatcher.DispatchController | undefined;
   #cancelled = false;
 
-  cancel(): void {
+  protected abortRequest(): void {
+    // Aborted now when started; when still queued for a connection, as soon as undici starts it.
     this.#cancelled = true;
     this.#controller?.abort(new Error("request aborted"));
   }
@@ -567,7 +579,7 @@ function undiciBackend(url: URL, headers: Record<string, string>, dispatcher: Di
 class NodeExchange extends Exchange {
   request: http.ClientRequest | undefined;
 
-  cancel(): void {
+  protected abortRequest(): void {
     this.request?.destroy(new Error("request aborted"));
   }
 
