@@ -507,12 +507,6 @@ function tooLarge(bytes: number, limit: number): AhpLocalError {
 }
 
 /**
- * The undici backend on the dispatcher's handler interface: the answer's status and body arrive
- * as callbacks and go straight into a {@link BodySink}, without the response stream (and its
- * events and buffering) that `dispatcher.request()` builds per exchange. Measured on loopback,
- * that saved 6–9 µs of CPU per round trip (ADR 0133).
- */
-/**
  * One exchange over undici: the dispatch handler itself, one object per request with no closures,
  * so that what undici keeps of it after the answer is an empty shell (see {@link Exchange}).
  */
@@ -564,6 +558,12 @@ class UndiciExchange extends Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
+/**
+ * The undici backend on the dispatcher's handler interface: the answer's status and body arrive
+ * as callbacks and go straight into a {@link BodySink}, without the response stream (and its
+ * events and buffering) that `dispatcher.request()` builds per exchange. Measured on loopback,
+ * that saved 6–9 µs of CPU per round trip (ADR 0133).
+ */
 function undiciBackend(url: URL, headers: Record<string, string>, dispatcher: Dispatcher): Backend {
   const path = `${url.pathname}${url.search}`;
   const origin = url.origin;
