@@ -23,6 +23,8 @@
 import { AhpClient, AhpServer, createLinkedPair, type AhpServerHandlers } from "@ahp/core";
 import { AgentHost, AgentHostClient, listenAgentHost, type AgentHostListener, type ChatState, type SocketLike } from "@ahp/agent-host";
 import { fork } from "node:child_process";
+import http from "node:http";
+import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { WebSocket, WebSocketServer } from "ws";
@@ -116,8 +118,8 @@ type PeerMessage = { type: "ready" } | { type: "count"; counts: number[]; closed
  * `n` subscribed clients in a child process (`peers/agent-host-clients.mjs`): they decode every
  * frame there, so the harness process pays only for producing and sending the frames.
  */
-async function peerClients(listener: AgentHostListener, n: number, channels: string[]) {
-  const child = fork(PEER, [`${listener.url}?token=bench-token`, String(n), ...channels], {
+async function peerClients(url: string, n: number, channels: string[]) {
+  const child = fork(PEER, [url, String(n), ...channels], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const next = () =>
@@ -194,9 +196,118 @@ const yielding = (op: () => Promise<void>) => async () => {
 interface ForwardFigures {
   off: Measurement;
   on: Measurement;
+  bare: Measurement;
   offYielding: Measurement;
   onYielding: Measurement;
+  bareYielding: Measurement;
   frames: number;
+}
+
+/**
+ * The frames the adapter sends for one tool call, as action JSON (`chat/toolCallStart`,
+ * `chat/toolCallReady`, `chat/toolCallComplete`) and the chat channel they go to, taken from a
+ * real adapter.
+ */
+async function toolCallFrames(): Promise<{ channel: string; actions: string[] }> {
+  const h = await harness(true);
+  const actions: string[] = [];
+  let channel = "";
+  await h.agent.send("pre_action", { tool_name: "bash", tool_call_id: "tc-0", arguments: { command: "npm test" } });
+  const stop = h.host!.store.onCommit((env) => {
+    if (!env.action.type.startsWith("chat/toolCall")) return;
+    channel = env.channel;
+    actions.push(JSON.stringify(env.action));
+  });
+  await h.agent.send("pre_action", { tool_name: "bash", tool_call_id: "tc-1", arguments: { command: "npm test" } });
+  await h.agent.send("post_action", { tool_name: "bash", tool_call_id: "tc-1", result: { status: "ok", output: "ok" } });
+  stop();
+  await h.agent.close();
+  await h.server.close({ graceMs: 0 });
+  await h.listener!.close();
+  if (actions.length !== 3) throw new Error(`expected 3 tool-call actions, got ${actions.length}`);
+  return { channel, actions };
+}
+
+/** An unmasked final WebSocket text frame (RFC 6455 §5.2), payload under 64 KiB. */
+function bareTextFrame(text: string): Buffer {
+  const length = Buffer.byteLength(text);
+  const header = length < 126 ? 2 : 4;
+  const out = Buffer.allocUnsafe(header + length);
+  out[0] = 0x81;
+  if (header === 2) out[1] = length;
+  else {
+    out[1] = 126;
+    out.writeUInt16BE(length, 2);
+  }
+  out.write(text, header);
+  return out;
+}
+
+/**
+ * Lower bound of the forward path: the adapter-off harness plus only the sending. For every
+ * `pre_action` the two frames the adapter sends and for every `post_action` or `run_lifecycle`
+ * one, taken from a real adapter and complete but for their `serverSeq`, go to the clients of a
+ * bare `ws` server — WebSocket-framed once, joined once per event-loop turn and written to each
+ * socket in one write, as the adapter does. No projection, no reducers, no replay log, no limits.
+ */
+async function bareSender(frames: { channel: string; actions: string[] }) {
+  const sockets: Duplex[] = [];
+  let queue: Buffer[] = [];
+  let seq = 0;
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    const joined = Buffer.concat(queue);
+    queue = [];
+    for (const socket of sockets) socket.write(joined);
+  };
+  const prefix = `{"jsonrpc":"2.0","method":"action","params":{"channel":${JSON.stringify(frames.channel)},"serverSeq":`;
+  const emit = (action: string) => {
+    queue.push(bareTextFrame(`${prefix}${++seq},"action":${action}}}`));
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+  const [start, ready, complete] = frames.actions as [string, string, string];
+  const handlers: AhpServerHandlers = {
+    onEvent: (event) => {
+      if (event.event_type === "pre_action") {
+        emit(start);
+        emit(ready);
+      }
+      return { decision: "allow" };
+    },
+    onNotification: (event) => {
+      if (event.event_type === "post_action") emit(complete);
+      else if (event.event_type === "run_lifecycle") emit(ready);
+    },
+  };
+  const server = new AhpServer({ handlers });
+  const [agentSide, harnessSide] = createLinkedPair();
+  await server.connect(harnessSide);
+  const agent = new AhpClient({ sessionId: SESSION, agentId: "main", timeoutMs: 0 });
+  await agent.connect(agentSide, { capabilities: ["pre_action"] });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  const httpServer = http.createServer((_req, res) => res.writeHead(404).end());
+  httpServer.on("upgrade", (req, socket: Duplex, head: Buffer) => {
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      ws.once("message", (data) => {
+        const { id } = JSON.parse(String(data)) as { id: number };
+        ws.send(JSON.stringify({ jsonrpc: "2.0", id, result: { protocolVersion: "1.1.0", serverSeq: seq, snapshots: [] } }));
+        sockets.push(socket);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", () => resolve()));
+  const url = `ws://127.0.0.1:${(httpServer.address() as AddressInfo).port}/`;
+  const close = async () => {
+    await agent.close();
+    await server.close({ graceMs: 0 });
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+  };
+  return { agent, url, serverSeq: () => seq, close };
 }
 
 async function forwardPath(quick: boolean): Promise<ForwardFigures> {
@@ -205,24 +316,32 @@ async function forwardPath(quick: boolean): Promise<ForwardFigures> {
   const on = await harness(true);
   await on.agent.send("session_start", {});
   const uris = AgentHost.uris(SESSION, "main");
-  const clients = await peerClients(on.listener!, 10, ["ahp-root://", uris.session, uris.chat!]);
+  const clients = await peerClients(`${on.listener!.url}?token=bench-token`, 10, ["ahp-root://", uris.session, uris.chat!]);
+  const bare = await bareSender(await toolCallFrames());
+  const bareClients = await peerClients(bare.url, 10, ["ahp-root://", uris.session, uris.chat!]);
   const opOff = forwardOp(off.agent);
   const opOn = forwardOp(on.agent);
+  const opBare = forwardOp(bare.agent);
   const none = () => Promise.resolve();
   // Every client must have received every envelope, in order (none dropped, none closed as too slow).
   const all = () => clients.delivered(on.host!.store.serverSeq);
+  const bareAll = () => bareClients.delivered(bare.serverSeq());
   const results = await interleaved(
     {
       off: () => measureDelivered(opOff, none, opts),
       on: () => measureDelivered(opOn, all, opts),
+      bare: () => measureDelivered(opBare, bareAll, opts),
       offYielding: () => measureDelivered(yielding(opOff), none, opts),
       onYielding: () => measureDelivered(yielding(opOn), all, opts),
+      bareYielding: () => measureDelivered(yielding(opBare), bareAll, opts),
     },
     quick ? 1 : 3,
     medianMeasurement,
   );
   const { counts } = await clients.count();
   await clients.stop();
+  await bareClients.stop();
+  await bare.close();
   for (const h of [off, on]) {
     await h.agent.close();
     await h.server.close({ graceMs: 0 });
@@ -395,6 +514,14 @@ export const suite: Suite = {
       },
       {
         suite: "agent-host",
+        case: "lower bound: adapter off + the adapter's frames sent bare to 10 clients",
+        measurement: forward.bare,
+        floor: forward.off,
+        ratio: throughputRatio(forward.bare, forward.off),
+        note: `CPU ratio ${cpuRatio(forward.bare, forward.off)}; same clients; no projection: the best any adapter could do here`,
+      },
+      {
+        suite: "agent-host",
         case: "floor: harness decisions, adapter off, one op per event-loop turn",
         measurement: forward.offYielding,
         note: "as an agent on a real transport",
@@ -406,6 +533,14 @@ export const suite: Suite = {
         floor: forward.offYielding,
         ratio: throughputRatio(forward.onYielding, forward.offYielding),
         note: `CPU ratio ${cpuRatio(forward.onYielding, forward.offYielding)}; no batching across operations`,
+      },
+      {
+        suite: "agent-host",
+        case: "lower bound, one op per event-loop turn",
+        measurement: forward.bareYielding,
+        floor: forward.offYielding,
+        ratio: throughputRatio(forward.bareYielding, forward.offYielding),
+        note: `CPU ratio ${cpuRatio(forward.bareYielding, forward.offYielding)}`,
       },
       { suite: "agent-host", case: "floor: bare ws frame to 100 clients", measurement: fan.floor, note: "time to the last client" },
       {
