@@ -18,9 +18,10 @@ import {
 /** How an NDJSON stream transport groups its writes. */
 export interface NdjsonWriteOptions {
   /**
-   * Lines queued during one job are written together at the next tick, or as soon as this many
-   * are queued (default 8): the peer starts on the first lines of a burst while the rest are
-   * produced. `Infinity` writes each burst in one piece; `1` writes every line at once.
+   * Lines queued during one job are written together at the next tick (those queued while a
+   * received chunk is delivered, e.g. synchronous answers, once that chunk is done), or as soon
+   * as this many are queued (default 8): the peer starts on the first lines of a burst while the
+   * rest are produced. `Infinity` writes each burst in one piece; `1` writes every line at once.
    */
   flushLines?: number;
 }
@@ -80,6 +81,9 @@ export class NdjsonStreamTransport implements Transport {
   #awaitingDrain = false;
   /** A flush is due at the next tick. */
   #flushScheduled = false;
+  /** A received chunk is being delivered: lines queued meanwhile are written when it is done. */
+  #delivering = false;
+  #flushAfterChunk = false;
   readonly #flushLines: number;
   readonly #sendFailure?: (error: Error) => Promise<never>;
   #closeCause?: Error;
@@ -112,7 +116,17 @@ export class NdjsonStreamTransport implements Transport {
   }
 
   readonly #onData = (chunk: Buffer | string): void => {
-    for (const frame of this.#decoder.push(chunk)) this.#deliver(frame);
+    this.#delivering = true;
+    try {
+      for (const frame of this.#decoder.push(chunk)) this.#deliver(frame);
+    } finally {
+      this.#delivering = false;
+      // The answers given while the chunk was delivered leave now, in one write: no tick later.
+      if (this.#flushAfterChunk) {
+        this.#flushAfterChunk = false;
+        if (!this.#awaitingDrain) this.#flush();
+      }
+    }
   };
 
   #deliver(frame: ReturnType<NdjsonDecoder["push"]>[number]): void {
@@ -217,9 +231,10 @@ export class NdjsonStreamTransport implements Transport {
     this.#queue.push(entry);
     if (this.#awaitingDrain) return;
     if (this.#queue.length >= this.#flushLines) this.#flush();
+    else if (this.#delivering) this.#flushAfterChunk = true;
     else if (!this.#flushScheduled) {
       // Write once the current job and its microtasks are done, so that every line produced
-      // meanwhile (answers to all requests of one chunk, a burst of sends) goes out in one write.
+      // meanwhile (a burst of sends, answers that came from async handlers) goes out in one write.
       this.#flushScheduled = true;
       process.nextTick(this.#scheduledFlush);
     }

@@ -131,6 +131,34 @@ describe("NdjsonStreamTransport write batching", () => {
     await transport.close();
   });
 
+  it("writes the answers given while a received chunk is delivered when that chunk is done, in one write", async () => {
+    const readable = new PassThrough();
+    const writable = new RecordingWritable(64 * 1024);
+    const transport = new NdjsonStreamTransport({ readable, writable });
+    const answered: number[] = [];
+    // A synchronous answer to every request, as a server with a synchronous handler gives.
+    transport.onmessage = (message) => {
+      const { id } = message as { id: number };
+      answered.push(id);
+      transport.post({ jsonrpc: "2.0", id, result: { decision: "allow" } }, () => undefined, undefined);
+    };
+    await transport.start();
+    const request = (id: number) => `${JSON.stringify({ jsonrpc: "2.0", id, method: "ahp/event", params: {} })}\n`;
+    readable.emit("data", Buffer.from(request(1) + request(2) + request(3)));
+    // Written before the 'data' event returned: no tick later, and all three together.
+    expect(answered).toEqual([1, 2, 3]);
+    expect(writable.calls.map((w) => w.split("\n").length - 1)).toEqual([3]);
+    readable.emit("data", Buffer.from(request(4)));
+    expect(writable.calls.map((w) => w.split("\n").length - 1)).toEqual([3, 1]);
+    // A line sent outside a delivery still waits for the end of the tick.
+    transport.post({ jsonrpc: "2.0", method: "ahp/event", params: {} }, () => undefined, undefined);
+    expect(writable.calls).toHaveLength(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writable.calls).toHaveLength(3);
+    writable.releaseAll();
+    await transport.close();
+  });
+
   it("hands lines sent just before close() to the writable", async () => {
     const writable = new PassThrough();
     const chunks: string[] = [];
