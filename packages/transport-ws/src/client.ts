@@ -18,7 +18,7 @@ import {
 import { WebSocket, type ClientOptions, type RawData } from "ws";
 import { authHeaders, type ClientAuth } from "@ahp/core";
 import { closeCause, errorCause } from "./close-cause.js";
-import { FrameSender } from "./sender.js";
+import { FrameSender, type Corkable } from "./sender.js";
 import { buildWebSocketUrl, publicUrl } from "./url.js";
 
 /** How {@link WebSocketClientTransport} reconnects after a dropped connection (`reconnect`). */
@@ -233,6 +233,9 @@ export class WebSocketClientTransport implements Transport {
       this.#ws = ws;
       this.#socketCause = undefined;
       let refusedStatus: number | undefined;
+      // The socket under the WebSocket, for writing the frames of one job together (see FrameSender).
+      let socket: Corkable | undefined;
+      ws.once("upgrade", (res) => (socket = res.socket));
       ws.on("error", (error) => this.#onSocketError(ws, error));
       ws.once("unexpected-response", (_req, res) => {
         refusedStatus = res.statusCode;
@@ -241,7 +244,7 @@ export class WebSocketClientTransport implements Transport {
       });
       const onOpen = () => {
         ws.off("error", onError);
-        this.#attach(ws);
+        this.#attach(ws, socket);
         resolve();
       };
       const onError = (error: Error) => {
@@ -267,12 +270,13 @@ export class WebSocketClientTransport implements Transport {
     });
   }
 
-  #attach(ws: WebSocket): void {
+  #attach(ws: WebSocket, socket: Corkable | undefined): void {
     this.#sender = new FrameSender(ws, {
       maxBufferedBytes: this.#maxBufferedBytes,
       drainTimeoutMs: 0,
       pauseReading: false,
       onStall: () => undefined,
+      socket,
     });
     ws.on("message", this.#onFrame);
     ws.on("pong", () => this.#clearPongTimer());

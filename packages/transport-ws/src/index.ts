@@ -10,6 +10,7 @@ export {
   type WebSocketTlsOptions,
 } from "./client.js";
 export { credentialsFromUpgrade } from "./credentials.js";
+export type { Corkable } from "./sender.js";
 export {
   attachWebSocketServer,
   createVerifyClient,

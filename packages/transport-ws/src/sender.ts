@@ -5,6 +5,11 @@
  * does not read for `drainTimeoutMs` while frames wait is reported through `onStall` (the owner
  * then drops the connection). Optionally the socket stops reading while frames wait, so a peer
  * cannot pile up requests whose answers it does not take.
+ *
+ * Given the socket under the WebSocket, the frames sent during one job (a burst of requests, the
+ * answers to the frames of one received chunk) leave in one write: the first frame corks the
+ * socket and queues a microtask that uncorks it, so the frames sent until that microtask runs go
+ * out together.
  */
 import { AhpLocalError, toError } from "@ahp/core";
 import type { WebSocket } from "ws";
@@ -18,6 +23,17 @@ export interface FrameSenderOptions {
   /** How to pause and resume reading (default `ws.pause()` / `ws.resume()`); lets an owner combine several reasons to pause. */
   readGate?: { pause(): void; resume(): void };
   onStall: (error: AhpLocalError) => void;
+  /**
+   * The socket under the WebSocket (the upgrade's `req.socket` or `res.socket`): when given,
+   * the frames sent in one job are written together (see the class comment).
+   */
+  socket?: Corkable | undefined;
+}
+
+/** What the sender needs of the socket under the WebSocket. */
+export interface Corkable {
+  cork(): void;
+  uncork(): void;
 }
 
 interface Waiting {
@@ -37,11 +53,29 @@ export class FrameSender {
   #stallTimer: ReturnType<typeof setTimeout> | undefined;
   #paused = false;
   #failure: Error | undefined;
+  /** The socket is corked until the microtask queued with the first frame of this job runs. */
+  #corked = false;
 
   constructor(ws: WebSocket, options: FrameSenderOptions) {
     this.#ws = ws;
     this.#options = options;
   }
+
+  /** Hands one frame to `ws`; the first of a job corks the socket until the job is done. */
+  #write(text: string): void {
+    const socket = this.#options.socket;
+    if (socket !== undefined && !this.#corked) {
+      this.#corked = true;
+      socket.cork();
+      queueMicrotask(this.#uncork);
+    }
+    this.#ws.send(text, this.#onWritten);
+  }
+
+  readonly #uncork = (): void => {
+    this.#corked = false;
+    this.#options.socket?.uncork();
+  };
 
   /** Frames waiting for the socket to drain. */
   get waiting(): number {
@@ -51,7 +85,7 @@ export class FrameSender {
   send(text: string, signal?: AbortSignal): Promise<void> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     if (this.#queue.length === 0 && this.#ws.bufferedAmount < this.#options.maxBufferedBytes) {
-      this.#ws.send(text, this.#onWritten);
+      this.#write(text);
       return RESOLVED;
     }
     if (signal?.aborted) return Promise.reject(new AhpLocalError("ABORTED", "send aborted", { cause: signal.reason }));
@@ -78,7 +112,7 @@ export class FrameSender {
    */
   post<C>(text: string, onFailure: (error: Error, context: C) => void, context: C): void {
     if (this.#failure === undefined && this.#queue.length === 0 && this.#ws.bufferedAmount < this.#options.maxBufferedBytes) {
-      this.#ws.send(text, this.#onWritten);
+      this.#write(text);
       return;
     }
     this.send(text).then(undefined, (error: unknown) => onFailure(toError(error), context));
@@ -107,7 +141,7 @@ export class FrameSender {
     while (this.#queue.length > 0 && this.#ws.bufferedAmount < max && this.#ws.readyState === 1) {
       const entry = this.#queue.shift()!;
       if (entry.onAbort !== undefined) entry.signal?.removeEventListener("abort", entry.onAbort);
-      this.#ws.send(entry.text, this.#onWritten);
+      this.#write(entry.text);
       entry.resolve();
       progressed = true;
     }

@@ -28,7 +28,7 @@ import { WebSocketServer as WsServer, type RawData, type WebSocket, type WebSock
 import { closeCause, errorCause } from "./close-cause.js";
 import { CredentialVerifier, type AuthorizeRequest, type ServerAuthOption } from "@ahp/core";
 import { credentialsFromUpgrade } from "./credentials.js";
-import { FrameSender } from "./sender.js";
+import { FrameSender, type Corkable } from "./sender.js";
 import {
   DEFAULT_MAX_IN_FLIGHT,
   httpServerOptions,
@@ -216,7 +216,11 @@ export class WebSocketServerTransport implements Transport {
   readonly closed: Promise<void>;
   #resolveClosed!: () => void;
 
-  constructor(ws: WebSocket, info: TransportInfo, options: WebSocketConnectionOptions = {}) {
+  /**
+   * `socket` is the socket under `ws` (the upgrade request's `req.socket`); given, the answers
+   * sent in one job leave in one write (see `FrameSender`).
+   */
+  constructor(ws: WebSocket, info: TransportInfo, options: WebSocketConnectionOptions = {}, socket?: Corkable) {
     this.#ws = ws;
     this.info = info;
     this.#maxPayload = options.maxPayload ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -231,6 +235,7 @@ export class WebSocketServerTransport implements Transport {
       drainTimeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
       pauseReading: true,
       readGate: this.readGate("congested"),
+      socket,
       onStall: (stall) => {
         const error = this.#asLimit(stall, "outbound_stall", options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS, "dropped");
         this.#cause ??= error;
@@ -431,7 +436,7 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
     const remote = remoteOf(req);
     if (remote !== undefined) info.remote = remote;
     if (typeof principal === "string") info.principal = principal;
-    const transport = new WebSocketServerTransport(ws, info, connectionOptions);
+    const transport = new WebSocketServerTransport(ws, info, connectionOptions, req.socket);
     transports.add(transport);
     void transport.closed.then(() => transports.delete(transport));
     // AhpServer.connect() installs its callbacks synchronously; report transport notices to ours too.

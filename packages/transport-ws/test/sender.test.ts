@@ -125,4 +125,34 @@ describe("FrameSender.post", () => {
     await new Promise<void>((r) => setImmediate(r));
     expect(f.calls.map((c) => c.context)).toEqual(["b", "c"]);
   });
+
+  it("with the socket, frames sent in one job leave in one write: corked at the first, uncorked by a microtask", async () => {
+    const calls: string[] = [];
+    const { socket, sender } = make({
+      maxBufferedBytes: 1024,
+      socket: { cork: () => calls.push("cork"), uncork: () => calls.push("uncork") },
+    });
+    const log = socket.send.bind(socket);
+    socket.send = (text: string, cb: (error?: Error | null) => void) => {
+      calls.push(text);
+      log(text, cb);
+    };
+    const f = () => undefined;
+    sender.post("a", f, undefined);
+    void sender.send("b");
+    sender.post("c", f, undefined);
+    expect(calls).toEqual(["cork", "a", "b", "c"]); // still corked while the job runs
+    await Promise.resolve();
+    expect(calls).toEqual(["cork", "a", "b", "c", "uncork"]);
+    sender.post("d", f, undefined); // a later job: corked again
+    await Promise.resolve();
+    expect(calls).toEqual(["cork", "a", "b", "c", "uncork", "cork", "d", "uncork"]);
+  });
+
+  it("without the socket, nothing is corked", async () => {
+    const { socket, sender } = make({ maxBufferedBytes: 1024 });
+    sender.post("a", () => undefined, undefined);
+    await Promise.resolve();
+    expect(socket.sent).toEqual(["a"]);
+  });
 });
