@@ -7,9 +7,10 @@
  * cannot pile up requests whose answers it does not take.
  *
  * Given the socket under the WebSocket, the frames sent during one job (a burst of requests, the
- * answers to the frames of one received chunk) leave in one write: the first frame corks the
- * socket and queues a microtask that uncorks it, so the frames sent until that microtask runs go
- * out together.
+ * answers to the frames of one received chunk) leave in two writes at most: the first frame is
+ * written at once, then the socket is corked and a microtask queued that uncorks it, so the
+ * frames sent after the first until that microtask runs go out together. A lone frame is never
+ * held back.
  */
 import { AhpLocalError, toError } from "@ahp/core";
 import type { WebSocket } from "ws";
@@ -53,7 +54,7 @@ export class FrameSender {
   #stallTimer: ReturnType<typeof setTimeout> | undefined;
   #paused = false;
   #failure: Error | undefined;
-  /** The socket is corked until the microtask queued with the first frame of this job runs. */
+  /** The socket is corked until the microtask queued after the first frame of this job runs. */
   #corked = false;
 
   constructor(ws: WebSocket, options: FrameSenderOptions) {
@@ -61,15 +62,15 @@ export class FrameSender {
     this.#options = options;
   }
 
-  /** Hands one frame to `ws`; the first of a job corks the socket until the job is done. */
+  /** Hands one frame to `ws`; after the first of a job the socket is corked until the job is done. */
   #write(text: string): void {
+    this.#ws.send(text, this.#onWritten);
     const socket = this.#options.socket;
     if (socket !== undefined && !this.#corked) {
       this.#corked = true;
       socket.cork();
       queueMicrotask(this.#uncork);
     }
-    this.#ws.send(text, this.#onWritten);
   }
 
   readonly #uncork = (): void => {

@@ -126,7 +126,7 @@ describe("FrameSender.post", () => {
     expect(f.calls.map((c) => c.context)).toEqual(["b", "c"]);
   });
 
-  it("with the socket, frames sent in one job leave in one write: corked at the first, uncorked by a microtask", async () => {
+  it("with the socket, the first frame of a job leaves at once, the rest together: corked after the first, uncorked by a microtask", async () => {
     const calls: string[] = [];
     const { socket, sender } = make({
       maxBufferedBytes: 1024,
@@ -141,12 +141,12 @@ describe("FrameSender.post", () => {
     sender.post("a", f, undefined);
     void sender.send("b");
     sender.post("c", f, undefined);
-    expect(calls).toEqual(["cork", "a", "b", "c"]); // still corked while the job runs
+    expect(calls).toEqual(["a", "cork", "b", "c"]); // still corked while the job runs
     await Promise.resolve();
-    expect(calls).toEqual(["cork", "a", "b", "c", "uncork"]);
-    sender.post("d", f, undefined); // a later job: corked again
+    expect(calls).toEqual(["a", "cork", "b", "c", "uncork"]);
+    sender.post("d", f, undefined); // a later job: its first frame at once again
     await Promise.resolve();
-    expect(calls).toEqual(["cork", "a", "b", "c", "uncork", "cork", "d", "uncork"]);
+    expect(calls).toEqual(["a", "cork", "b", "c", "uncork", "d", "cork", "uncork"]);
   });
 
   it("without the socket, nothing is corked", async () => {
