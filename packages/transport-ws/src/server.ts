@@ -218,7 +218,7 @@ export class WebSocketServerTransport implements Transport {
 
   /**
    * `socket` is the socket under `ws` (the upgrade request's `req.socket`); given, the answers
-   * sent in one job leave in one write (see `FrameSender`).
+   * sent in one job leave together: the first at once, the rest in one write (see `FrameSender`).
    */
   constructor(ws: WebSocket, info: TransportInfo, options: WebSocketConnectionOptions = {}, socket?: Corkable) {
     this.#ws = ws;
