@@ -9,7 +9,8 @@
  *    gap, a missing envelope or a closed client fails the suite). Measured twice: with the
  *    in-memory agent (all operations of a run in one event-loop turn, so the adapter's per-turn
  *    batching applies across operations) and with one operation per event-loop turn (as an agent
- *    on a real transport: no batching across operations).
+ *    on a real transport: no batching across operations). Beside both, a lower bound: the
+ *    adapter-off harness sending only the adapter's frames to the same clients (`bareSender`).
  * 2. Fan-out: from a harness event (`post_response`) to its action frame at the last of 100
  *    subscribed clients, p50/p99; floor: the same frame sent by a bare `ws` server to 100 clients.
  * 3. Reconnect with replay of 1,000 envelopes until the client's state has converged; floor: a
