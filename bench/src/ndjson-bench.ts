@@ -1,10 +1,21 @@
 /**
  * Shared pieces of the stdio and Unix socket suites: the raw NDJSON client used for the floor,
- * the request and notification bytes, child CPU accounting and the standard set of rows.
+ * the request and notification bytes, child CPU accounting, the measurements and the standard
+ * set of rows.
  */
 import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
-import { interleaved, measurePipelined, measureSequential, medianMeasurement, type Measurement, type Row } from "./harness.js";
+import {
+  interleaved,
+  measurePairedSequential,
+  measurePipelined,
+  medianMeasurement,
+  pairedRatioNote,
+  type BlockRatios,
+  type Measurement,
+  type PairedSequential,
+  type Row,
+} from "./harness.js";
 
 export const payload = { action_type: "tool_call", tool_name: "bash", arguments: { command: "npm test", cwd: "/workspace" } };
 
@@ -108,10 +119,21 @@ export interface Contender {
   peerPid?: number;
 }
 
-export interface ContenderResult {
-  sequential: Measurement;
-  pipelined: Measurement;
-  notifications: Measurement;
+/** One contender connected to a peer process of its own. */
+export interface Connection extends Contender {
+  /** Disconnects and ends the peer process. */
+  close(): Promise<void>;
+}
+
+/** Starts a fresh peer process for one contender and connects to it. */
+export type Connect = () => Promise<Connection>;
+
+/** Every figure of the standard rows, per contender. */
+export interface ContenderResults<K extends string> {
+  /** Sequential round trips, all contenders at once in paired blocks (ratios against the floor). */
+  sequential: PairedSequential<K>;
+  pipelined: Record<K | "floor", Measurement>;
+  notifications: Record<K | "floor", Measurement>;
 }
 
 /** Adds the peer's CPU to a measurement's (this process's) CPU per operation. */
@@ -123,26 +145,86 @@ async function withPeerCpu(pid: number | undefined, ops: number, run: () => Prom
   return { ...m, cpuUsPerOp: m.cpuUsPerOp + (after - before) / ops };
 }
 
-/** Runs the standard measurements against one contender. */
-export async function measureContender(c: Contender, quick: boolean): Promise<ContenderResult> {
-  // Warm-up first, unmeasured and pipelined (many calls fast): both processes' hot paths must
-  // be optimized, and the scheduler must have settled the two processes, before any figure
-  // means something. Every contender gets the same.
+/**
+ * Unmeasured and pipelined (many calls fast): both processes' hot paths must be optimized, and
+ * the scheduler must have settled the two processes, before any figure means something. Every
+ * contender gets the same before any of its figures.
+ */
+async function warmUp(c: Contender, quick: boolean): Promise<void> {
   await measurePipelined(() => c.request(), { total: quick ? 500 : 20_000, concurrency: 64, runs: 1, warmup: 0 });
-  const iterations = quick ? 300 : 4000;
-  const runs = quick ? 2 : 3;
-  const warmup = quick ? 200 : 1000;
-  const sequential = await withPeerCpu(c.peerPid, iterations * runs + warmup, () =>
-    measureSequential(() => c.request(), { iterations, runs, warmup }),
-  );
-  const total = quick ? 2000 : 20_000;
-  const pipeRuns = 3;
-  const pipeWarmup = quick ? 500 : 2000;
-  const pipelined = await withPeerCpu(c.peerPid, total * pipeRuns + pipeWarmup, () =>
-    measurePipelined(() => c.request(), { total, concurrency: 64, runs: pipeRuns, warmup: pipeWarmup }),
-  );
-  const notifications = await measureNotifications(c, quick ? 5000 : 30_000, pipeRuns);
+}
+
+/**
+ * Runs the standard measurements against every contender (one of them named "floor").
+ *
+ * Sequential: every contender connected at the same time, each warmed up, then paired blocks of
+ * sequential round trips ({@link measurePairedSequential}); CPU per operation counts this process
+ * and the contender's own peer process during the contender's turns (the other peers are idle).
+ * Pipelined and notifications: in alternating rounds (see {@link interleaved}), each round on a
+ * fresh peer process of one contender, warmed up the same way; the median of each figure.
+ */
+export async function measureContenders<K extends string>(
+  connect: Record<K | "floor", Connect>,
+  quick: boolean,
+): Promise<ContenderResults<K>> {
+  type Name = K | "floor";
+  const names = Object.keys(connect) as Name[];
+  const open = new Map<Name, Connection>();
+  let sequential: PairedSequential<K>;
+  try {
+    for (const name of names) open.set(name, await connect[name]());
+    for (const c of open.values()) await warmUp(c, quick);
+    const ops = {} as Record<Name, () => Promise<unknown>>;
+    const peerCpuUs = {} as Record<Name, () => number | undefined>;
+    for (const [name, c] of open) {
+      ops[name] = () => c.request();
+      peerCpuUs[name] = () => processCpuUs(c.peerPid);
+    }
+    sequential = await measurePairedSequential(ops, {
+      blocks: quick ? 4 : 40,
+      blockSize: quick ? 50 : 500,
+      warmup: quick ? 200 : 1000,
+      peerCpuUs,
+    });
+  } finally {
+    for (const c of open.values()) await c.close();
+  }
+  const rounds = {} as Record<Name, () => Promise<Throughput>>;
+  for (const name of names) rounds[name] = () => measureThroughput(connect[name], quick);
+  const throughput = await interleaved(rounds, quick ? 1 : 3, (list) => ({
+    pipelined: medianMeasurement(list.map((x) => x.pipelined)),
+    notifications: medianMeasurement(list.map((x) => x.notifications)),
+  }));
+  const pipelined = {} as Record<Name, Measurement>;
+  const notifications = {} as Record<Name, Measurement>;
+  for (const name of names) {
+    pipelined[name] = throughput[name].pipelined;
+    notifications[name] = throughput[name].notifications;
+  }
   return { sequential, pipelined, notifications };
+}
+
+interface Throughput {
+  pipelined: Measurement;
+  notifications: Measurement;
+}
+
+/** One round of the pipelined and notification figures on a fresh connection. */
+async function measureThroughput(connect: Connect, quick: boolean): Promise<Throughput> {
+  const c = await connect();
+  try {
+    await warmUp(c, quick);
+    const total = quick ? 2000 : 20_000;
+    const pipeRuns = 3;
+    const pipeWarmup = quick ? 500 : 2000;
+    const pipelined = await withPeerCpu(c.peerPid, total * pipeRuns + pipeWarmup, () =>
+      measurePipelined(() => c.request(), { total, concurrency: 64, runs: pipeRuns, warmup: pipeWarmup }),
+    );
+    const notifications = await measureNotifications(c, quick ? 5000 : 30_000, pipeRuns);
+    return { pipelined, notifications };
+  } finally {
+    await c.close();
+  }
 }
 
 /** Notifications per second: `count` notifications (64 writes in flight) followed by one round trip. */
@@ -175,89 +257,80 @@ async function measureNotifications(c: Contender, count: number, runs: number): 
 }
 
 /** The standard rows: floor, ours against the floor (targets), and optional other libraries. */
-export function contenderRows(
+export function contenderRows<O extends string>(
   suite: string,
-  floor: ContenderResult,
-  ours: ContenderResult,
+  r: ContenderResults<"mine" | O>,
   ourLabel: string,
-  others: Array<{ label: string; result: ContenderResult }> = [],
+  others: Array<{ key: O; label: string }> = [],
 ): Row[] {
   const cpuNote = "CPU = this process + the peer process";
+  const s = r.sequential.measurements;
+  // `O` never names the floor: every key of `others` has its block ratios.
+  const ratio = r.sequential.ratios as Record<"mine" | O, BlockRatios>;
+  const { pipelined: p, notifications: n } = r;
   const rows: Row[] = [
-    { suite, case: "raw floor: sequential round trip", measurement: floor.sequential, note: cpuNote },
+    { suite, case: "raw floor: sequential round trip", measurement: s.floor, note: cpuNote },
     {
       suite,
       case: `${ourLabel}: sequential round trip`,
-      measurement: ours.sequential,
-      floor: floor.sequential,
-      ratio: ours.sequential.p50Us! / floor.sequential.p50Us!,
+      measurement: s.mine,
+      floor: s.floor,
+      ratio: ratio.mine.median,
       target: "p50 <= 1.1x floor p50",
-      note: "ratio = p50 latency / floor p50 (lower is better)",
+      note: `${pairedRatioNote(ratio.mine, "p50 latency / floor p50")}; lower is better`,
     },
-    { suite, case: "raw floor: pipelined (64 in flight)", measurement: floor.pipelined },
+    { suite, case: "raw floor: pipelined (64 in flight)", measurement: p.floor },
     {
       suite,
       case: `${ourLabel}: pipelined (64 in flight)`,
-      measurement: ours.pipelined,
-      floor: floor.pipelined,
-      ratio: ours.pipelined.opsPerSec / floor.pipelined.opsPerSec,
+      measurement: p.mine,
+      floor: p.floor,
+      ratio: p.mine.opsPerSec / p.floor.opsPerSec,
       target: ">= 0.9x floor",
     },
-    { suite, case: "raw floor: notifications (64 writes in flight)", measurement: floor.notifications },
+    { suite, case: "raw floor: notifications (64 writes in flight)", measurement: n.floor },
     {
       suite,
       case: `${ourLabel}: notifications (64 writes in flight)`,
-      measurement: ours.notifications,
-      floor: floor.notifications,
-      ratio: ours.notifications.opsPerSec / floor.notifications.opsPerSec,
+      measurement: n.mine,
+      floor: n.floor,
+      ratio: n.mine.opsPerSec / n.floor.opsPerSec,
     },
   ];
-  for (const other of others) {
+  for (const { key, label } of others) {
     rows.push(
       {
         suite,
-        case: `${other.label}: sequential round trip`,
-        measurement: other.result.sequential,
-        floor: floor.sequential,
-        ratio: other.result.sequential.p50Us! / floor.sequential.p50Us!,
-        note: "ratio = p50 latency / floor p50",
+        case: `${label}: sequential round trip`,
+        measurement: s[key],
+        floor: s.floor,
+        ratio: ratio[key].median,
+        note: pairedRatioNote(ratio[key], "p50 latency / floor p50"),
       },
       {
         suite,
-        case: `${other.label}: pipelined (64 in flight)`,
-        measurement: other.result.pipelined,
-        floor: floor.pipelined,
-        ratio: other.result.pipelined.opsPerSec / floor.pipelined.opsPerSec,
+        case: `${label}: pipelined (64 in flight)`,
+        measurement: p[key],
+        floor: p.floor,
+        ratio: p[key].opsPerSec / p.floor.opsPerSec,
       },
       {
         suite,
-        case: `${other.label}: notifications (64 writes in flight)`,
-        measurement: other.result.notifications,
-        floor: floor.notifications,
-        ratio: other.result.notifications.opsPerSec / floor.notifications.opsPerSec,
+        case: `${label}: notifications (64 writes in flight)`,
+        measurement: n[key],
+        floor: n.floor,
+        ratio: n[key].opsPerSec / n.floor.opsPerSec,
       },
       {
         suite,
-        case: `${ourLabel} vs ${other.label}: pipelined throughput`,
-        measurement: ours.pipelined,
-        floor: other.result.pipelined,
-        ratio: ours.pipelined.opsPerSec / other.result.pipelined.opsPerSec,
+        case: `${ourLabel} vs ${label}: pipelined throughput`,
+        measurement: p.mine,
+        floor: p[key],
+        ratio: p.mine.opsPerSec / p[key].opsPerSec,
         target: ">= 3x",
-        note: `floor column = ${other.label}`,
+        note: `floor column = ${label}`,
       },
     );
   }
   return rows;
-}
-
-/** Runs the contenders in alternating rounds and keeps the median of each figure (see {@link interleaved}). */
-export function interleavedRounds<K extends string>(
-  contenders: Record<K, () => Promise<ContenderResult>>,
-  rounds: number,
-): Promise<Record<K, ContenderResult>> {
-  return interleaved(contenders, rounds, (list) => ({
-    sequential: medianMeasurement(list.map((x) => x.sequential)),
-    pipelined: medianMeasurement(list.map((x) => x.pipelined)),
-    notifications: medianMeasurement(list.map((x) => x.notifications)),
-  }));
 }

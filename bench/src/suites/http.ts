@@ -17,10 +17,11 @@ import { Pool } from "undici";
 import {
   interleaved,
   splitTransportRows,
-  latencyRatio,
+  measurePairedSequential,
   measurePipelined,
   measureSequential,
   medianMeasurement,
+  pairedRatioNote,
   throughputRatio,
   type Row,
   type Suite,
@@ -169,7 +170,7 @@ export const suite: Suite = {
   name: "http",
   async run({ quick }) {
     const rounds = quick ? 1 : 7;
-    const seq = { iterations: quick ? 200 : 2000, runs: 1, warmup: quick ? 50 : 200 };
+    const paired = { blocks: quick ? 4 : 40, blockSize: quick ? 50 : 500, warmup: quick ? 50 : 200 };
     const pip = { total: quick ? 500 : 6000, concurrency: 64, runs: 1, warmup: quick ? 100 : 500 };
 
     const bare = await bareServer();
@@ -210,20 +211,21 @@ export const suite: Suite = {
     for (const op of [floorCall, requestCall, nodeCall, fetchCall, oursCall, oursNodeCall, serverOnlyCall, clientOnlyCall])
       for (let i = 0; i < (quick ? 50 : 1000); i++) await op();
 
-    const sequential = await interleaved(
+    // Sequential: the floor, ours, the two split pairs and the other clients in the same paired
+    // blocks. fetch is about ten times slower than the rest and only a reference: measured apart.
+    const sequential = await measurePairedSequential(
       {
-        floor: () => measureSequential(floorCall, seq),
-        ours: () => measureSequential(oursCall, seq),
-        oursNode: () => measureSequential(oursNodeCall, seq),
-        request: () => measureSequential(requestCall, seq),
-        node: () => measureSequential(nodeCall, seq),
-        fetch: () => measureSequential(fetchCall, { ...seq, iterations: Math.ceil(seq.iterations / 4) }),
-        serverOnly: () => measureSequential(serverOnlyCall, seq),
-        clientOnly: () => measureSequential(clientOnlyCall, seq),
+        floor: floorCall,
+        ours: oursCall,
+        serverOnly: serverOnlyCall,
+        clientOnly: clientOnlyCall,
+        oursNode: oursNodeCall,
+        request: requestCall,
+        node: nodeCall,
       },
-      rounds,
-      medianMeasurement,
+      paired,
     );
+    const fetchSequential = await measureSequential(fetchCall, { iterations: quick ? 50 : 500, runs: rounds, warmup: quick ? 50 : 200 });
     const pipelined = await interleaved(
       {
         floor: () => measurePipelined(floorCall, pip),
@@ -249,7 +251,7 @@ export const suite: Suite = {
     await bare.close();
 
     const name = "http";
-    const s = sequential;
+    const s = sequential.measurements;
     const p = pipelined;
     const rows: Row[] = [
       ...splitTransportRows(
@@ -263,7 +265,7 @@ export const suite: Suite = {
           notifications: "notifications (post_action), pipelined 64",
           notificationsNote: "each waits for its 204",
         },
-        s,
+        sequential,
         p,
       ),
       {
@@ -271,8 +273,8 @@ export const suite: Suite = {
         case: 'same with client: "node" (http.Agent), sequential',
         measurement: s.oursNode,
         floor: s.floor,
-        ratio: latencyRatio(s.oursNode, s.floor),
-        note: "ratio = p50 / floor p50",
+        ratio: sequential.ratios.oursNode.median,
+        note: pairedRatioNote(sequential.ratios.oursNode),
       },
       {
         suite: name,
@@ -316,10 +318,10 @@ export const suite: Suite = {
       {
         suite: name,
         case: "client choice: built-in fetch, sequential (reference)",
-        measurement: s.fetch,
+        measurement: fetchSequential,
         floor: s.floor,
-        ratio: throughputRatio(s.fetch, s.floor),
-        note: "ratio = req/s vs bare undici dispatch",
+        ratio: throughputRatio(fetchSequential, s.floor),
+        note: "ratio = req/s vs bare undici dispatch (measured after the paired blocks)",
       },
       {
         suite: name,

@@ -10,15 +10,7 @@ import { AhpClient } from "@ahp/core";
 import { StdioClientTransport } from "@ahp/transport-stdio";
 import { StreamMessageReader, StreamMessageWriter, createMessageConnection } from "vscode-jsonrpc/node";
 import type { Suite } from "../harness.js";
-import {
-  RawNdjsonClient,
-  contenderRows,
-  interleavedRounds,
-  measureContender,
-  payload,
-  rawEvent,
-  type ContenderResult,
-} from "../ndjson-bench.js";
+import { RawNdjsonClient, contenderRows, measureContenders, payload, rawEvent, type Connection } from "../ndjson-bench.js";
 
 const peer = (name: string) => fileURLToPath(new URL(`../peers/${name}`, import.meta.url));
 
@@ -34,70 +26,51 @@ async function stop(child: ChildProcessWithoutNullStreams): Promise<void> {
   });
 }
 
-async function rawFloor(quick: boolean): Promise<ContenderResult> {
+async function rawFloor(): Promise<Connection> {
   const child = spawnPeer("raw-ndjson-peer.mjs", "stdio");
   const client = new RawNdjsonClient(child.stdout, child.stdin);
-  try {
-    return await measureContender(
-      {
-        request: () => client.request("ahp/event", rawEvent()),
-        notify: () => client.notify("ahp/event", rawEvent("post_action")),
-        flush: () => client.request("bench/count", {}),
-        ...(child.pid === undefined ? {} : { peerPid: child.pid }),
-      },
-      quick,
-    );
-  } finally {
-    await stop(child);
-  }
+  return {
+    request: () => client.request("ahp/event", rawEvent()),
+    notify: () => client.notify("ahp/event", rawEvent("post_action")),
+    flush: () => client.request("bench/count", {}),
+    ...(child.pid === undefined ? {} : { peerPid: child.pid }),
+    close: () => stop(child),
+  };
 }
 
-async function ours(quick: boolean): Promise<ContenderResult> {
+async function ours(): Promise<Connection> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [peer("ahp-harness.mjs"), "stdio"] });
   const client = new AhpClient();
   await client.connect(transport);
-  try {
-    return await measureContender(
-      {
-        request: () => client.send("pre_action", payload),
-        notify: () => client.send("post_action", payload),
-        flush: () => client.query("bench/count", null),
-        ...(transport.pid === undefined ? {} : { peerPid: transport.pid }),
-      },
-      quick,
-    );
-  } finally {
-    await client.close();
-  }
+  return {
+    request: () => client.send("pre_action", payload),
+    notify: () => client.send("post_action", payload),
+    flush: () => client.query("bench/count", null),
+    ...(transport.pid === undefined ? {} : { peerPid: transport.pid }),
+    close: () => client.close(),
+  };
 }
 
-async function vscodeJsonrpc(quick: boolean): Promise<ContenderResult> {
+async function vscodeJsonrpc(): Promise<Connection> {
   const child = spawnPeer("vscode-jsonrpc-peer.mjs");
   const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   connection.listen();
-  try {
-    return await measureContender(
-      {
-        request: () => connection.sendRequest("ahp/event", rawEvent()),
-        notify: () => connection.sendNotification("ahp/event", rawEvent("post_action")),
-        flush: () => connection.sendRequest("bench/count", {}),
-        ...(child.pid === undefined ? {} : { peerPid: child.pid }),
-      },
-      quick,
-    );
-  } finally {
-    connection.dispose();
-    await stop(child);
-  }
+  return {
+    request: () => connection.sendRequest("ahp/event", rawEvent()),
+    notify: () => connection.sendNotification("ahp/event", rawEvent("post_action")),
+    flush: () => connection.sendRequest("bench/count", {}),
+    ...(child.pid === undefined ? {} : { peerPid: child.pid }),
+    close: async () => {
+      connection.dispose();
+      await stop(child);
+    },
+  };
 }
 
 export const suite: Suite = {
   name: "stdio",
   async run({ quick }) {
-    const { floor, mine, other } = await interleavedRounds(
-      { floor: () => rawFloor(quick), mine: () => ours(quick), other: () => vscodeJsonrpc(quick) },
-      quick ? 1 : 3,
-    );
-    return contenderRows("stdio", floor, mine, "AhpClient->stdio child AhpServer", [{ label: "vscode-jsonrpc 10.0.0", result: other }]);
+    const results = await measureContenders({ floor: rawFloor, mine: ours, other: vscodeJsonrpc }, quick);
+    return contenderRows("stdio", results, "AhpClient->stdio child AhpServer", [{ key: "other", label: "vscode-jsonrpc 10.0.0" }]);
   },
 };

@@ -13,15 +13,7 @@ import { fileURLToPath } from "node:url";
 import { AhpClient } from "@ahp/core";
 import { UnixSocketClientTransport } from "@ahp/transport-unix";
 import type { Suite } from "../harness.js";
-import {
-  RawNdjsonClient,
-  contenderRows,
-  interleavedRounds,
-  measureContender,
-  payload,
-  rawEvent,
-  type ContenderResult,
-} from "../ndjson-bench.js";
+import { RawNdjsonClient, contenderRows, measureContenders, payload, rawEvent, type Connection } from "../ndjson-bench.js";
 
 const peer = (name: string) => fileURLToPath(new URL(`../peers/${name}`, import.meta.url));
 
@@ -53,51 +45,43 @@ async function startPeer(script: string): Promise<{ child: ChildProcessWithoutNu
   };
 }
 
-async function rawFloor(quick: boolean): Promise<ContenderResult> {
+async function rawFloor(): Promise<Connection> {
   const server = await startPeer("raw-ndjson-peer.mjs");
   const socket = connect({ path: server.path });
   await new Promise<void>((resolve) => socket.once("connect", resolve));
   const client = new RawNdjsonClient(socket, socket);
-  try {
-    return await measureContender(
-      {
-        request: () => client.request("ahp/event", rawEvent()),
-        notify: () => client.notify("ahp/event", rawEvent("post_action")),
-        flush: () => client.request("bench/count", {}),
-        ...(server.child.pid === undefined ? {} : { peerPid: server.child.pid }),
-      },
-      quick,
-    );
-  } finally {
-    socket.destroy();
-    await server.stop();
-  }
+  return {
+    request: () => client.request("ahp/event", rawEvent()),
+    notify: () => client.notify("ahp/event", rawEvent("post_action")),
+    flush: () => client.request("bench/count", {}),
+    ...(server.child.pid === undefined ? {} : { peerPid: server.child.pid }),
+    close: async () => {
+      socket.destroy();
+      await server.stop();
+    },
+  };
 }
 
-async function ours(quick: boolean): Promise<ContenderResult> {
+async function ours(): Promise<Connection> {
   const server = await startPeer("ahp-harness.mjs");
   const client = new AhpClient();
   await client.connect(new UnixSocketClientTransport({ path: server.path }));
-  try {
-    return await measureContender(
-      {
-        request: () => client.send("pre_action", payload),
-        notify: () => client.send("post_action", payload),
-        flush: () => client.query("bench/count", null),
-        ...(server.child.pid === undefined ? {} : { peerPid: server.child.pid }),
-      },
-      quick,
-    );
-  } finally {
-    await client.close();
-    await server.stop();
-  }
+  return {
+    request: () => client.send("pre_action", payload),
+    notify: () => client.send("post_action", payload),
+    flush: () => client.query("bench/count", null),
+    ...(server.child.pid === undefined ? {} : { peerPid: server.child.pid }),
+    close: async () => {
+      await client.close();
+      await server.stop();
+    },
+  };
 }
 
 export const suite: Suite = {
   name: "unix",
   async run({ quick }) {
-    const { floor, mine } = await interleavedRounds({ floor: () => rawFloor(quick), mine: () => ours(quick) }, quick ? 1 : 3);
-    return contenderRows("unix", floor, mine, "AhpClient->unix socket->AhpServer process");
+    const results = await measureContenders({ floor: rawFloor, mine: ours }, quick);
+    return contenderRows("unix", results, "AhpClient->unix socket->AhpServer process");
   },
 };

@@ -12,8 +12,8 @@ import { WebSocket, WebSocketServer } from "ws";
 import {
   interleaved,
   splitTransportRows,
+  measurePairedSequential,
   measurePipelined,
-  measureSequential,
   medianMeasurement,
   type Measurement,
   type Row,
@@ -115,7 +115,7 @@ export const suite: Suite = {
   name: "ws",
   async run({ quick }) {
     const rounds = quick ? 1 : 7;
-    const seq = { iterations: quick ? 200 : 3000, runs: 1, warmup: quick ? 50 : 300 };
+    const paired = { blocks: quick ? 4 : 40, blockSize: quick ? 50 : 500, warmup: quick ? 50 : 300 };
     const pip = { total: quick ? 500 : 10000, concurrency: 64, runs: 1, warmup: quick ? 100 : 1000 };
     const notes = quick ? 1000 : 20000;
 
@@ -144,15 +144,10 @@ export const suite: Suite = {
     for (const op of [floorClient.call, oursCall, clientOnlyCall, serverOnly.call])
       for (let i = 0; i < (quick ? 50 : 2000); i++) await op();
 
-    const sequential = await interleaved(
-      {
-        floor: () => measureSequential(floorClient.call, seq),
-        ours: () => measureSequential(oursCall, seq),
-        serverOnly: () => measureSequential(serverOnly.call, seq),
-        clientOnly: () => measureSequential(clientOnlyCall, seq),
-      },
-      rounds,
-      medianMeasurement,
+    // Sequential: the floor, ours and the two split pairs in the same paired blocks.
+    const sequential = await measurePairedSequential(
+      { floor: floorClient.call, ours: oursCall, serverOnly: serverOnly.call, clientOnly: clientOnlyCall },
+      paired,
     );
     const pipelined = await interleaved(
       {
