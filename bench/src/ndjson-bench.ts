@@ -76,8 +76,8 @@ export class RawNdjsonClient {
     return this.#drained;
   }
 
-  request(method: string, params: unknown): Promise<unknown> {
-    const id = String(++this.#id).padStart(36, "0");
+  /** One request; `id` defaults to the next counter value. */
+  request(method: string, params: unknown, id = String(++this.#id).padStart(36, "0")): Promise<unknown> {
     const answered = new Promise<unknown>((resolve) => this.#pending.set(id, resolve));
     void this.#write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
     return answered;

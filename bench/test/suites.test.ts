@@ -37,8 +37,17 @@ describe("pnpm bench --quick", () => {
     const { rows, stdout } = await runQuick();
     const seen = new Set(rows.map((r) => r.suite));
     expect(seen.size).toBe(suites.length);
-    for (const name of ["core", "memory", "stdio", "unix", "http", "ws", "policy", "aarts-hook", "instructions"])
+    for (const name of ["core", "memory", "stdio", "stdio-layers", "unix", "http", "ws", "policy", "aarts-hook", "instructions"])
       expect(seen).toContain(name);
+    // The layer suite: every harness and agent variant against its side's base, then the two estimates.
+    const layers = rows.filter((r) => r.suite === "stdio-layers");
+    expect(layers.map((r) => r.case.split(":")[0])).toEqual([
+      ...Array<string>(8).fill("harness side"),
+      ...Array<string>(8).fill("agent side"),
+      "both sides",
+      "both sides",
+    ]);
+    for (const row of layers.filter((r) => !r.note?.startsWith("base of this side"))) expect(Number.isFinite(row.ratio)).toBe(true);
     for (const row of rows) {
       if (row.note?.startsWith("skipped:")) continue;
       const m = row.measurement;

@@ -7,8 +7,19 @@
 import { createServer } from "node:net";
 import { pathToFileURL } from "node:url";
 
-/** Serves one connection: answers each request on `readable` with the fixed reply on `writable`. */
-export function serve(readable, writable) {
+/** The floor's reply line to one request: `allow`, or the notifications counted for `bench/count`. */
+function fixedReply(message, notifications) {
+  const id = JSON.stringify(message.id);
+  return message.method === "bench/count"
+    ? `{"jsonrpc":"2.0","id":${id},"result":{"notifications":${notifications}}}\n`
+    : `{"jsonrpc":"2.0","id":${id},"result":{"decision":"allow"}}\n`;
+}
+
+/**
+ * Serves one connection: answers each request on `readable` with `reply(message, notifications)`
+ * (default: the fixed reply) on `writable`.
+ */
+export function serve(readable, writable, reply = fixedReply) {
   let rest = "";
   let notifications = 0;
   readable.setEncoding("utf8");
@@ -25,12 +36,7 @@ export function serve(readable, writable) {
         notifications++;
         continue;
       }
-      const id = JSON.stringify(message.id);
-      writable.write(
-        message.method === "bench/count"
-          ? `{"jsonrpc":"2.0","id":${id},"result":{"notifications":${notifications}}}\n`
-          : `{"jsonrpc":"2.0","id":${id},"result":{"decision":"allow"}}\n`,
-      );
+      writable.write(reply(message, notifications));
     }
     rest = start === text.length ? "" : text.slice(start);
   });
