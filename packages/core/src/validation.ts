@@ -5,6 +5,7 @@
  * "unknown variant `y`, expected one of ...").
  */
 import type { z } from "zod";
+import { MISSING_MEMBER } from "./schema/common.js";
 
 /** What {@link decode} returns: the parsed value, or a one-line `detail` in the reference's wording and the zod issues. */
 export type DecodeResult<T> = { ok: true; value: T } | { ok: false; detail: string; issues: readonly z.core.$ZodIssue[] };
@@ -107,6 +108,10 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], root: unknow
     case "too_small":
     case "too_big":
       return `invalid value: ${jsonType(input)}, ${issue.message.replace(/^Too (small|big): /, "")}${where}`;
+    case "custom":
+      // A member that is there but `undefined` (see `present` in schema/common.ts) is missing on the wire.
+      if (issue.message === MISSING_MEMBER && last !== undefined) return `missing field \`${String(last)}\`${where}`;
+      return `${issue.message}${where}`;
     default:
       return `${issue.message}${where}`;
   }

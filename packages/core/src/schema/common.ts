@@ -56,6 +56,18 @@ export const i64 = () => I64Schema;
 /** Single-precision float on the reference: any finite JSON number. Compare with a tolerance (~1e-6). */
 export const f32 = () => z.number();
 
+/** The message of the issue {@link present} raises; `describeIssues` words it as the missing field it is on the wire. */
+export const MISSING_MEMBER = "missing member";
+
+/** The schema {@link present} returns: any JSON value, `null` included, but not `undefined`. */
+export const PresentJsonSchema = z.unknown().refine((value): boolean => value !== undefined, { message: MISSING_MEMBER });
+/**
+ * A member that must be there and may hold any JSON value, `null` included. `undefined` is refused
+ * as well as a missing key: JSON has no `undefined`, so the member would be missing on the wire and
+ * the peer would refuse the message.
+ */
+export const present = () => PresentJsonSchema;
+
 /** `opt` / `opt-null`: absent or `null`. */
 export const opt = <T extends z.ZodType>(schema: T) => schema.nullish();
 

@@ -1,6 +1,6 @@
 /** The generic Decision (spec §6). */
 import { z } from "zod";
-import { JsonMapSchema, opt, uint } from "./common.js";
+import { JsonMapSchema, opt, present, uint } from "./common.js";
 
 /** Validates an `allow` decision: optionally with a modified payload the agent uses instead of its own. */
 export const AllowDecisionSchema = z.object({
@@ -18,8 +18,8 @@ export const BlockDecisionSchema = z.object({
 /** The `modify` variant of the generic Decision (spec §6): proceed with `modified_payload`, which must be present (may be `null`). */
 export const ModifyDecisionSchema = z.object({
   decision: z.literal("modify"),
-  /** The member must exist; `null` is allowed. */
-  modified_payload: z.unknown(),
+  /** The member must exist (`undefined` is refused: it would be missing on the wire); `null` is allowed. */
+  modified_payload: present(),
   metadata: opt(JsonMapSchema),
 });
 /** The `defer` variant of the generic Decision (spec §6): retry after `retry_after_ms` (required); `reason` optional. */

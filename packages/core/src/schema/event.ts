@@ -1,7 +1,7 @@
 /** The event envelope, AhpEvent (spec §5). */
 import { z } from "zod";
 import { EventContextSchema } from "./context.js";
-import { JsonMapSchema, opt, u32 } from "./common.js";
+import { JsonMapSchema, opt, present, u32 } from "./common.js";
 
 /** The 22 event types, in the order of spec §5.1. */
 export const EVENT_TYPES = [
@@ -47,8 +47,8 @@ export const AhpEventSchema = z.object({
   timestamp: z.string(),
   /** Nesting level of the emitting agent (0 = top level); checked against `max_depth`. */
   depth: u32(),
-  /** The member must exist; `null` is allowed. Its shape depends on `event_type`. */
-  payload: z.unknown(),
+  /** The member must exist (`undefined` is refused: it would be missing on the wire); `null` is allowed. Its shape depends on `event_type`. */
+  payload: present(),
   context: opt(EventContextSchema),
   metadata: opt(JsonMapSchema),
 });

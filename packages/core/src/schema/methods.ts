@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { AhpEventSchema } from "./event.js";
 import { DecisionSchema } from "./decision.js";
-import { opt, u32, uint } from "./common.js";
+import { opt, present, u32, uint } from "./common.js";
 
 /** The protocol version this package speaks and answers in handshakes (`protocol_version`). */
 export const AHP_PROTOCOL_VERSION = "2.4";
@@ -91,16 +91,16 @@ export const QueryRequestSchema = z.object({
   agent_id: z.string(),
   /** Free-form, e.g. `"approval_check"`. */
   query_type: z.string(),
-  /** The member must exist; `null` is allowed. */
-  payload: z.unknown(),
+  /** The member must exist (`undefined` is refused: it would be missing on the wire); `null` is allowed. */
+  payload: present(),
 });
 /** The `params` of `ahp/query` (spec §4.3): a free-form question (`query_type` and `payload`) from one session and agent. */
 export type QueryRequest = z.infer<typeof QueryRequestSchema>;
 
 /** Validates the result of `ahp/query` (spec §4.3): `answer` must be present (may be `null`); `reason` and `alternatives` optional. */
 export const QueryResponseSchema = z.object({
-  /** The member must exist; `null` is allowed. */
-  answer: z.unknown(),
+  /** The member must exist (`undefined` is refused: it would be missing on the wire); `null` is allowed. */
+  answer: present(),
   reason: opt(z.string()),
   alternatives: opt(z.array(z.string())),
 });
