@@ -37,4 +37,14 @@ export const EXIT_DECISION = 1;
 /** Protocol or transport failure. */
 export const EXIT_FAILURE = 2;
 export const EXIT_USAGE = 64;
+/** A file named on the command line does not exist or cannot be read (EX_NOINPUT). */
+export const EXIT_NOINPUT = 66;
+/** The harness (or another service the command needs) cannot be reached (EX_UNAVAILABLE). */
+export const EXIT_UNAVAILABLE = 69;
+/** A listen address cannot be bound: in use, or not permitted (EX_OSERR). */
+export const EXIT_OSERR = 71;
+/** A file the command must write cannot be written: disk full, read-only (EX_IOERR). */
+export const EXIT_IOERR = 74;
+/** `ahp audit verify`: the key is not the key the log was written with (EX_NOPERM), distinct from tampering (1). */
+export const EXIT_WRONG_KEY = 77;
 export const EXIT_CONFIG = 78;

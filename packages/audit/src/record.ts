@@ -66,6 +66,8 @@ export interface AuditEntry {
   reason?: string;
   /** Matched rule id. */
   rule?: string;
+  /** A shadow (candidate, never enforced) policy that disagreed with this decision: its decision and rule. */
+  shadow?: { decision: string; rule?: string };
   /** Handler latency, microseconds. */
   latency_us?: number;
   /** Time the decider reported for itself (annotation), microseconds. */

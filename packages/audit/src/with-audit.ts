@@ -252,6 +252,10 @@ function baseEntry(call: HandlerCall, options: WithAuditOptions, started: bigint
     const ns = typeof annotation.latencyNs === "bigint" ? Number(annotation.latencyNs) : annotation.latencyNs;
     if (Number.isFinite(ns) && ns >= 0) entry.policy_us = Math.round(ns / 1000);
   }
+  if (annotation?.shadow !== undefined) {
+    entry.shadow = { decision: annotation.shadow.decision };
+    if (annotation.shadow.ruleId !== undefined) entry.shadow.rule = annotation.shadow.ruleId;
+  }
   const payload = call.event !== undefined ? call.event.payload : call.query?.payload;
   if (call.event !== undefined || call.query !== undefined) addPayload(entry, payload, options);
   if (call.query !== undefined) entry.query_type = call.query.query_type;

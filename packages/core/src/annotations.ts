@@ -15,6 +15,11 @@ export interface DecisionAnnotation {
   ruleId?: string;
   /** Time the decider itself spent (policy evaluation), in nanoseconds. */
   latencyNs?: number | bigint;
+  /**
+   * A candidate policy evaluated beside the enforced one and never enforced (shadow mode): its
+   * decision and rule, set only when it disagrees with the enforced decision.
+   */
+  shadow?: { decision: string; ruleId?: string };
 }
 
 /** The registry key; other packages may use it directly without importing this one. */

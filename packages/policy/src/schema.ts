@@ -392,6 +392,12 @@ export const PolicyFileSchema = z
   .strictObject({
     /** Format version; always 1. */
     version: z.literal(1),
+    /**
+     * `default`: build on the built-in default policy. Its rules come first, then this file's; a rule
+     * with the id of a built-in one replaces it in place, `enabled: false` on such a rule turns it off,
+     * and `settings` merge (this file's win).
+     */
+    extends: z.literal("default").optional(),
     name: z.string().optional(),
     description: z.string().optional(),
     settings: PolicySettingsSchema.optional(),
