@@ -1,3 +1,4 @@
 import { project } from "../../vitest.shared.js";
 
-export default project("demo");
+// Demo runs start harnesses and processes: bounded generously for a busy machine.
+export default project("demo", { testTimeout: 60_000, hookTimeout: 60_000 });

@@ -1,3 +1,4 @@
 import { project } from "../../vitest.shared.js";
 
-export default project("example-aarts-sdks");
+// The examples start processes and servers: bounded generously for a busy machine.
+export default project("example-aarts-sdks", { testTimeout: 60_000, hookTimeout: 60_000 });
