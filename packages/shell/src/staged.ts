@@ -71,7 +71,9 @@ function runsOneOf(cmd: SimpleCommand, files: ReadonlySet<string>): boolean {
     return args.some((a) => execMode(a) || a === "-m") && args.some((a) => files.has(baseName(a)));
   }
   if (SHELLS.has(cmd.program) || RUNNERS.has(cmd.program) || interpreterOf(cmd.program) !== undefined) {
-    return cmd.args.some((a) => files.has(baseName(a)));
+    // The script is the first positional argument; later ones are its arguments (`python3 run.py data.csv`).
+    const script = cmd.args[0];
+    return script !== undefined && files.has(baseName(script));
   }
   return false;
 }
