@@ -918,7 +918,7 @@ export const DEFAULT_POLICY: PolicyFileInput = {
     },
     {
       "id": "escalate-unknown-package-source",
-      "description": "Package installs from an unknown registry or index, from a URL or VCS, or a downloaded install script that is then run.",
+      "description": "Package installs from an unknown registry or index, or from a URL or VCS (a downloaded install script that is then run is block-staged-download-run's).",
       "events": "pre_action",
       "match": {
         "any": [
@@ -1036,35 +1036,6 @@ export const DEFAULT_POLICY: PolicyFileInput = {
                 }
               ]
             }
-          },
-          {
-            "all": [
-              {
-                "shell": {
-                  "program": [
-                    "curl",
-                    "wget"
-                  ],
-                  "word": {
-                    "regex": "\\.(sh|bash|zsh|ps1|py|pl|rb)$"
-                  }
-                }
-              },
-              {
-                "shell": {
-                  "program": [
-                    "sh",
-                    "bash",
-                    "zsh",
-                    "dash",
-                    "ksh",
-                    "source",
-                    ".",
-                    "*.sh"
-                  ]
-                }
-              }
-            ]
           }
         ]
       },

@@ -538,7 +538,11 @@ const expand = (text: string, vars: Variables): string =>
 function substitute(tok: WordToken, vars: Variables): WordToken {
   const text = expand(tok.text, vars);
   if (text === tok.text) return tok;
-  return { ...tok, text, expands: tok.subs.length > 0 || text.includes("$") };
+  // Still expanding when a substitution or a reference to an unknown parameter is left (a `$` in a value is literal).
+  const left = tok.text.replace(REFERENCE, (whole, braced: string | undefined, bare: string | undefined) =>
+    vars.has(braced ?? bare!) ? "" : whole,
+  );
+  return { ...tok, text, expands: tok.subs.length > 0 || left.includes("$") };
 }
 
 function substituteTarget(tok: RedirectToken, vars: Variables): RedirectToken {
