@@ -269,142 +269,170 @@ export const DEFAULT_POLICY: PolicyFileInput = {
       "description": "Host-wide disruption - signals to every process (kill -9 -1, kill -s KILL -1, pkill -u \"$USER\", killall5), poweroff, reboot, halt, shutdown, init 0/6, systemctl reboot/poweroff/isolate, and stopping, masking, disabling or killing system services (systemctl stop sshd, service nginx stop). User services (systemctl --user stop app) and signals to one process stay allowed.",
       "events": "pre_action",
       "match": {
-        "any": [
-          {
-            "shell": {
-              "program": "kill",
-              "argv": {
-                "regex": "\\s-?1$"
-              }
-            }
-          },
+        "all": [
           {
             "shell": {
               "program": [
+                "kill",
                 "pkill",
                 "killall",
                 "skill",
-                "slay"
-              ],
-              "argv": {
-                "regex": "\\s(?:-[A-Za-z0-9]*[uU]|--(?:euid|uid|user))(?:\\s+|=)\\S+(?!.*\\s[^-\\s])"
-              }
-            }
-          },
-          {
-            "shell": {
-              "program": [
+                "slay",
                 "killall5",
                 "poweroff",
                 "reboot",
                 "halt",
                 "shutdown",
-                "systemd-shutdown"
-              ]
-            }
-          },
-          {
-            "shell": {
-              "program": [
+                "systemd-shutdown",
                 "init",
-                "telinit"
-              ],
-              "args": [
-                {
-                  "one_of": [
-                    "0",
-                    "1",
-                    "6",
-                    "s",
-                    "S",
-                    "single",
-                    "emergency"
-                  ]
-                }
-              ]
-            }
-          },
-          {
-            "shell": {
-              "program": "systemctl",
-              "args": [
-                {
-                  "one_of": [
-                    "reboot",
-                    "poweroff",
-                    "halt",
-                    "kexec",
-                    "soft-reboot",
-                    "suspend",
-                    "hibernate",
-                    "hybrid-sleep",
-                    "suspend-then-hibernate",
-                    "emergency",
-                    "rescue",
-                    "isolate",
-                    "default",
-                    "switch-root"
-                  ]
-                }
-              ]
-            }
-          },
-          {
-            "shell": {
-              "program": "loginctl",
-              "args": [
-                {
-                  "one_of": [
-                    "poweroff",
-                    "reboot",
-                    "halt",
-                    "suspend",
-                    "hibernate",
-                    "kill-user",
-                    "terminate-user",
-                    "kill-session",
-                    "terminate-session",
-                    "terminate-seat"
-                  ]
-                }
-              ]
-            }
-          },
-          {
-            "shell": {
-              "program": "systemctl",
-              "argv": {
-                "regex": "^(?!.*\\s--user(?:\\s|=|$)).*\\s(?:stop|mask|disable|kill|freeze)(?:\\s|$)"
-              }
-            }
-          },
-          {
-            "shell": {
-              "program": [
+                "telinit",
+                "systemctl",
+                "loginctl",
                 "service",
-                "rc-service"
-              ],
-              "args": [
-                {
-                  "one_of": [
-                    "stop"
-                  ]
-                }
+                "rc-service",
+                "launchctl"
               ]
             }
           },
           {
-            "shell": {
-              "program": "launchctl",
-              "args": [
-                {
-                  "one_of": [
+            "any": [
+              {
+                "shell": {
+                  "program": "kill",
+                  "argv": {
+                    "regex": "\\s-?1$"
+                  }
+                }
+              },
+              {
+                "shell": {
+                  "program": [
+                    "pkill",
+                    "killall",
+                    "skill",
+                    "slay"
+                  ],
+                  "argv": {
+                    "regex": "\\s(?:-[A-Za-z0-9]*[uU]|--(?:euid|uid|user))(?:\\s+|=)\\S+(?!.*\\s[^-\\s])"
+                  }
+                }
+              },
+              {
+                "shell": {
+                  "program": [
+                    "killall5",
+                    "poweroff",
                     "reboot",
-                    "halt"
+                    "halt",
+                    "shutdown",
+                    "systemd-shutdown"
                   ]
                 }
-              ]
-            }
+              },
+              {
+                "shell": {
+                  "program": [
+                    "init",
+                    "telinit"
+                  ],
+                  "args": [
+                    {
+                      "one_of": [
+                        "0",
+                        "1",
+                        "6",
+                        "s",
+                        "S",
+                        "single",
+                        "emergency"
+                      ]
+                    }
+                  ]
+                }
+              },
+              {
+                "shell": {
+                  "program": "systemctl",
+                  "args": [
+                    {
+                      "one_of": [
+                        "reboot",
+                        "poweroff",
+                        "halt",
+                        "kexec",
+                        "soft-reboot",
+                        "suspend",
+                        "hibernate",
+                        "hybrid-sleep",
+                        "suspend-then-hibernate",
+                        "emergency",
+                        "rescue",
+                        "isolate",
+                        "default",
+                        "switch-root"
+                      ]
+                    }
+                  ]
+                }
+              },
+              {
+                "shell": {
+                  "program": "loginctl",
+                  "args": [
+                    {
+                      "one_of": [
+                        "poweroff",
+                        "reboot",
+                        "halt",
+                        "suspend",
+                        "hibernate",
+                        "kill-user",
+                        "terminate-user",
+                        "kill-session",
+                        "terminate-session",
+                        "terminate-seat"
+                      ]
+                    }
+                  ]
+                }
+              },
+              {
+                "shell": {
+                  "program": "systemctl",
+                  "argv": {
+                    "regex": "^(?!.*\\s--user(?:\\s|=|$)).*\\s(?:stop|mask|disable|kill|freeze)(?:\\s|$)"
+                  }
+                }
+              },
+              {
+                "shell": {
+                  "program": [
+                    "service",
+                    "rc-service"
+                  ],
+                  "args": [
+                    {
+                      "one_of": [
+                        "stop"
+                      ]
+                    }
+                  ]
+                }
+              },
+              {
+                "shell": {
+                  "program": "launchctl",
+                  "args": [
+                    {
+                      "one_of": [
+                        "reboot",
+                        "halt"
+                      ]
+                    }
+                  ]
+                }
+              }
+            ]
           }
         ]
       },
@@ -861,52 +889,69 @@ export const DEFAULT_POLICY: PolicyFileInput = {
             }
           },
           {
-            "shell": {
-              "piped_to": "crontab"
-            }
-          },
-          {
-            "shell": {
-              "program": "crontab",
-              "argv": {
-                "regex": "\\s(?:-|[^-\\s]\\S*)$"
+            "all": [
+              {
+                "shell": {
+                  "program": [
+                    "crontab",
+                    "systemctl",
+                    "launchctl"
+                  ]
+                }
+              },
+              {
+                "any": [
+                  {
+                    "shell": {
+                      "piped_to": "crontab"
+                    }
+                  },
+                  {
+                    "shell": {
+                      "program": "crontab",
+                      "argv": {
+                        "regex": "\\s(?:-|[^-\\s]\\S*)$"
+                      }
+                    }
+                  },
+                  {
+                    "shell": {
+                      "program": "systemctl",
+                      "args": [
+                        {
+                          "one_of": [
+                            "enable",
+                            "reenable",
+                            "preset",
+                            "preset-all",
+                            "link",
+                            "add-wants",
+                            "add-requires",
+                            "set-default",
+                            "edit"
+                          ]
+                        }
+                      ]
+                    }
+                  },
+                  {
+                    "shell": {
+                      "program": "launchctl",
+                      "args": [
+                        {
+                          "one_of": [
+                            "load",
+                            "bootstrap",
+                            "enable",
+                            "submit"
+                          ]
+                        }
+                      ]
+                    }
+                  }
+                ]
               }
-            }
-          },
-          {
-            "shell": {
-              "program": "systemctl",
-              "args": [
-                {
-                  "one_of": [
-                    "enable",
-                    "reenable",
-                    "preset",
-                    "preset-all",
-                    "link",
-                    "add-wants",
-                    "add-requires",
-                    "set-default",
-                    "edit"
-                  ]
-                }
-              ]
-            }
-          },
-          {
-            "shell": {
-              "program": "launchctl",
-              "args": [
-                {
-                  "one_of": [
-                    "load",
-                    "bootstrap",
-                    "enable",
-                    "submit"
-                  ]
-                }
-              ]
-            }
+            ]
           }
         ]
       },

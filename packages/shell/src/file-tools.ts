@@ -71,6 +71,30 @@ export function isFileWriteToolName(name: string): boolean {
   return FILE_WRITE_TOOL_NAMES.has(name.toLowerCase()) || FILE_WRITE_TOOL_NAMES.has(baseToolName(name));
 }
 
+/** What kind of tool a name gives: a code-execution tool's default language, and whether it writes files. */
+export interface ToolKind {
+  readonly code: string | undefined;
+  readonly writesFiles: boolean;
+}
+const PLAIN: ToolKind = Object.freeze({ code: undefined, writesFiles: false });
+const WRITER: ToolKind = Object.freeze({ code: undefined, writesFiles: true });
+const KINDS = new Map<string, ToolKind>();
+
+/** {@link ToolKind} of a tool name; most names are neither, answered after one lower-casing and two lookups (cached per name). */
+export function toolKind(name: string): ToolKind {
+  let kind = KINDS.get(name);
+  if (kind !== undefined) return kind;
+  const lower = name.toLowerCase();
+  const base = baseToolName(lower);
+  const code = CODE_TOOL_NAMES.get(lower) ?? CODE_TOOL_NAMES.get(base);
+  const writes = FILE_WRITE_TOOL_NAMES.has(lower) || FILE_WRITE_TOOL_NAMES.has(base);
+  kind = code !== undefined ? { code, writesFiles: writes } : writes ? WRITER : PLAIN;
+  // Bounded: names come from payloads.
+  if (KINDS.size >= 1024) KINDS.clear();
+  KINDS.set(name, kind);
+  return kind;
+}
+
 /** Argument members holding one path a file tool changes. */
 const PATH_KEYS = [
   "path",
@@ -128,6 +152,15 @@ export function fileToolWrites(
   text: string | undefined,
 ): string[] {
   if (!names.some(isFileWriteToolName)) return [];
+  return writesOf(args, container, text);
+}
+
+/** The paths a call of a file-writing tool changes (see {@link fileToolWrites}). */
+export function writesOf(
+  args: Record<string, unknown> | undefined,
+  container: Record<string, unknown>,
+  text: string | undefined,
+): string[] {
   const out: string[] = [];
   for (const o of args === undefined || args === container ? [container] : [args, container]) {
     const command = own(o, "command");
@@ -233,11 +266,14 @@ const LANGUAGE_KEYS = ["language", "lang", "kernel", "kernel_name", "runtime"] a
 export function codeToolLanguage(names: readonly string[], args: Record<string, unknown> | undefined): string | undefined {
   let language: string | undefined;
   for (const n of names) {
-    language = CODE_TOOL_NAMES.get(n.toLowerCase()) ?? CODE_TOOL_NAMES.get(baseToolName(n));
+    language = toolKind(n).code;
     if (language !== undefined) break;
   }
-  if (language === undefined) return undefined;
-  // `execute` is a shell tool unless the call carries code rather than a command.
+  return language === undefined ? undefined : languageOf(language, args);
+}
+
+/** The language a code-execution call names in its arguments (`language`, `kernel` …), else the tool's own. */
+export function languageOf(language: string, args: Record<string, unknown> | undefined): string {
   if (args !== undefined) {
     for (const key of LANGUAGE_KEYS) {
       const v = own(args, key);

@@ -24,6 +24,8 @@ const urlNames = (cmd: SimpleCommand, out: string[]): void => {
   for (const w of cmd.argv.slice(1)) if (URL.test(w)) out.push(baseName(w));
 };
 
+const DOWNLOADERS = new Set(["curl", "wget", "aria2c", "fetch", "http", "https", "xh"]);
+
 /** The base names of the files a downloader command saves; empty for other commands. */
 export function downloadedFiles(cmd: SimpleCommand): string[] {
   const out: string[] = [];
@@ -83,6 +85,7 @@ export function runsDownload(commands: readonly SimpleCommand[]): boolean {
   let files: Set<string> | undefined;
   for (const cmd of commands) {
     if (files !== undefined && runsOneOf(cmd, files)) return true;
+    if (!DOWNLOADERS.has(cmd.program)) continue;
     const saved = downloadedFiles(cmd);
     if (saved.length > 0) {
       files ??= new Set();

@@ -18,7 +18,7 @@
  * code as a command, so the shell analysis reads the code as it reads `python3 -c '…'`.
  */
 
-import { codeCommands, codeOf, codeToolLanguage, fileToolWrites } from "./file-tools.js";
+import { codeCommands, codeOf, languageOf, toolKind, writesOf } from "./file-tools.js";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 /** `o[key]` when it is `o`'s own member (not inherited, e.g. `constructor`); most keys are absent, so read first. */
@@ -264,8 +264,19 @@ function callOf(o: Record<string, unknown>, payload: Record<string, unknown>): T
       text ??= v;
     }
   }
-  const names = name === undefined ? aliases : [name, ...aliases];
-  const language = names.length === 0 ? undefined : codeToolLanguage(names, args);
+  let kindCode: string | undefined;
+  let writesFiles = false;
+  if (name !== undefined) {
+    const kind = toolKind(name);
+    kindCode = kind.code;
+    writesFiles = kind.writesFiles;
+  }
+  for (const alias of aliases) {
+    const kind = toolKind(alias);
+    kindCode ??= kind.code;
+    writesFiles ||= kind.writesFiles;
+  }
+  const language = kindCode === undefined ? undefined : languageOf(kindCode, args);
   const shell =
     language !== undefined ||
     (name !== undefined && isShellToolName(name)) ||
@@ -291,7 +302,7 @@ function callOf(o: Record<string, unknown>, payload: Record<string, unknown>): T
   }
 
   const cwd = (args === undefined ? undefined : cwdOf(args)) ?? cwdOf(o) ?? cwdOf(payload);
-  const writes = names.length === 0 ? NO_WRITES : fileToolWrites(names, args, o, text);
+  const writes = writesFiles ? writesOf(args, o, text) : NO_WRITES;
   return { name, aliases, arguments: args, shell, commands, cwd, writes, code: language };
 }
 
