@@ -188,6 +188,13 @@ export const ShellMatchSchema = z
     piped_to: stringOrList().optional(),
     /** Condition on any word of the command: program, arguments, options, redirection targets. */
     word: FieldConditionSchema.optional(),
+    /**
+     * `true`: a file a downloader of the line saves (`curl -o f`, `curl -O …/f`, `wget …/f`,
+     * `wget -O f`, `aria2c -o f`, `fetch -o f`) is later in the line run by path, made executable,
+     * sourced, or handed to a shell or interpreter (`wget -qO i.sh …; bash i.sh`,
+     * `curl -Lo t … && chmod +x t && ./t`). A line-level fact, not a per-command one.
+     */
+    runs_download: z.literal(true).optional(),
   })
   .describe("Matches a shell command line, tokenized; the per-command conditions must hold for one simple command.");
 
@@ -231,6 +238,16 @@ export const ToolCallMatchSchema = z
     shell: z.boolean().optional(),
     /** A shell command text was found (at the default shell fields or by tool-call normalization). */
     command: z.boolean().optional(),
+    /**
+     * A path a file tool (write, edit, multi-edit, patch, move, delete ... in any shape) changes,
+     * resolved lexically (against the workspace root when one is known, else as given: absolute,
+     * `~`, or relative), satisfies the condition. Read-only calls change nothing.
+     */
+    writes: FieldConditionSchema.optional(),
+    /** As `writes`, for the paths not inside the workspace root (every path when no root is known). */
+    writes_outside_workspace: FieldConditionSchema.optional(),
+    /** Some tool call is a code-execution tool (`python` with `code`, `execute_code`, `javascript` ...): `true` or `false`. */
+    code: z.boolean().optional(),
   })
   .describe("Facts of the payload's tool calls after normalization of the shapes agent frameworks send.");
 

@@ -5,12 +5,26 @@ import { bash, ev } from "./helpers.js";
 
 interface Labelled {
   label: "dangerous" | "safe";
+  /** The family of attack the case belongs to (a dangerous case) or is an everyday near miss of (a safe one). */
+  family: string;
 }
 const read = <T>(name: string): T => JSON.parse(readFileSync(new URL(`./corpus/${name}`, import.meta.url), "utf8")) as T;
 const { commands } = read<{ commands: (Labelled & { command: string })[] }>("commands.json");
 const { payloads } = read<{ payloads: (Labelled & { shape: string; payload: unknown })[] }>("payloads.json");
 
 const engine = new PolicyEngine(DEFAULT_POLICY);
+/** The families of issue #29 and the earlier ones; every one has dangerous cases and everyday near misses. */
+const FAMILIES = [
+  "destructive",
+  "unanalysable",
+  "download-run",
+  "exfiltration",
+  "persistence",
+  "host-disruption",
+  "file-tools",
+  "code-tools",
+  "payload-shape",
+];
 const decide = (event: Parameters<PolicyEngine["evaluate"]>[0]) => {
   const result = engine.evaluate(event);
   return { decision: (result.decision as { decision: string }).decision, rule: result.ruleId };
@@ -34,7 +48,14 @@ function rates(rows: { label: Labelled["label"]; decision: string }[]) {
 }
 
 describe("default policy corpus", () => {
-  it("holds at least 100 labelled commands and 10 payload shapes", () => {
+  it("holds at least 300 labelled cases, each tagged by family, with dangerous cases and near misses of each family", () => {
+    expect(commands.length + payloads.length).toBeGreaterThanOrEqual(300);
+    for (const c of [...commands, ...payloads]) expect(c.family, JSON.stringify(c)).toMatch(/^[a-z-]+$/);
+    for (const family of FAMILIES) {
+      const cases = [...commands, ...payloads].filter((c) => c.family === family);
+      expect(cases.filter((c) => c.label === "dangerous").length, family).toBeGreaterThanOrEqual(10);
+      expect(cases.filter((c) => c.label === "safe").length, family).toBeGreaterThanOrEqual(6);
+    }
     expect(commands.length).toBeGreaterThanOrEqual(100);
     expect(new Set(commands.map((c) => c.command)).size).toBe(commands.length);
     expect(commands.filter((c) => c.label === "safe").length).toBeGreaterThanOrEqual(30);
@@ -62,6 +83,25 @@ describe("default policy corpus", () => {
     expect(c.falsePositive).toBe(0);
     expect(p.catch).toBe(100);
     expect(p.falsePositive).toBe(0);
+  });
+
+  it("reports the catch rate and the false-positive rate per family", () => {
+    const rows = [
+      ...commands.map((x) => ({ family: x.family, label: x.label, decision: decide(bash(x.command)).decision })),
+      ...payloads.map((x) => ({ family: x.family, label: x.label, decision: decide(ev("pre_action", x.payload)).decision })),
+    ];
+    const families = [...new Set(rows.map((r) => r.family))].sort();
+    const lines = families.map((family) => {
+      const r = rates(rows.filter((x) => x.family === family));
+      const caught = r.dangerous === 0 ? "-" : `${r.catch.toFixed(1)}% of ${r.dangerous}`;
+      return `  ${family.padEnd(16)} catch ${caught.padEnd(14)} false positives ${r.falsePositive.toFixed(1)}% of ${r.safe}`;
+    });
+    process.stdout.write(`default policy corpus by family (${rows.length} cases):\n${lines.join("\n")}\n`);
+    for (const family of families) {
+      const r = rates(rows.filter((x) => x.family === family));
+      expect(r.catch, family).toBe(r.dangerous === 0 ? 0 : 100);
+      expect(r.falsePositive, family).toBe(0);
+    }
   });
 
   it("decides a 1 MiB command, by escalation (longer than the analysis limit)", () => {

@@ -23,4 +23,14 @@ export {
   type ToolCall,
   type ShellCommandField,
 } from "./tool-call.js";
+export {
+  fileToolWrites,
+  isFileWriteToolName,
+  FILE_WRITE_TOOL_NAMES,
+  CODE_TOOL_NAMES,
+  codeToolLanguage,
+  codeCommands,
+  patchPaths,
+} from "./file-tools.js";
+export { runsDownload, downloadedFiles } from "./staged.js";
 export { SHELLS, WRAPPERS, INTERPRETERS, VALUE_OPTIONS, type WrapperSpec, type InterpreterSpec } from "./tables.js";

@@ -18,6 +18,11 @@ const PRIMITIVES = new RegExp(
     String.raw`\b(?:system|popen|subprocess|execv[pe]*|execl[pe]*|spawn[a-z]*|shell_exec|passthru|proc_open|pcntl_exec|child_process|execSync|execFile[A-Za-z]*|pty|Open3|qx|do\s+shell\s+script)\b`,
     String.raw`\b(?:os|IO|Kernel|process)\s*\.\s*(?:exec|popen|spawn|fork)\b`,
     String.raw`(?<![.\w])(?:eval|exec|compile|__import__|Function)\s*\(`,
+    // reach a primitive by a computed name or load code: importlib, getattr on builtins, ctypes, unpickling
+    String.raw`\b(?:importlib|ctypes|builtins|__builtins__)\b`,
+    String.raw`\b(?:marshal|pickle|cPickle|dill)\s*\.\s*loads?\b`,
+    String.raw`\b(?:Deno|Bun)\s*\.\s*(?:run|Command|spawn|spawnSync|remove|connect|\$)`,
+    String.raw`\bprocess\s*\.\s*(?:binding|dlopen)\b`,
     // network
     String.raw`\b(?:socket|urllib[0-9]?|urlopen|requests|httpx|aiohttp|http\.client|ftplib|smtplib|telnetlib|paramiko|LWP|HTTP::Tiny|IO::Socket|Net::|TCPSocket|UDPSocket|open-uri|fsockopen|curl_exec|curl_init|XMLHttpRequest|WebSocket)\b`,
     String.raw`\b(?:fetch|download\.file|url)\s*\(`,

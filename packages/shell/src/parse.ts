@@ -120,12 +120,17 @@ const codeLanguage = (program: string): CodeLanguage =>
 
 class Builder {
   readonly commands: SimpleCommand[] = [];
+  /** The variables known where the current stage runs (nested scripts start from them). */
+  #vars: Variables | undefined;
   constructor(readonly maxDepth: number) {}
 
-  script(text: string, depth: number, outerFlow: Flow | undefined, cwdIn: WorkingDirectory): void {
+  script(text: string, depth: number, outerFlow: Flow | undefined, cwdIn: WorkingDirectory, varsIn?: Variables): void {
     if (depth > this.maxDepth || text.length === 0) return;
     const toks = lex(text);
     let cwd = cwdIn;
+    // Variables the line assigns literal values to (`D=/; rm -rf "$D"`), substituted into later words.
+    let vars = varsIn;
+    this.#vars = vars;
     const saved: WorkingDirectory[] = [];
     let pipeline: Stage[] = [];
     let stage: Stage = { words: [], redirects: [] };
@@ -150,6 +155,10 @@ class Builder {
       // `cd` changes the directory of the commands after it, unless it ran in a pipeline (a subshell).
       if (prepared.length === 1) {
         const p = prepared[0]!;
+        if (p.program === "" || DECLARERS.has(p.program)) {
+          vars = assign(vars, pipeline[0]!.words, p.program === "" ? 0 : commandStart(p.texts) + 1);
+          this.#vars = vars;
+        }
         if (p.program === "cd" || p.program === "pushd")
           cwd = changeDirectory(
             cwd,
@@ -160,8 +169,8 @@ class Builder {
       pipeline = [];
     };
     for (const tok of toks) {
-      if (tok.kind === "word") stage.words.push(tok);
-      else if (tok.kind === "redir") stage.redirects.push(entry(tok));
+      if (tok.kind === "word") stage.words.push(vars === undefined || !tok.expands ? tok : substitute(tok, vars));
+      else if (tok.kind === "redir") stage.redirects.push(entry(vars === undefined ? tok : substituteTarget(tok, vars)));
       else if (tok.op === "|" || tok.op === "|&") endStage();
       else {
         endPipeline();
@@ -170,6 +179,7 @@ class Builder {
       }
     }
     endPipeline();
+    this.#vars = varsIn;
   }
 
   #prepare(stage: Stage): Prepared {
@@ -217,24 +227,24 @@ class Builder {
     let subFlow = flow;
     if (program !== "" && (stage.words.some((w) => w.subs.length > 0) || stage.redirects.some((r) => r.subs.length > 0)))
       subFlow = { programs: [program], from: 0, outer: flow };
-    for (const word of stage.words) for (const sub of word.subs) this.script(sub.text, depth + 1, subFlow, cwd);
-    for (const r of stage.redirects) for (const sub of r.subs) this.script(sub.text, depth + 1, subFlow, cwd);
+    for (const word of stage.words) for (const sub of word.subs) this.script(sub.text, depth + 1, subFlow, cwd, this.#vars);
+    for (const r of stage.redirects) for (const sub of r.subs) this.script(sub.text, depth + 1, subFlow, cwd, this.#vars);
     if (argv.length === 0) return;
 
     if (SHELLS.has(program)) this.#shell(stage, prepared, argv, depth, flow, cwd, previous, opaque);
-    else if (program === "eval" && argv[0] === "eval") this.script(argv.slice(1).join(" "), depth + 1, flow, cwd);
+    else if (program === "eval" && argv[0] === "eval") this.script(argv.slice(1).join(" "), depth + 1, flow, cwd, this.#vars);
     else if (program === "source" || program === ".") {
       if (prepared.tokens[1]?.subs.length) pushOnce(opaque, "dynamic-script");
     } else if (program === "su") {
       const script = optionValue(argv, "c", "command");
-      if (script !== undefined) this.script(script, depth + 1, flow, cwd);
+      if (script !== undefined) this.script(script, depth + 1, flow, cwd, this.#vars);
     } else if (program === "cmd") {
       const k = argv.findIndex((a) => /^\/[cCkK]$/.test(a));
-      if (k > 0) this.script(argv.slice(k + 1).join(" "), depth + 1, flow, cwd);
+      if (k > 0) this.script(argv.slice(k + 1).join(" "), depth + 1, flow, cwd, this.#vars);
     } else if (program === "powershell" || program === "pwsh") {
       const k = argv.findIndex((a) => /^-(c|command)$/i.test(a));
       if (argv.some((a) => /^-(e|ec|enc|encodedcommand)$/i.test(a))) pushOnce(opaque, "dynamic-script");
-      else if (k > 0) this.script(argv.slice(k + 1).join(" "), depth + 1, flow, cwd);
+      else if (k > 0) this.script(argv.slice(k + 1).join(" "), depth + 1, flow, cwd, this.#vars);
     } else if (program === "find") this.#findExec(argv, depth, flow, cwd);
     else {
       const interpreter = interpreterOf(program);
@@ -246,7 +256,7 @@ class Builder {
         "S",
         "split-string",
       );
-      if (split !== undefined) this.script(split, depth + 1, flow, cwd);
+      if (split !== undefined) this.script(split, depth + 1, flow, cwd, this.#vars);
     }
   }
 
@@ -263,7 +273,7 @@ class Builder {
   ): void {
     const inline = shellScriptArg(argv);
     if (inline !== undefined) {
-      this.script(inline.text, depth + 1, flow, cwd);
+      this.script(inline.text, depth + 1, flow, cwd, this.#vars);
       return;
     }
     const script = firstPositional(argv, 1);
@@ -278,7 +288,7 @@ class Builder {
       if (previous !== undefined) pushOnce(opaque, "dynamic-script");
       return;
     }
-    this.script(input, depth + 1, flow, cwd);
+    this.script(input, depth + 1, flow, cwd, this.#vars);
   }
 
   /** An interpreter: program text on its command line, or read from a literal input, is checked for dangerous primitives. */
@@ -494,6 +504,51 @@ export function pipesInto(command: SimpleCommand, test: (program: string) => boo
 }
 
 const entry = (tok: RedirectToken): RedirectEntry => ({ redirect: tok.redirect, subs: tok.subs });
+
+/** Literal values of shell variables assigned earlier in the line. */
+type Variables = ReadonlyMap<string, string>;
+/** Builtins whose `NAME=value` arguments assign variables of the current shell. */
+const DECLARERS = new Set(["export", "declare", "typeset", "local", "readonly"]);
+const ASSIGN = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/**
+ * The variables after a statement of assignments (`A=1 B=2`, `export A=1`): a literal value is
+ * recorded, a computed one (`A=$(cmd)`, `A=$B` with `B` unknown) forgets the name.
+ */
+function assign(vars: Variables | undefined, words: readonly WordToken[], from: number): Variables | undefined {
+  let out: Map<string, string> | undefined;
+  for (let k = from; k < words.length; k++) {
+    const w = words[k]!;
+    const m = ASSIGN.exec(w.text);
+    if (m === null) continue;
+    out ??= new Map(vars);
+    // `$HOME` stays as written: paths normalize it to `~`.
+    if (w.subs.length > 0 || (w.expands && m[2]!.replace(/\$\{?HOME\}?/g, "").includes("$"))) out.delete(m[1]!);
+    else out.set(m[1]!, m[2]!);
+  }
+  return out ?? vars;
+}
+
+/** `$NAME` and `${NAME}` replaced by known values; the rest as written. */
+const expand = (text: string, vars: Variables): string =>
+  text.replace(REFERENCE, (whole, braced: string | undefined, bare: string | undefined) => vars.get(braced ?? bare!) ?? whole);
+
+/** A word with known variables substituted; it no longer counts as expanding when nothing computed is left. */
+function substitute(tok: WordToken, vars: Variables): WordToken {
+  const text = expand(tok.text, vars);
+  if (text === tok.text) return tok;
+  // Still expanding when a substitution or a reference to an unknown parameter is left (a `$` in a value is literal).
+  const left = tok.text.replace(REFERENCE, (whole, braced: string | undefined, bare: string | undefined) =>
+    vars.has(braced ?? bare!) ? "" : whole,
+  );
+  return { ...tok, text, expands: tok.subs.length > 0 || left.includes("$") };
+}
+
+function substituteTarget(tok: RedirectToken, vars: Variables): RedirectToken {
+  const target = expand(tok.redirect.target, vars);
+  return target === tok.redirect.target ? tok : { ...tok, redirect: { ...tok.redirect, target } };
+}
 
 function pushOnce(list: OpaqueReason[], reason: OpaqueReason): void {
   if (!list.includes(reason)) list.push(reason);

@@ -12,7 +12,13 @@
  * - LangChain: `{name, args}`; MCP `tools/call`: `{method, params: {name, arguments}}` or `{name, arguments}`;
  * - ACP tool calls: `{toolCall: {kind: "execute", rawInput, title}}`, `{kind, rawInput}`;
  * - AARTS events bridged to AHP: `{tool_name: "shell", tool_name_native: "Bash", arguments}`.
+ *
+ * File tools report the paths they change (`writes`); code-execution tools (`python` with
+ * `code`, `execute_code`, `javascript` ...) report the interpreter command line running their
+ * code as a command, so the shell analysis reads the code as it reads `python3 -c '…'`.
  */
+
+import { codeCommands, codeOf, languageOf, toolKind, writesOf } from "./file-tools.js";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 /** `o[key]` when it is `o`'s own member (not inherited, e.g. `constructor`); most keys are absent, so read first. */
@@ -161,6 +167,10 @@ export interface ToolCall {
   readonly commands: readonly string[];
   /** The working directory the call names (`cwd`, `workdir`, `working_directory`). */
   readonly cwd: string | undefined;
+  /** Paths a file tool (write, edit, patch, move, delete …) changes, as given; `[]` for other tools and read-only calls. */
+  readonly writes: readonly string[];
+  /** The language of a code-execution tool (`python`, `javascript` …), whose code is among `commands`. */
+  readonly code: string | undefined;
 }
 
 const ARGUMENT_KEYS = ["tool_input", "arguments", "args", "input", "parameters", "params", "rawInput", "toolArgs", "action"] as const;
@@ -254,7 +264,21 @@ function callOf(o: Record<string, unknown>, payload: Record<string, unknown>): T
       text ??= v;
     }
   }
+  let kindCode: string | undefined;
+  let writesFiles = false;
+  if (name !== undefined) {
+    const kind = toolKind(name);
+    kindCode = kind.code;
+    writesFiles = kind.writesFiles;
+  }
+  for (const alias of aliases) {
+    const kind = toolKind(alias);
+    kindCode ??= kind.code;
+    writesFiles ||= kind.writesFiles;
+  }
+  const language = kindCode === undefined ? undefined : languageOf(kindCode, args);
   const shell =
+    language !== undefined ||
     (name !== undefined && isShellToolName(name)) ||
     aliases.some(isShellToolName) ||
     kind === "execute" ||
@@ -262,19 +286,27 @@ function callOf(o: Record<string, unknown>, payload: Record<string, unknown>): T
     type === "shell_call";
 
   const commands: string[] = [];
-  if (args !== undefined) commandTexts(args, commands);
+  if (language !== undefined) {
+    // Code is read first: its `script` or `input` member is program text, not a shell command.
+    const code = codeOf(args, text);
+    if (code !== undefined) commands.push(...codeCommands(language, code));
+  }
+  if (commands.length === 0 && args !== undefined) commandTexts(args, commands);
   if (commands.length === 0) commandTexts(o, commands);
   if (commands.length === 0 && o !== payload) commandTexts(payload, commands);
   // A shell tool called with bare text: the text is the command.
-  if (commands.length === 0 && shell && text !== undefined) commands.push(text);
+  if (commands.length === 0 && shell && language === undefined && text !== undefined) commands.push(text);
   if (commands.length === 0) {
     const input = own(payload, "input");
     if (isRecord(input)) commandTexts(input, commands);
   }
 
   const cwd = (args === undefined ? undefined : cwdOf(args)) ?? cwdOf(o) ?? cwdOf(payload);
-  return { name, aliases, arguments: args, shell, commands, cwd };
+  const writes = writesFiles ? writesOf(args, o, text) : NO_WRITES;
+  return { name, aliases, arguments: args, shell, commands, cwd, writes, code: language };
 }
+
+const NO_WRITES: readonly string[] = Object.freeze([]);
 
 const NOTHING: ToolCall = Object.freeze({
   name: undefined,
@@ -283,6 +315,8 @@ const NOTHING: ToolCall = Object.freeze({
   shell: false,
   commands: Object.freeze([]),
   cwd: undefined,
+  writes: NO_WRITES,
+  code: undefined,
 });
 
 /**

@@ -11,10 +11,11 @@ import {
   type Issues,
   type Predicate,
 } from "./conditions.js";
-import type { SessionCounters } from "./context.js";
-import { compilePathOrIssue, compilePaths, overPath } from "./fields.js";
+import { compilePath } from "../paths.js";
+import type { EvalContext, SessionCounters } from "./context.js";
+import { compilePathOrIssue, compilePaths, DEFAULT_ROOT_FIELDS, overPath } from "./fields.js";
 import { compileShell } from "./shell.js";
-import { compilePathMatch } from "./workspace.js";
+import { compilePathMatch, resolveWorkspacePath } from "./workspace.js";
 
 function compileSecrets(m: SecretsMatch, at: DocPath, issues: Issues): Predicate {
   const fields = compilePaths(m.fields ?? ["payload"], [...at, "fields"], issues);
@@ -39,8 +40,21 @@ function compileSession(m: SessionMatch, at: DocPath, issues: Issues): Predicate
 
 // ---------------------------------------------------------------- tool calls
 
+const ROOT_FIELDS = DEFAULT_ROOT_FIELDS.map((f) => compilePath(f));
+
+/** The workspace root a file tool call is resolved against: the configured one, else the call's working directory, else the event's. */
+function workspaceRootOf(ctx: EvalContext, cwd: string | undefined): string | undefined {
+  if (ctx.settings.workspaceRoot !== undefined) return ctx.settings.workspaceRoot;
+  if (cwd !== undefined && cwd.length > 0) return cwd;
+  for (const p of ROOT_FIELDS) {
+    const v = p.get(ctx.event);
+    if (typeof v === "string" && v.length > 0) return v;
+  }
+  return undefined;
+}
+
 /** `tool_call`: facts of the normalized tool calls; each member given must hold. */
-function compileToolCall(m: ToolCallMatch): Predicate {
+function compileToolCall(m: ToolCallMatch, at: DocPath, issues: Issues, maxLen: number): Predicate {
   const tests: Predicate[] = [];
   if (m.named !== undefined) {
     const want = m.named;
@@ -53,6 +67,28 @@ function compileToolCall(m: ToolCallMatch): Predicate {
   if (m.command !== undefined) {
     const want = m.command;
     tests.push((ctx) => ctx.shellTexts.length > 0 === want);
+  }
+  if (m.code !== undefined) {
+    const want = m.code;
+    tests.push((ctx) => ctx.calls.some((c) => c.code !== undefined) === want);
+  }
+  for (const key of ["writes", "writes_outside_workspace"] as const) {
+    const cond = m[key];
+    if (cond === undefined) continue;
+    const t = compileFieldCondition(cond, [...at, key], issues, maxLen);
+    const outsideOnly = key === "writes_outside_workspace";
+    tests.push((ctx) => {
+      for (const call of ctx.calls) {
+        if (call.writes.length === 0) continue;
+        const root = workspaceRootOf(ctx, call.cwd);
+        for (const file of call.writes) {
+          const r = resolveWorkspacePath(file, root);
+          if (outsideOnly && r.inside === true) continue;
+          if (t(r.path)) return true;
+        }
+      }
+      return false;
+    });
   }
   return andP(tests);
 }
@@ -74,7 +110,7 @@ export function compileMatch(m: PolicyMatchInput, at: DocPath, issues: Issues, m
           },
     );
   }
-  if (m.tool_call !== undefined) cheap.push(compileToolCall(m.tool_call));
+  if (m.tool_call !== undefined) cheap.push(compileToolCall(m.tool_call, [...at, "tool_call"], issues, maxLen));
   if (m.depth !== undefined) {
     const t = compileNumberCondition(m.depth, [...at, "depth"], issues);
     cheap.push((ctx) => t(ctx.event.depth));

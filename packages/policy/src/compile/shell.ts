@@ -1,5 +1,5 @@
 /** The `shell` matcher: conditions on the simple commands of the command lines in an event. */
-import { pipesInto } from "@ahp/shell";
+import { pipesInto, runsDownload } from "@ahp/shell";
 import { hasGlobSyntax } from "../glob.js";
 import type { ShellMatch } from "../schema.js";
 import { normalizeShellPath, type OpaqueReason, type SimpleCommand } from "../shell.js";
@@ -93,10 +93,11 @@ export function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen:
       return false;
     });
   }
-  if (line === undefined && per.length === 0)
+  const staged = m.runs_download === true;
+  if (line === undefined && per.length === 0 && !staged)
     issues.add(
       at,
-      "empty shell condition: give line, program, flags_any, flags_all, option, args, paths, argv, redirect, writes, piped_to, opaque or word",
+      "empty shell condition: give line, program, flags_any, flags_all, option, args, paths, argv, redirect, writes, piped_to, opaque, word or runs_download",
     );
   // One test is called directly: rules are matched per command of every line, so a wrapper call counts.
   const command =
@@ -118,12 +119,14 @@ export function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen:
   return (ctx) => {
     for (const text of fields === undefined ? ctx.shellTexts : stringsAt(fields, ctx)) {
       if (line !== undefined && !line(text)) continue;
-      if (command === undefined) return true;
+      if (command === undefined && !staged) return true;
       const commands = ctx.shell(text);
       if (commands === undefined) {
         if (tooLong) return true;
         continue;
       }
+      if (staged && !runsDownload(commands)) continue;
+      if (command === undefined) return true;
       for (const cmd of commands) if (command(cmd)) return true;
     }
     return false;
