@@ -49,6 +49,8 @@ export {
   type PolicyMatchOutcome,
   type SharedFallback,
 } from "./engine.js";
+export { ShadowPolicy, decisionTag, type ShadowDisagreement } from "./shadow.js";
+export { type RuleOrigin } from "./extends.js";
 export { createPolicyHandler, composeHandlers, type PolicyHandlers } from "./handlers.js";
 export { watchPolicyFile, type PolicyWatcher, type WatchPolicyOptions, type PolicySwapTarget } from "./watch.js";
 export { DEFAULT_POLICY } from "./default-policy.js";
