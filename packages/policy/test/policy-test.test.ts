@@ -1,6 +1,19 @@
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { PolicyError, formatPolicyTestFailure, loadPolicy, parsePolicyTests, runPolicyTestFile, runPolicyTests } from "@ahp/policy";
+import { parse } from "yaml";
+import { toJsonSchemaBundle } from "@ahp/core";
+import {
+  POLICY_TEST_SCHEMA_TYPES,
+  PolicyError,
+  formatPolicyTestFailure,
+  loadPolicy,
+  parsePolicyTests,
+  runPolicyTestFile,
+  runPolicyTests,
+} from "@ahp/policy";
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/policy-tests/${name}`, import.meta.url));
 const POLICY = loadPolicy({
@@ -83,5 +96,27 @@ cases:
 
   it("names the policy file when the policy under test is invalid", async () => {
     await expect(runPolicyTestFile(fixture("broken-policy.test.yaml"))).rejects.toThrow(/broken\.yaml:\d+:\d+: rule "oops"/);
+  });
+});
+
+describe("policy test JSON Schema", () => {
+  const bundle = JSON.parse(readFileSync(new URL("../../../schemas/policy-test.schema.json", import.meta.url), "utf8")) as {
+    $id: string;
+    $defs: Record<string, unknown>;
+  };
+
+  it("is generated from the zod schemas (pnpm schemas)", () => {
+    expect(toJsonSchemaBundle(POLICY_TEST_SCHEMA_TYPES, { id: bundle.$id }).$defs).toEqual(bundle.$defs);
+  });
+
+  it("accepts the fixture and rejects what the runner rejects", () => {
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(bundle);
+    const validate = ajv.getSchema(`${bundle.$id}#/$defs/PolicyTestFile`)!;
+    expect(validate(parse(readFileSync(fixture("candidate.test.yaml"), "utf8")))).toBe(true);
+    expect(validate({ policy: "p.yaml", cases: [{ name: "x", command: "ls", expect: { decison: "allow" } }] })).toBe(false);
+    expect(validate({ policy: "p.yaml", cases: [{ name: "x", command: "ls", expect: { decision: "permit" } }] })).toBe(false);
+    expect(validate({ policy: "p.yaml", cases: [] })).toBe(false);
   });
 });
