@@ -140,7 +140,7 @@ export function formatExplanation(x: PolicyExplanation): string {
         r.conditions.length === 0 ? "no conditions" : r.conditions.map((c) => `${c.member} ${c.held ? "held" : "did not hold"}`).join(", ");
       state = `${r.matched ? "matched" : "no match"} (${why})${r.rateLimited ? ", rate-limited: decides only when its bucket is empty" : ""}`;
     }
-    const mark = r.decided ? "=>" : r.afterDecision ? "  ·" : "  ";
+    const mark = r.decided ? "=>" : r.afterDecision ? " ·" : "  ";
     out.push(
       `${mark} ${String(r.index + 1).padStart(3)} ${r.id}${origin}: ${state}${r.afterDecision && r.applies && r.enabled ? " (not reached)" : ""}`,
     );
