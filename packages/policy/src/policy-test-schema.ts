@@ -62,8 +62,11 @@ export const PolicyTestFileSchema = z
   })
   .describe("A policy test file for `ahp policy test` (YAML or JSON).");
 
+/** A validated policy test file (see {@link PolicyTestFileSchema}). */
 export type PolicyTestFile = z.infer<typeof PolicyTestFileSchema>;
+/** One validated case of a policy test file (see {@link PolicyTestCaseSchema}). */
 export type PolicyTestCase = z.infer<typeof PolicyTestCaseSchema>;
+/** What a case expects (see {@link PolicyTestExpectSchema}). */
 export type PolicyTestExpect = z.infer<typeof PolicyTestExpectSchema>;
 
 /** Every named type of the policy test format, for the JSON Schema bundle `policy-test.schema.json`. */

@@ -73,7 +73,8 @@ export class ShadowPolicy {
       const to = decisionTag(decision);
       if (from === to) return undefined;
       // A notification's decision is never sent: a candidate rule matching it changes nothing.
-      if (enforced.notification) return undefined;
+      // A fail-closed answer for an unreachable state store is no policy decision to compare with.
+      if (enforced.notification || enforced.source === "state_unavailable") return undefined;
       const disagreement: ShadowDisagreement = {
         event,
         from,
