@@ -12,6 +12,7 @@ import {
   type JsonSchemaObject,
 } from "../../packages/core/src/index.js";
 import { POLICY_SCHEMA_TYPES } from "../../packages/policy/src/schema.js";
+import { POLICY_TEST_SCHEMA_TYPES } from "../../packages/policy/src/policy-test-schema.js";
 import { AARTS_SCHEMA_TYPES } from "../../packages/aarts/src/schema/index.js";
 import { AARTS_EVENT_VERSION, HOOK_CATALOG, HOOK_POINTS } from "../../packages/aarts/src/catalog.js";
 import { ACP_BRIDGE_SCHEMA_TYPES, ACP_BRIDGE_META } from "../../packages/acp-bridge/src/schema.js";
@@ -50,6 +51,17 @@ export const bundles: Bundle[] = [
         title: "AHP policy file (@ahp/policy)",
         description:
           "Generated from the zod schemas of @ahp/policy. A policy file (YAML or JSON) is a PolicyFile; unknown members are rejected except in PolicyAction, which carries the fields of typed decisions.",
+      }),
+  },
+  {
+    file: "policy-test.schema.json",
+    id: `${SCHEMA_BASE}:policy-test`,
+    build: () =>
+      toJsonSchemaBundle(POLICY_TEST_SCHEMA_TYPES, {
+        id: `${SCHEMA_BASE}:policy-test`,
+        title: "AHP policy test file (ahp policy test)",
+        description:
+          "Generated from the zod schemas of @ahp/policy. A policy test file (YAML or JSON) is a PolicyTestFile: the policy under test and its cases, run in order with session state carried over. Unknown members are rejected except in a case's event.",
       }),
   },
   {

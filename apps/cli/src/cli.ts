@@ -10,6 +10,7 @@ Commands:
   send      be an agent: send one or many events and print the decisions
   schema    print or write the JSON Schema set
   audit     verify, tail or summarise a tamper-evident audit log
+  policy    test, explain and replay policies (change a policy safely)
   hook      answer an agent host's hook (Claude Code, Cursor, Copilot, ...) through a harness (AARTS)
   acp-proxy run any ACP agent behind the suspend/resume bridge (stdio proxy, AHP-gated)
   conformance  run the AHP wire vectors against any stdio harness
@@ -29,6 +30,7 @@ const commands: Record<string, () => Promise<Command>> = {
   send: () => import("./commands/send.js"),
   schema: () => import("./commands/schema.js"),
   audit: () => import("./commands/audit.js"),
+  policy: () => import("./commands/policy.js"),
   hook: () => import("./commands/hook.js"),
   "acp-proxy": () => import("./commands/acp-proxy.js"),
   conformance: () => import("./commands/conformance.js"),

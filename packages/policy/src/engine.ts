@@ -12,6 +12,7 @@ import { EvalContext, type CompiledRule, type SessionCounters } from "./compile.
 import { CompiledPolicy, loadPolicy, loadPolicyFile, type LoadPolicyOptions, type PolicySource } from "./load.js";
 import { DEFAULT_STATE_LIMITS, PolicyState, SessionState, TokenBucket, applyDelta, decisionDelta, eventDelta } from "./state.js";
 import { PolicyStateError, sessionFromSnapshot, type BucketTake, type PolicyStateStore, type StateStep } from "./state-store.js";
+import { ShadowPolicy, type ShadowDisagreement } from "./shadow.js";
 import { watchPolicyFile, type PolicyWatcher, type WatchPolicyOptions } from "./watch.js";
 
 /** Who produced the final decision of an evaluation. */
@@ -76,6 +77,16 @@ export interface PolicyEngineOptions extends LoadPolicyOptions {
    * ({@link PolicyEngine.evaluateShared}; `createPolicyHandler` switches to it by itself).
    */
   stateStore?: PolicyStateStore;
+  /**
+   * Shadow mode: a candidate policy (or an engine holding one) that decides every event beside
+   * this engine's policy and is never enforced. It keeps its own state, in memory. When its
+   * decision tag differs from the enforced one, the event is annotated with the candidate's
+   * decision and rule (the audit log records it) and `onShadowDisagreement` is called. To reload
+   * the candidate, pass an engine made with `PolicyEngine.fromFile` and `watch()` it.
+   */
+  shadow?: PolicySource | PolicyEngine;
+  /** Called for each event on which the shadow policy disagrees with the enforced decision. */
+  onShadowDisagreement?: (disagreement: ShadowDisagreement) => void;
 }
 
 /** What decides a shared evaluation when no rule does: a known decision, or a handler called afterwards. */
@@ -102,6 +113,7 @@ export class PolicyEngine {
   readonly #clock: () => number;
   readonly #state: PolicyState;
   readonly #store: PolicyStateStore | undefined;
+  readonly #shadow: ShadowPolicy | undefined;
   #file: string | undefined;
 
   constructor(policy: PolicySource, options: PolicyEngineOptions = {}) {
@@ -116,6 +128,23 @@ export class PolicyEngine {
       ttlMs: options.stateTtlMs ?? s.stateTtlMs ?? DEFAULT_STATE_LIMITS.ttlMs,
     });
     this.#store = options.stateStore;
+    if (options.shadow !== undefined) {
+      const candidate =
+        options.shadow instanceof PolicyEngine
+          ? options.shadow
+          : new PolicyEngine(options.shadow, {
+              ...(options.clock === undefined ? {} : { clock: options.clock }),
+              ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
+              ...(options.maxMatchLength === undefined ? {} : { maxMatchLength: options.maxMatchLength }),
+              ...(options.onerror === undefined ? {} : { onerror: options.onerror }),
+            });
+      this.#shadow = new ShadowPolicy(candidate, options.onShadowDisagreement, options.onerror);
+    }
+  }
+
+  /** The shadow (candidate) policy evaluated beside this one, when the engine has one (`shadow` option). */
+  get shadow(): ShadowPolicy | undefined {
+    return this.#shadow;
   }
 
   /** The shared state store, when the engine keeps its state in one (evaluation is then {@link evaluateShared}). */
@@ -257,6 +286,7 @@ export class PolicyEngine {
   }
 
   #report(evaluation: PolicyEvaluation): PolicyEvaluation {
+    this.#shadow?.observe(evaluation);
     const report = this.#options.onDecision;
     if (report !== undefined) {
       try {

@@ -49,6 +49,37 @@ export {
   type PolicyMatchOutcome,
   type SharedFallback,
 } from "./engine.js";
+export { ShadowPolicy, decisionTag, type ShadowDisagreement } from "./shadow.js";
+export { type RuleOrigin } from "./extends.js";
+export {
+  explainEvent,
+  type ExplainOptions,
+  type PolicyExplanation,
+  type RuleExplanation,
+  type ConditionExplanation,
+  type EventAnalysis,
+  type ShellLineExplanation,
+} from "./explain.js";
+export {
+  POLICY_TEST_SCHEMA_TYPES,
+  PolicyTestFileSchema,
+  PolicyTestCaseSchema,
+  PolicyTestExpectSchema,
+  type PolicyTestFile,
+  type PolicyTestCase,
+  type PolicyTestExpect,
+} from "./policy-test-schema.js";
+export {
+  caseEvent,
+  formatPolicyTestFailure,
+  parsePolicyTests,
+  runPolicyTestFile,
+  runPolicyTests,
+  type ParsedPolicyTests,
+  type PolicyTestCaseResult,
+  type PolicyTestFileResult,
+} from "./policy-test.js";
+export { PolicyReplay, replayRecords, type ReplayChange, type ReplayOptions, type ReplayRecord, type ReplaySummary } from "./replay.js";
 export { createPolicyHandler, composeHandlers, type PolicyHandlers } from "./handlers.js";
 export { watchPolicyFile, type PolicyWatcher, type WatchPolicyOptions, type PolicySwapTarget } from "./watch.js";
 export { DEFAULT_POLICY } from "./default-policy.js";

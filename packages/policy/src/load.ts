@@ -7,6 +7,8 @@ import { readFileSync } from "node:fs";
 import { compileValidated, type CompileOptions, type CompiledPolicyData } from "./compile.js";
 import { PolicyError, type PolicyIssue } from "./errors.js";
 import { zodIssues } from "./issues.js";
+import { DEFAULT_POLICY } from "./default-policy.js";
+import { completeDisableOnlyRules, extendsDefault, issueInFile, mergeWithDefault, type RuleOrigin } from "./extends.js";
 import { PolicyFileSchema, type PolicyFile, type PolicyFileInput } from "./schema.js";
 import { parseSource, type DocPath, type SourceLocator } from "./source.js";
 
@@ -22,12 +24,18 @@ export class CompiledPolicy {
   readonly text?: string;
   /** @internal compiled rules and settings. */
   readonly data: CompiledPolicyData;
+  /**
+   * For a file with `extends: default`: where each rule of {@link policy} (the effective, merged
+   * document) came from, in the same order. Undefined for a file that extends nothing.
+   */
+  readonly origins?: readonly RuleOrigin[];
   declare readonly [BRAND]: true;
 
   /** @internal use {@link loadPolicy}, {@link compilePolicy} or {@link loadPolicyFile}. */
-  constructor(data: CompiledPolicyData, source: { file?: string; text?: string } = {}) {
+  constructor(data: CompiledPolicyData, source: { file?: string; text?: string; origins?: readonly RuleOrigin[] } = {}) {
     this.policy = data.policy;
     this.data = data;
+    if (source.origins !== undefined) this.origins = source.origins;
     if (source.file !== undefined) this.file = source.file;
     if (source.text !== undefined) this.text = source.text;
     Object.defineProperty(this, BRAND, { value: true });
@@ -74,14 +82,15 @@ function ruleIdAt(root: unknown, path: DocPath): string | undefined {
   return typeof id === "string" ? id : undefined;
 }
 
-type Located = PolicyIssue & { key?: boolean };
+type Located = PolicyIssue & { key?: boolean; builtin?: boolean };
 
 function fail(issues: Located[], root: unknown, file: string | undefined, locator: SourceLocator | undefined): never {
-  const located: PolicyIssue[] = issues.map(({ key, ...issue }) => {
+  const located: PolicyIssue[] = issues.map(({ key, builtin, ...issue }) => {
     const out: PolicyIssue = { ...issue };
     const ruleId = issue.ruleId ?? ruleIdAt(root, issue.path);
     if (ruleId !== undefined) out.ruleId = ruleId;
-    const pos = locator?.locate(issue.path, { key: key === true });
+    // An issue inside an unchanged built-in rule has no position in this file.
+    const pos = builtin === true ? undefined : locator?.locate(issue.path, { key: key === true });
     if (pos !== undefined) {
       out.line = pos.line;
       out.column = pos.column;
@@ -95,23 +104,48 @@ function validate(value: unknown, file: string | undefined, locator: SourceLocat
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     fail([{ message: "a policy must be a mapping with `version: 1` and `rules`", path: [] }], value, file, locator);
   }
-  const parsed = PolicyFileSchema.safeParse(value);
+  let input = value as Record<string, unknown>;
+  if (extendsDefault(input)) {
+    const completed = completeDisableOnlyRules(input, builtinPolicy().rules);
+    if (completed.issues.length > 0) fail(completed.issues, value, file, locator);
+    input = completed.value;
+  }
+  const parsed = PolicyFileSchema.safeParse(input);
   if (!parsed.success) fail(zodIssues(parsed.error.issues, value), value, file, locator);
   return parsed.data;
 }
 
+let builtin: PolicyFile | undefined;
+/** The built-in default policy, validated once. */
+function builtinPolicy(): PolicyFile {
+  builtin ??= PolicyFileSchema.parse(DEFAULT_POLICY);
+  return builtin;
+}
+
 function compile(
-  policy: PolicyFile,
+  file: PolicyFile,
   root: unknown,
   options: LoadPolicyOptions,
   locator: SourceLocator | undefined,
   text?: string,
 ): CompiledPolicy {
+  let policy = file;
+  let origins: readonly RuleOrigin[] | undefined;
+  if (file.extends === "default") {
+    const merged = mergeWithDefault(file, builtinPolicy());
+    if (merged.issues.length > 0) fail(merged.issues, root, options.file, locator);
+    policy = merged.policy;
+    origins = merged.origins;
+  }
   const result = compileValidated(policy, options);
-  if (!result.ok) fail(result.issues, root, options.file, locator);
+  if (!result.ok) {
+    const issues = origins === undefined ? result.issues : result.issues.map((issue) => issueInFile(issue, origins));
+    fail(issues, root, options.file, locator);
+  }
   return new CompiledPolicy(result.data, {
     ...(options.file === undefined ? {} : { file: options.file }),
     ...(text === undefined ? {} : { text }),
+    ...(origins === undefined ? {} : { origins }),
   });
 }
 
