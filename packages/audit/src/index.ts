@@ -41,6 +41,17 @@ export {
   type AuditLogStats,
   type AuditSyncMode,
 } from "./log.js";
+export { DEFAULT_ANCHOR_TIMEOUT_MS, readAuditAnchor, toAuditAnchor, type AuditAnchor } from "./anchor.js";
+export {
+  ROTATION_SUFFIX,
+  checkRotationManifestMac,
+  parseRotationManifest,
+  readRotationManifest,
+  rotationPathFor,
+  sealRotationManifest,
+  writeRotationManifest,
+  type AuditRotationManifest,
+} from "./manifest.js";
 export {
   CHECKPOINT_SUFFIX,
   checkCheckpointMac,

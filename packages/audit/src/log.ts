@@ -10,9 +10,18 @@
  */
 import { basename } from "node:path";
 import { redactSecrets, redactValue, type Redactor } from "@ahp/core";
-import { checkCheckpointMac, checkpointPathFor, readCheckpoint, sealCheckpoint, writeCheckpoint } from "./checkpoint.js";
+import { toAuditAnchor, type AuditAnchor } from "./anchor.js";
+import {
+  checkCheckpointMac,
+  checkpointPathFor,
+  readCheckpoint,
+  sealCheckpoint,
+  writeCheckpoint,
+  type AuditCheckpoint,
+} from "./checkpoint.js";
 import { AuditError } from "./errors.js";
 import { FileAuditSink, type FileAuditSinkOptions } from "./file-sink.js";
+import { rotationPathFor, sealRotationManifest, writeRotationManifest } from "./manifest.js";
 import { toAuditKey, type AuditKey, type AuditKeyInput } from "./key.js";
 import {
   checkRecordMac,
@@ -49,14 +58,18 @@ export interface AuditIncident {
    *   rejected with WRITE_FAILED), except recovery and incident records, which are retried;
    * - `restored`: the first group stored after failures;
    * - `file_replaced`: the live file was deleted while open; a new file continues the chain;
-   * - `checkpoint_failed`: a checkpoint could not be written (records are still written).
+   * - `checkpoint_failed`: a checkpoint could not be written (records are still written);
+   * - `anchor_failed`: a checkpoint could not be published to the external anchor (records and
+   *   decisions are never held up by it; the next checkpoint is published again);
+   * - `rotation_failed`: the rotation manifest could not be written, so no rotated file was
+   *   deleted (the log keeps more files than `maxFiles` until it can).
    */
-  kind: "write_failed" | "restored" | "file_replaced" | "checkpoint_failed";
+  kind: "write_failed" | "restored" | "file_replaced" | "checkpoint_failed" | "anchor_failed" | "rotation_failed";
   message: string;
   error?: Error;
   /** `write_failed`: records in the failed group. */
   records?: number;
-  /** `write_failed`, `checkpoint_failed`: failures in a row, this one included. */
+  /** `write_failed`, `checkpoint_failed`, `anchor_failed`: failures in a row, this one included. */
   consecutive?: number;
 }
 
@@ -72,6 +85,12 @@ export interface AuditLogStats {
   failedGroups: number;
   /** Checkpoints written. */
   checkpoints: number;
+  /** Checkpoints published to the external anchor. */
+  anchored: number;
+  /** Publications to the external anchor that failed. */
+  anchorFailures: number;
+  /** Seq of the last checkpoint the anchor stored (0: none yet). */
+  anchoredSeq: number;
 }
 
 /** Options of {@link openAuditLog}: the key, where records go, the sync mode, the replica id and checkpoints. */
@@ -100,6 +119,20 @@ export interface AuditLogOptions {
    * the truncation.
    */
   checkpoint?: false | { path?: string; intervalMs?: number };
+  /**
+   * An external anchor: each checkpoint written is also published there (a file path or
+   * `file:` URL, replaced atomically; an `http(s)://` URL, POSTed), so that records removed
+   * behind it are found by `verifyAuditLog(..., { anchor })` even when the checkpoint next to
+   * the log went too. Publishing runs beside the write path and never holds up a decision;
+   * failures are reported (`anchor_failed`) and counted (`stats.anchorFailures`). Needs
+   * checkpoints. See docs/adr/0156-audit-head-and-anchor.md.
+   */
+  anchor?: string | AuditAnchor;
+  /**
+   * Where the signed rotation manifest goes (default `<log>.rotation`): written before rotation
+   * deletes the oldest files, it says which records left the log on purpose.
+   */
+  rotationManifest?: string;
   /**
    * Applied to every string of every record before it is sealed. Default {@link redactSecrets};
    * pass e.g. a policy engine's detector, or `composeRedactors(redactSecrets, mine)`.
@@ -155,7 +188,18 @@ export async function openAuditLog(options: AuditLogOptions): Promise<AuditLog> 
   const intervalMs = checkpointOption === false ? 0 : (checkpointOption?.intervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS);
   if (!(intervalMs >= 0)) throw new AuditError("INVALID_ARGUMENT", "checkpoint.intervalMs must be 0 or more");
 
-  const state: AuditSinkState = (await sink.open?.()) ?? {};
+  const anchor =
+    options.anchor === undefined ? undefined : typeof options.anchor === "string" ? toAuditAnchor(options.anchor) : options.anchor;
+  if (anchor !== undefined && (checkpointPath === undefined || intervalMs === 0)) {
+    throw new AuditError("INVALID_ARGUMENT", "an audit anchor publishes checkpoints: it needs checkpoints on");
+  }
+  const where = options.path ?? (sink instanceof FileAuditSink ? sink.path : "sink");
+  let state: AuditSinkState;
+  try {
+    state = (await sink.open?.()) ?? {};
+  } catch (error) {
+    throw unwritable(where, error);
+  }
   let seq = 0;
   let prev = genesisHash(key.id);
   /** Seq of the existing checkpoint; undefined when there is none. */
@@ -216,6 +260,7 @@ export async function openAuditLog(options: AuditLogOptions): Promise<AuditLog> 
     }
   }
   const writer: AuditWriterInfo = { pid: process.pid, sync, ...(keepsCheckpoints ? { checkpoint: basename(checkpointPath!) } : {}) };
+  const manifestPath = options.rotationManifest ?? (where === "sink" ? undefined : rotationPathFor(where));
   const log = new AuditLog(key, sink, options, {
     seq,
     prev,
@@ -223,6 +268,8 @@ export async function openAuditLog(options: AuditLogOptions): Promise<AuditLog> 
     writer,
     syncEachGroup: sync === "fsync" && !ownSink,
     ...(keepsCheckpoints ? { checkpoint: { path: checkpointPath!, intervalMs, seq: checkpointSeq ?? 0 } } : {}),
+    ...(anchor === undefined || !keepsCheckpoints ? {} : { anchor }),
+    ...(manifestPath === undefined ? {} : { manifestPath }),
   });
   if (state.torn !== undefined && state.torn.length > 0) {
     const bytes = state.torn.reduce((n, t) => n + t.bytes, 0);
@@ -234,7 +281,17 @@ export async function openAuditLog(options: AuditLogOptions): Promise<AuditLog> 
     });
     await log.flush();
   }
+  if (log.checkpointPath !== undefined && anchor !== undefined) void log.checkpoint();
   return log;
+}
+
+/** An open that failed for a reason of the file system becomes `WRITE_FAILED`, naming the log; audit errors stay as they are. */
+function unwritable(where: string, error: unknown): Error {
+  if (AuditError.isInstance(error) && error.code !== "WRITE_FAILED") return error;
+  const cause = error instanceof Error ? error : new Error(String(error));
+  let root: Error = cause;
+  while (root.cause instanceof Error) root = root.cause;
+  return new AuditError("WRITE_FAILED", `audit log ${where} is not writable: ${root.message}`, { cause });
 }
 
 /** Checks an existing checkpoint file against the log's last record; returns its seq (undefined when there is none). */
@@ -282,6 +339,8 @@ interface Start {
   /** A custom sink with sync "fsync": call its sync() after every group. */
   syncEachGroup: boolean;
   checkpoint?: { path: string; intervalMs: number; seq: number };
+  anchor?: AuditAnchor;
+  manifestPath?: string;
 }
 
 /**
@@ -313,7 +372,21 @@ export class AuditLog {
   #retryTimer?: ReturnType<typeof setTimeout>;
   #available = true;
   #outage?: { since: string; groups: number; records: number };
-  readonly #stats: AuditLogStats = { groups: 0, records: 0, largestGroup: 0, failedGroups: 0, checkpoints: 0 };
+  readonly #stats: AuditLogStats = {
+    groups: 0,
+    records: 0,
+    largestGroup: 0,
+    failedGroups: 0,
+    checkpoints: 0,
+    anchored: 0,
+    anchorFailures: 0,
+    anchoredSeq: 0,
+  };
+  readonly #anchor: AuditAnchor | undefined;
+  /** The publication in progress, and the checkpoint waiting to follow it (only the newest is kept). */
+  #anchoring?: Promise<void>;
+  #anchorNext?: AuditCheckpoint;
+  #anchorFailures = 0;
   #checkpointTimer?: ReturnType<typeof setInterval>;
   #checkpointSeq = 0;
   #checkpointing?: Promise<void>;
@@ -337,6 +410,9 @@ export class AuditLog {
     this.replicaId = options.replicaId;
     this.checkpointPath = start.checkpoint?.path;
     sink.onincident = (incident) => this.#sinkIncident(incident);
+    this.#anchor = start.anchor;
+    const manifestPath = start.manifestPath;
+    if (manifestPath !== undefined) sink.onremove = (last) => this.#rotationManifest(manifestPath, last);
     if (start.checkpoint !== undefined) {
       this.#checkpointSeq = start.checkpoint.seq;
       this.#checkpointTimer = setInterval(() => void this.checkpoint(), start.checkpoint.intervalMs);
@@ -413,6 +489,7 @@ export class AuditLog {
         await this.#checkpointing;
         await this.checkpoint();
       }
+      while (this.#anchoring !== undefined) await this.#anchoring;
       for (const item of this.#queue.splice(0))
         item.reject(new AuditError("CLOSED", "audit log closed before this record could be written"));
       await this.#sink.close();
@@ -604,16 +681,15 @@ export class AuditLog {
     try {
       // The records up to the head must be durable before a checkpoint names them.
       if (this.sync !== "fsync") await this.#sink.sync?.();
-      await writeCheckpoint(
-        path,
-        sealCheckpoint(head, this.#key, {
-          time: this.#clock().toISOString(),
-          ...(this.replicaId === undefined ? {} : { replica: this.replicaId }),
-        }),
-      );
+      const sealed = sealCheckpoint(head, this.#key, {
+        time: this.#clock().toISOString(),
+        ...(this.replicaId === undefined ? {} : { replica: this.replicaId }),
+      });
+      await writeCheckpoint(path, sealed);
       this.#checkpointSeq = seq;
       this.#checkpointFailures = 0;
       this.#stats.checkpoints++;
+      this.#publish(sealed);
     } catch (error) {
       const cause = error instanceof Error ? error : new Error(String(error));
       this.#report({
@@ -622,6 +698,62 @@ export class AuditLog {
         error: cause,
         consecutive: ++this.#checkpointFailures,
       });
+    }
+  }
+
+  /** Publishes a checkpoint to the anchor beside the write path; while one is in flight only the newest waits. */
+  #publish(checkpoint: AuditCheckpoint): void {
+    const anchor = this.#anchor;
+    if (anchor === undefined) return;
+    if (this.#anchoring !== undefined) {
+      this.#anchorNext = checkpoint;
+      return;
+    }
+    this.#anchoring = (async () => {
+      let next: AuditCheckpoint | undefined = checkpoint;
+      while (next !== undefined) {
+        const current: AuditCheckpoint = next;
+        this.#anchorNext = undefined;
+        try {
+          await anchor.publish(current);
+          this.#stats.anchored++;
+          this.#stats.anchoredSeq = current.seq;
+          this.#anchorFailures = 0;
+        } catch (error) {
+          const cause = error instanceof Error ? error : new Error(String(error));
+          this.#stats.anchorFailures++;
+          this.#report({
+            kind: "anchor_failed",
+            message: `audit checkpoint seq ${current.seq} could not be published to the anchor ${anchor.target}: ${cause.message}`,
+            error: cause,
+            consecutive: ++this.#anchorFailures,
+          });
+        }
+        next = this.#anchorNext;
+      }
+    })().finally(() => {
+      this.#anchoring = undefined;
+    });
+  }
+
+  /** Before rotation deletes records for good: the signed manifest naming the last one. */
+  async #rotationManifest(path: string, last: AuditRecord): Promise<void> {
+    try {
+      await writeRotationManifest(
+        path,
+        sealRotationManifest({ seq: last.seq, hash: recordHash(last) }, this.#key, {
+          time: this.#clock().toISOString(),
+          ...(this.replicaId === undefined ? {} : { replica: this.replicaId }),
+        }),
+      );
+    } catch (error) {
+      const cause = error instanceof Error ? error : new Error(String(error));
+      this.#report({
+        kind: "rotation_failed",
+        message: `audit rotation manifest ${path} could not be written (${cause.message}): rotated files are kept`,
+        error: cause,
+      });
+      throw cause;
     }
   }
 

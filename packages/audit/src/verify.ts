@@ -23,11 +23,13 @@
 import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
-import { checkCheckpointMac, checkpointPathFor, readCheckpoint } from "./checkpoint.js";
+import { readAuditAnchor } from "./anchor.js";
+import { checkCheckpointMac, checkpointPathFor, readCheckpoint, type AuditCheckpoint } from "./checkpoint.js";
 import { AuditError } from "./errors.js";
 import { auditLogFiles } from "./file-sink.js";
 import { toAuditKey, type AuditKey, type AuditKeyInput } from "./key.js";
 import { readRawLines } from "./lines.js";
+import { checkRotationManifestMac, readRotationManifest, rotationPathFor, type AuditRotationManifest } from "./manifest.js";
 import { checkRecordMac, formatAuditHead, genesisHash, parseAuditHead, recordHash, type AuditHead, type AuditRecord } from "./record.js";
 
 /**
@@ -84,9 +86,14 @@ export interface AuditVerifyReport {
   first?: { seq: number; file: string; line: number };
   /**
    * True when the chain starts at seq 1 with the genesis value. False when earlier records were
-   * rotated away (or removed: only an external anchor or `requireGenesis` can tell).
+   * rotated away (as the signed rotation manifest says, see `rotation`) or, with
+   * `allowMissingHead`, cut on purpose.
    */
   startsAtGenesis: boolean;
+  /** When the log does not start at genesis: the rotation manifest that accounts for the missing head. */
+  rotation?: { file: string; removedThrough: number; time: string };
+  /** True when the head was missing and accepted only because `allowMissingHead` was given. */
+  headUnchecked?: boolean;
   /** Last verified record: publish it (`formatAuditHead`) to detect later truncation. */
   head?: AuditHead;
   break?: AuditBreak;
@@ -94,6 +101,8 @@ export interface AuditVerifyReport {
   tornTail?: { file: string; line: number; bytes: number; lines: number };
   /** The checkpoint check (absent when the chain broke before it could be made). */
   checkpoint?: AuditCheckpointFinding;
+  /** The external anchor check, when an `anchor` was given (`file` is the anchor's path or URL). */
+  anchor?: AuditCheckpointFinding;
   /** The replica id the records carry, when they carry one (all the same). */
   replica?: string;
   /** Every distinct replica id seen, when the records disagree (`"-"` for records without one). */
@@ -108,8 +117,24 @@ export interface AuditVerifyReport {
 export interface VerifyAuditOptions {
   /** A head published earlier (`"<seq>:<hash>"` or an object): the log must contain it unchanged. */
   expectHead?: AuditHead | string;
-  /** Fail (`deleted`) when the chain does not start at seq 1 from the genesis value. Default false. */
+  /**
+   * Accept a log whose first records are missing although no rotation manifest accounts for
+   * them (a log cut on purpose). Default false: a chain must start at seq 1 from the genesis
+   * value, or where the signed rotation manifest (`<live file>.rotation`) says rotation removed
+   * the records before it; otherwise it is `deleted`.
+   */
+  allowMissingHead?: boolean;
+  /** @deprecated Genesis (or a rotation manifest) is required by default; `false` is `allowMissingHead: true`. */
   requireGenesis?: boolean;
+  /** The rotation manifest to accept a missing head with. Default `<live file>.rotation`. */
+  rotationManifest?: string;
+  /**
+   * An external anchor (file path, `file:` URL or `http(s)://` URL, see `toAuditAnchor`): its
+   * latest checkpoint must verify and be covered by the log, else records were removed behind
+   * it (`truncated`) or rewritten (`altered`). An anchor that cannot be read, or holds a
+   * checkpoint that does not verify, is `checkpoint`; one that holds none yet is reported (`none`).
+   */
+  anchor?: string;
   /**
    * The signed checkpoint to check the log against: a path, or `false` to skip the check.
    * Default `<live file>.checkpoint` (the live file: the path given, or the last of a list).
@@ -196,13 +221,27 @@ export async function verifyAuditLog(
 
   const parsedRecords = entries.filter((e) => e.record !== undefined);
   const firstRecord = parsedRecords[0];
-  if (firstRecord !== undefined && !parsedRecords.some((e) => e.record!.kid === key.id)) {
-    return fail(
-      firstRecord,
-      "wrong_key",
-      `the records were written with key ${firstRecord.record!.kid}; the given key is ${key.id} (wrong key, not tampering)`,
-    );
+  if (firstRecord !== undefined && !parsedRecords.some((e) => e.macOk)) {
+    // Not one record verifies. With the records' own key id differing from the key's, or with
+    // their chain hashes consistent (each prev is the hash of the record before it), this is
+    // the wrong key; a chain broken as well is still reported as tampering below.
+    const ids = new Set(parsedRecords.map((e) => e.record!.kid));
+    const consistent = chainConsistent(parsedRecords);
+    if (!ids.has(key.id) || consistent) {
+      const written = ids.size === 1 ? `key ${firstRecord.record!.kid}` : `keys ${[...ids].join(", ")}`;
+      return fail(
+        firstRecord,
+        "wrong_key",
+        ids.has(key.id)
+          ? `no record verifies with the given key ${key.id}, although the chain's hashes are consistent: wrong key, not tampering`
+          : `the records were written with ${written}; the given key is ${key.id} (wrong key, not tampering)`,
+      );
+    }
   }
+  const allowMissingHead = options.allowMissingHead === true || options.requireGenesis === false;
+  const live = typeof files === "string" ? files : list.at(-1);
+  const manifest =
+    allowMissingHead || live === undefined ? undefined : await loadManifest(options.rotationManifest ?? rotationPathFor(live), key);
 
   const genesis = genesisHash(key.id);
   const replicas = new Set<string>();
@@ -263,8 +302,49 @@ export async function verifyAuditLog(
         return fail(e, "altered", `record at ${where(e)} is seq 1 but does not start from the genesis value`);
       }
       report.startsAtGenesis = r.seq === 1;
-      if (!report.startsAtGenesis && options.requireGenesis) {
-        return fail(e, "deleted", `the log starts at seq ${r.seq}: records 1..${r.seq - 1} are missing`, 1);
+      if (!report.startsAtGenesis) {
+        const missing = r.seq === 2 ? "record 1 is" : `records 1..${r.seq - 1} are`;
+        const genesisLater = entries.findIndex((x, k) => k > i && x.macOk && x.record!.seq === 1);
+        if (genesisLater >= 0) {
+          return fail(
+            e,
+            "reordered",
+            `record seq ${r.seq} at ${where(e)} comes before seq 1, which appears later at ${where(entries[genesisLater]!)}: reordered`,
+            1,
+          );
+        }
+        if (allowMissingHead) report.headUnchecked = true;
+        else if (manifest === undefined || "problem" in manifest) {
+          const why =
+            manifest === undefined
+              ? "no rotation manifest says they were rotated away"
+              : `the rotation manifest does not account for them (${manifest.problem})`;
+          return fail(
+            e,
+            "deleted",
+            `the log starts at seq ${r.seq}: ${missing} missing and ${why}: the head of the log was cut (--allow-missing-head accepts a log cut on purpose)`,
+            1,
+          );
+        } else {
+          const m = manifest.manifest;
+          if (r.seq > m.removed_through + 1) {
+            return fail(
+              e,
+              "deleted",
+              `the log starts at seq ${r.seq}, but its rotation manifest (${manifest.file}, ${m.time}) says only records 1..${m.removed_through} were rotated away: records ${m.removed_through + 1}..${r.seq - 1} are missing`,
+              m.removed_through + 1,
+            );
+          }
+          if (r.seq === m.removed_through + 1 && r.prev !== m.head) {
+            return fail(
+              e,
+              "altered",
+              `record at ${where(e)} (seq ${r.seq}) does not chain to the last rotated record named by the rotation manifest ${manifest.file}`,
+              r.seq,
+            );
+          }
+          report.rotation = { file: manifest.file, removedThrough: m.removed_through, time: m.time };
+        }
       }
       report.first = { seq: r.seq, file: e.file, line: e.line };
     } else if (r.seq === expectedSeq) {
@@ -310,16 +390,12 @@ export async function verifyAuditLog(
   if (replicas.size === 1 && !replicas.has("-")) report.replica = [...replicas][0]!;
   else if (replicas.size > 1) report.replicas = [...replicas].sort();
 
-  const checked = await checkAgainstCheckpoint(
-    report,
-    entries,
-    list,
-    typeof files === "string" ? files : list.at(-1),
-    key,
-    options,
-    declaredCheckpoint,
-  );
+  const checked = await checkAgainstCheckpoint(report, entries, list, live, key, options, declaredCheckpoint);
   if (checked !== undefined) return fail(checked.at, checked.kind, checked.message, checked.expectedSeq);
+  if (options.anchor !== undefined) {
+    const anchored = await checkAgainstAnchor(report, entries, list, key, options.anchor);
+    if (anchored !== undefined) return fail(anchored.at, anchored.kind, anchored.message, anchored.expectedSeq);
+  }
 
   if (expectHead !== undefined) {
     const match = entries.find((x) => x.macOk && x.record!.seq === expectHead.seq);
@@ -391,16 +467,38 @@ async function checkAgainstCheckpoint(
     return undefined;
   }
   if ("problem" in read) return failed({}, "checkpoint", `the checkpoint is not valid: ${read.problem}`);
-  const cp = read.checkpoint;
+  return compareWithCheckpoint(report, entries, at, key, read.checkpoint, file, "checkpoint", (finding) => {
+    report.checkpoint = finding;
+  });
+}
+
+/**
+ * Compares the verified chain with a signed checkpoint (the one next to the log, or an
+ * anchor's): it must verify under the key, belong to the same replica, and name a record the
+ * log holds unchanged. `what` names it in messages; `record` stores the finding.
+ */
+function compareWithCheckpoint(
+  report: AuditVerifyReport,
+  entries: Entry[],
+  at: Entry,
+  key: AuditKey,
+  cp: AuditCheckpoint,
+  file: string,
+  what: "checkpoint" | "anchor",
+  record: (finding: AuditCheckpointFinding) => void,
+): CheckpointBreak | undefined {
   const seen = { seq: cp.seq, time: cp.time };
-  if (cp.kid !== key.id)
-    return failed(seen, "checkpoint", `the checkpoint ${file} was written with key ${cp.kid}, the given key is ${key.id}`);
-  if (!checkCheckpointMac(cp, key)) return failed(seen, "checkpoint", `the checkpoint ${file} does not verify: it was altered or forged`);
+  const name = what === "checkpoint" ? `the checkpoint ${file}` : `the anchor's checkpoint (${file})`;
+  const failed = (kind: AuditBreakKind, message: string, expectedSeq?: number, where = at): CheckpointBreak => {
+    record({ file, status: "failed", ...seen });
+    return { at: where, kind, message, ...(expectedSeq === undefined ? {} : { expectedSeq }) };
+  };
+  if (cp.kid !== key.id) return failed("checkpoint", `${name} was written with key ${cp.kid}, the given key is ${key.id}`);
+  if (!checkCheckpointMac(cp, key)) return failed("checkpoint", `${name} does not verify: it was altered or forged`);
   if (report.replica !== cp.replica && report.replicas === undefined && report.head !== undefined) {
     return failed(
-      seen,
       "checkpoint",
-      `the checkpoint ${file} belongs to ${cp.replica === undefined ? "no replica" : `replica ${cp.replica}`}, the log to ${report.replica === undefined ? "none" : `replica ${report.replica}`}`,
+      `${name} belongs to ${cp.replica === undefined ? "no replica" : `replica ${cp.replica}`}, the log to ${report.replica === undefined ? "none" : `replica ${report.replica}`}`,
     );
   }
   const headSeq = report.head?.seq ?? 0;
@@ -411,30 +509,77 @@ async function checkAgainstCheckpoint(
         ? ""
         : ` The last line is cut short, but the checkpoint proves that the records up to seq ${cp.seq} were completely written: this is not a crash.`;
     report.tornTail = undefined;
+    const signed = what === "checkpoint" ? "its signed checkpoint" : `the checkpoint published to the anchor ${file}`;
     return failed(
-      seen,
       "truncated",
-      `the log ends at seq ${headSeq}, but its signed checkpoint (taken ${cp.time}) names seq ${cp.seq}: ${range} missing (truncated).${torn}`,
+      `the log ends at seq ${headSeq}, but ${signed} (taken ${cp.time}) names seq ${cp.seq}: ${range} missing (truncated).${torn}`,
       cp.seq,
     );
   }
   if (cp.seq === 0) {
     // Taken when the log was still empty (a writer's first checkpoint): nothing to compare.
-    if (cp.head !== genesisHash(key.id))
-      return failed(seen, "checkpoint", `the checkpoint ${file} names seq 0 with a head that is not the genesis value`);
-    report.checkpoint = { file, status: "verified", ...seen };
+    if (cp.head !== genesisHash(key.id)) return failed("checkpoint", `${name} names seq 0 with a head that is not the genesis value`);
+    record({ file, status: "verified", ...seen });
     return undefined;
   }
   if (report.first !== undefined && cp.seq < report.first.seq) {
-    report.checkpoint = { file, status: "before_start", ...seen };
+    record({ file, status: "before_start", ...seen });
     return undefined;
   }
   const match = entries.find((x) => x.macOk && x.record!.seq === cp.seq);
   if (match === undefined || match.hash !== cp.head) {
-    return failed(seen, "altered", `record seq ${cp.seq} differs from the signed checkpoint (taken ${cp.time})`, cp.seq, match ?? at);
+    return failed("altered", `record seq ${cp.seq} differs from ${name} (taken ${cp.time})`, cp.seq, match ?? at);
   }
-  report.checkpoint = { file, status: "verified", ...seen };
+  record({ file, status: "verified", ...seen });
   return undefined;
+}
+
+/** Compares the verified chain with the latest checkpoint an external anchor holds. */
+async function checkAgainstAnchor(
+  report: AuditVerifyReport,
+  entries: Entry[],
+  list: string[],
+  key: AuditKey,
+  target: string,
+): Promise<CheckpointBreak | undefined> {
+  const at: Entry = entries.at(-1) ?? { file: list.at(-1) ?? "", line: 0, bytes: 0, terminated: true, macOk: false };
+  const read = await readAuditAnchor(target);
+  const name = /^https?:/i.test(target) ? target.replace(/\/\/[^/@]*@/, "//") : target;
+  if (read === undefined) {
+    report.anchor = { file: name, status: "none" };
+    return undefined;
+  }
+  if ("problem" in read) {
+    report.anchor = { file: name, status: "failed" };
+    return { at, kind: "checkpoint", message: `the anchor cannot be checked: ${read.problem}` };
+  }
+  return compareWithCheckpoint(report, entries, at, key, read.checkpoint, name, "anchor", (finding) => {
+    report.anchor = finding;
+  });
+}
+
+/** Reads and checks a rotation manifest: undefined when there is none. */
+async function loadManifest(
+  file: string,
+  key: AuditKey,
+): Promise<{ file: string; manifest: AuditRotationManifest } | { file: string; problem: string } | undefined> {
+  const read = await readRotationManifest(file);
+  if (read === undefined) return undefined;
+  if ("problem" in read) return { file, problem: read.problem };
+  const m = read.manifest;
+  if (m.kid !== key.id) return { file, problem: `${file} was written with key ${m.kid}, the given key is ${key.id}` };
+  if (!checkRotationManifestMac(m, key)) return { file, problem: `${file} does not verify: it was altered or forged` };
+  return { file, manifest: m };
+}
+
+/** True when consecutive records chain by hash and seq (whatever their MACs say). */
+function chainConsistent(records: Entry[]): boolean {
+  for (let i = 1; i < records.length; i++) {
+    const a = records[i - 1]!;
+    const b = records[i]!;
+    if (b.record!.seq !== a.record!.seq + 1 || b.record!.prev !== a.hash) return false;
+  }
+  return true;
 }
 
 /** The start of a record cut off by a crash: not valid JSON (or UTF-8), never empty. */
@@ -484,7 +629,11 @@ export function formatVerifyReport(report: AuditVerifyReport): string {
   lines.push(`audit log: ${files}`);
   lines.push(`key id: ${report.keyId}`);
   if (report.first !== undefined && report.head !== undefined) {
-    const origin = report.startsAtGenesis ? "from genesis" : `starts at seq ${report.first.seq}: earlier records rotated away or removed`;
+    const origin = report.startsAtGenesis
+      ? "from genesis"
+      : report.rotation !== undefined
+        ? `starts at seq ${report.first.seq}: records 1..${report.rotation.removedThrough} rotated away (${report.rotation.file}, ${report.rotation.time})`
+        : `starts at seq ${report.first.seq}: earlier records missing, accepted unchecked (--allow-missing-head)`;
     lines.push(`records: ${report.records} verified, seq ${report.first.seq}..${report.head.seq} (${origin})`);
     lines.push(`head: ${formatAuditHead(report.head)}`);
   } else {
@@ -495,6 +644,14 @@ export function formatVerifyReport(report: AuditVerifyReport): string {
   for (const r of report.recovered) lines.push(`recovered torn line at ${r.file}:${r.line} (${r.bytes} bytes, earlier crash)`);
   const cp = report.checkpoint;
   if (cp !== undefined && cp.status !== "failed") lines.push(`checkpoint: ${describeCheckpoint(cp)}`);
+  const anchor = report.anchor;
+  if (anchor !== undefined && anchor.status !== "failed") {
+    lines.push(
+      anchor.status === "none"
+        ? `anchor: ${anchor.file} holds no checkpoint yet: removal of records at the end is not checked against it`
+        : `anchor: ${anchor.file}: ${describeCheckpoint(anchor)}`,
+    );
+  }
   if (report.expectedHead?.matched) lines.push(`expected head ${formatAuditHead(report.expectedHead.head)}: present`);
   switch (report.status) {
     case "intact":
