@@ -37,6 +37,32 @@ function describeUrl(target: string): string {
   }
 }
 
+/**
+ * An HTTP target: the URL without credentials (a user name and password in it become a Basic
+ * `authorization` header, never part of a message) and its name for messages.
+ */
+function httpTarget(target: string): { url: URL; headers: Record<string, string>; name: string } {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new AuditError("INVALID_ARGUMENT", `audit anchor ${describeUrl(target)} is not a valid URL`);
+  }
+  const headers: Record<string, string> = {};
+  if (url.username !== "" || url.password !== "") {
+    const user = decodeURIComponent(url.username);
+    const password = decodeURIComponent(url.password);
+    headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+    url.username = "";
+    url.password = "";
+  }
+  return { url, headers, name: describeUrl(target) };
+}
+
+/** The reason a request failed, without the URL (which may carry credentials). */
+const fetchFailure = (error: unknown): string =>
+  (error as { cause?: { code?: string } }).cause?.code ?? ((error as Error).name === "TimeoutError" ? "timed out" : "request failed");
+
 function filePath(target: string): string {
   return target.startsWith("file:") ? fileURLToPath(target) : target;
 }
@@ -51,22 +77,21 @@ export function toAuditAnchor(target: string, options: { timeoutMs?: number } = 
     throw new AuditError("INVALID_ARGUMENT", "an audit anchor needs a file path or URL");
   const timeoutMs = options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS;
   if (isHttp(target)) {
-    let url: URL;
-    try {
-      url = new URL(target);
-    } catch {
-      throw new AuditError("INVALID_ARGUMENT", `audit anchor ${describeUrl(target)} is not a valid URL`);
-    }
-    const name = describeUrl(target);
+    const { url, headers, name } = httpTarget(target);
     return {
       target: name,
       async publish(checkpoint) {
-        const response = await fetch(url, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: canonicalJson(checkpoint),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
+        let response: Response;
+        try {
+          response = await fetch(url, {
+            method: "POST",
+            headers: { ...headers, "content-type": "application/json" },
+            body: canonicalJson(checkpoint),
+            signal: AbortSignal.timeout(timeoutMs),
+          });
+        } catch (error) {
+          throw new Error(`cannot reach anchor ${name}: ${fetchFailure(error)}`);
+        }
         await response.arrayBuffer().catch(() => undefined);
         if (!response.ok) throw new Error(`anchor ${name} answered HTTP ${response.status}`);
       },
@@ -99,16 +124,21 @@ export async function readAuditAnchor(
       return { problem: `cannot read anchor ${target}: ${(error as Error).message}` };
     }
   }
-  const name = describeUrl(target);
   let text: string;
+  let name = describeUrl(target);
   try {
-    const response = await fetch(target, { signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS) });
+    const http = httpTarget(target);
+    name = http.name;
+    const response = await fetch(http.url, {
+      headers: http.headers,
+      signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS),
+    });
     text = await response.text();
     if (response.status === 404) return undefined;
     if (!response.ok) return { problem: `anchor ${name} answered HTTP ${response.status}` };
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return { problem: `cannot read anchor ${name}: ${cause ?? (error as Error).message}` };
+    if (AuditError.isInstance(error)) return { problem: error.message };
+    return { problem: `cannot read anchor ${name}: ${fetchFailure(error)}` };
   }
   const parsed = parseCheckpoint(text.trim());
   return parsed.ok ? { checkpoint: parsed.checkpoint } : { problem: `anchor ${name}: ${parsed.problem}` };

@@ -7,14 +7,17 @@ import {
   formatAuditHead,
   formatVerifyReport,
   openAuditLog,
+  genesisHash,
   parseAuditHead,
   recordHash,
+  recordLine,
   rotationPathFor,
   sealRecord,
   sealRotationManifest,
   toAuditKey,
   verifyAuditLog,
   writeRotationManifest,
+  type AuditKey,
   type AuditRecord,
 } from "../src/index.js";
 import { entry, key, otherKey, tempDir } from "./helpers.js";
@@ -203,6 +206,26 @@ describe("verifyAuditLog", () => {
     expect(report).toMatchObject({ status: "wrong_key", ok: false });
     expect(report.break).toMatchObject({ kind: "wrong_key", line: 1 });
     expect(formatVerifyReport(report)).toContain("WRONG KEY");
+  });
+
+  it("no MAC verifies but the chain's hashes are consistent: wrong key; the same with a broken chain: tampering", async () => {
+    // Records that carry this key's id but were MACed with another key (as a key with a colliding id would).
+    const impostor = { id: key.id, mac: (data: string) => otherKey.mac(data) } as unknown as AuditKey;
+    const chain: string[] = [];
+    let prev = genesisHash(key.id);
+    for (let i = 0; i < 4; i++) {
+      const record = sealRecord({ ...entry(i), time: new Date().toISOString() }, { seq: i + 1, prev, key: impostor });
+      chain.push(recordLine(record).trimEnd());
+      prev = recordHash(record);
+    }
+    await save(chain);
+    const report = await verifyAuditLog(path, key, { checkpoint: false });
+    expect(report).toMatchObject({ status: "wrong_key", break: { kind: "wrong_key", line: 1 } });
+    expect(report.break!.message).toMatch(/hashes are consistent: wrong key, not tampering/);
+    // One record dropped from the middle: the chain no longer holds together, so it is not a key problem.
+    await save([chain[0]!, chain[1]!, chain[3]!]);
+    const broken = await verifyAuditLog(path, key, { checkpoint: false });
+    expect(broken).toMatchObject({ status: "broken", break: { kind: "altered", line: 1 } });
   });
 
   it("a changed key id on one record is tampering", async () => {
