@@ -90,7 +90,7 @@ export function toAuditAnchor(target: string, options: { timeoutMs?: number } = 
             signal: AbortSignal.timeout(timeoutMs),
           });
         } catch (error) {
-          throw new Error(`cannot reach anchor ${name}: ${fetchFailure(error)}`);
+          throw new Error(`cannot reach anchor ${name}: ${fetchFailure(error)}`, { cause: error });
         }
         await response.arrayBuffer().catch(() => undefined);
         if (!response.ok) throw new Error(`anchor ${name} answered HTTP ${response.status}`);

@@ -35,12 +35,12 @@ export {
   AUDIT_SYNC_MODES,
   AuditLog,
   DEFAULT_CHECKPOINT_INTERVAL_MS,
-  openAuditLog,
   type AuditIncident,
   type AuditLogOptions,
   type AuditLogStats,
   type AuditSyncMode,
 } from "./log.js";
+export { openAuditLog } from "./open.js";
 export { DEFAULT_ANCHOR_TIMEOUT_MS, readAuditAnchor, toAuditAnchor, type AuditAnchor } from "./anchor.js";
 export {
   ROTATION_SUFFIX,
