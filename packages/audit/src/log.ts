@@ -8,7 +8,7 @@
  * append resolves once its group is stored, which is when `withAudit` releases the decision
  * (write-ahead). See docs/adr/0040-audit-write-ahead.md.
  */
-import { redactSecrets, redactValue, type Redactor } from "@ahp/core";
+import { SENSITIVE_KEY, redactSecrets, redactValue, type Redactor } from "@ahp/core";
 import type { AuditAnchor } from "./anchor.js";
 import { sealCheckpoint, writeCheckpoint, type AuditCheckpoint } from "./checkpoint.js";
 import { AuditError } from "./errors.js";
@@ -133,6 +133,31 @@ export interface AuditLogOptions {
   onincident?: (incident: AuditIncident) => void;
 }
 
+/** Strings up to this length are remembered by {@link memoizeRedactor}. */
+const MEMO_MAX_LENGTH = 512;
+/** Distinct strings remembered (the memo starts over when full). */
+const MEMO_MAX_ENTRIES = 4096;
+
+/**
+ * A redactor that remembers its answers for short strings. Most strings of a record repeat from
+ * call to call (session and agent ids, event types, decision tags, reasons, rule ids), and running
+ * every secret detector over each of them again was the largest part of a record's CPU cost.
+ * Redactors are functions of the text alone, so a remembered answer is the answer.
+ */
+function memoizeRedactor(redactor: Redactor): Redactor {
+  const memo = new Map<string, string>();
+  return (text) => {
+    if (text.length > MEMO_MAX_LENGTH) return redactor(text);
+    let out = memo.get(text);
+    if (out === undefined) {
+      out = redactor(text);
+      if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
+      memo.set(text, out);
+    }
+    return out;
+  };
+}
+
 interface Pending {
   entry: AuditEntry & { time: string };
   /** Recovery and incident records: kept and tried again when their group fails, never dropped. */
@@ -207,7 +232,7 @@ export class AuditLog {
   constructor(key: AuditKey, sink: AuditSink, options: AuditLogOptions, start: Start) {
     this.#key = key;
     this.#sink = sink;
-    this.#redactor = options.redactor ?? redactSecrets;
+    this.#redactor = memoizeRedactor(options.redactor ?? redactSecrets);
     this.#clock = options.clock ?? (() => new Date());
     this.#maxRecordBytes = options.maxRecordBytes ?? 1024 * 1024;
     this.#maxBatch = Math.max(1, options.maxBatch ?? 512);
@@ -337,11 +362,20 @@ export class AuditLog {
   }
 
   #prepare(entry: AuditEntry): AuditEntry & { time: string } {
-    const { time, ...rest } = entry;
-    const redacted = redactValue(rest, this.#redactor) as AuditEntry;
-    const prepared: AuditEntry & { time: string } = { ...redacted, time: time ?? this.#clock().toISOString() };
+    // One copy, redacted member by member (nested values through redactValue), rather than
+    // copies of copies: the allocations were a good part of a record's cost.
+    const source = entry as unknown as Record<string, unknown>;
+    const prepared: Record<string, unknown> = {};
+    for (const k of Object.keys(source)) {
+      const value = source[k];
+      if (k === "time" || value === undefined) continue;
+      if (SENSITIVE_KEY.test(k) && value !== null && value !== "") prepared[k] = `[REDACTED:${k.toLowerCase()}]`;
+      else if (typeof value === "string") prepared[k] = this.#redactor(value);
+      else prepared[k] = value === null || typeof value !== "object" ? value : redactValue(value, this.#redactor);
+    }
+    prepared.time = entry.time ?? this.#clock().toISOString();
     if (this.replicaId !== undefined) prepared.replica = this.replicaId;
-    return prepared;
+    return prepared as unknown as AuditEntry & { time: string };
   }
 
   /** Seals an entry; an oversize payload is dropped (`payload_truncated`), any other oversize record is refused. */
