@@ -17,14 +17,12 @@ export const AUDIT_KEY_ENV = "AHP_AUDIT_KEY";
  * messages name it by {@link AuditKey.id}, the first 8 hex digits of its SHA-256.
  */
 export class AuditKey {
-  readonly #bytes: Buffer;
   /** The key imported once: an HMAC over a KeyObject skips importing the bytes on every call. */
   readonly #secret: KeyObject;
   /** First 8 hex digits of SHA-256(key): names the key in records without revealing it. */
   readonly id: string;
 
   private constructor(bytes: Buffer) {
-    this.#bytes = bytes;
     this.#secret = createSecretKey(bytes);
     this.id = createHash("sha256").update(bytes).digest("hex").slice(0, 8);
   }
