@@ -96,9 +96,10 @@ const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 };
 
-/** Yields to I/O until `done()` holds (bounded: fails instead of hanging). */
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 100_000 && !done(); i++) await new Promise<void>((resolve) => setImmediate(resolve));
+/** Yields to I/O until `done()` holds, with a generous deadline (fails instead of hanging; never a count of turns). */
+async function until(done: () => boolean, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await new Promise<void>((resolve) => setImmediate(resolve));
   expect(done()).toBe(true);
 }
 
@@ -115,7 +116,7 @@ describe("group commit", () => {
     closers.push(() => log.close());
     let resolved = 0;
     const appends = Array.from({ length: 50 }, (_, i) => log.append(entry(i)).then(() => resolved++));
-    await settle();
+    await until(() => held.writes.length > 0);
     expect(held.writes).toEqual([50]);
     expect(resolved).toBe(0);
     // Appended while that write is in flight: the next group.
