@@ -1,8 +1,8 @@
 /**
  * The harness killed (SIGKILL) while agents have requests and batches in flight, over every
  * transport, several times each. Oracles:
- * - every call pending at the agent fails within 50 ms of the death (as the agent process
- *   observes it) with a typed local error naming the connection loss;
+ * - every call pending at the agent fails promptly after the death (as the agent process
+ *   observes it; well before its own timeout) with a typed local error naming the connection loss;
  * - the audit log verifies, or ends in exactly one torn record (reported as such, not as tampering);
  * - every decision an agent received is in the log, with the same decision (matched by the call
  *   id inside each recorded payload, not by counts); over HTTP also every notification the
@@ -36,7 +36,12 @@ const KEY_HEX = "5e".repeat(32);
 const RUNS = 3;
 /** Decisions acknowledged before the kill: enough that batches and requests are in flight. */
 const KILL_AFTER = 300;
-const RELEASE_MS = 50;
+/**
+ * How soon after the death a pending call must have failed: far below the client's 30 s timeout
+ * (a call left waiting for it is caught), generous enough for a loaded machine's scheduling.
+ * The figures of each run: AHP_CRASH_SUMMARY=1 (tens of ms on an idle machine).
+ */
+const RELEASE_MS = 5_000;
 
 let root: string;
 let keyFile: string;

@@ -1,7 +1,8 @@
 /**
  * `ahp serve` audit options and `ahp audit verify` over checkpoints and replicas, through the
- * built binary: flag validation, disk full answered fail-closed with a log line and metrics,
- * a removed tail found by the checkpoint, one report per replica log.
+ * built binary: flag validation,
+ * an unwritable log refused at start, a removed tail found by the checkpoint, one report per
+ * replica log.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -9,8 +10,6 @@ import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAuditLog, type AuditEntry } from "@ahp/audit";
-import { AhpClient } from "@ahp/core";
-import { UnixSocketClientTransport } from "@ahp/transport-unix";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, startServe, within } from "./crash-kit.js";
 
@@ -67,34 +66,20 @@ describe("ahp serve audit flags", () => {
   });
 
   it.skipIf(!existsSync("/dev/full"))(
-    "disk full: the handshake is refused fail-closed, the log says so, the metrics count it",
+    "an unwritable log (/dev/full): ahp serve refuses to start, with one line naming the cause",
     async () => {
       const log = join(dir, "full.log");
       await symlink("/dev/full", log);
       const sock = join(dir, "full.sock");
-      const serve = await startServe(
-        ["--unix", sock, "--metrics", "127.0.0.1:0", "--audit", log, "--audit-key-file", keyFile, "--audit-checkpoint-ms", "0"],
-        2,
+      const started = await within(
+        ahp(["serve", "--unix", sock, "--audit", log, "--audit-key-file", keyFile]),
+        20_000,
+        "ahp serve did not exit",
       );
-      try {
-        // Not even the handshake is answered without its record (fail-closed; decisions: see the audit package's tests).
-        const client = new AhpClient({ timeoutMs: 10_000 });
-        await expect(client.connect(new UnixSocketClientTransport({ path: sock }))).rejects.toMatchObject({
-          message: expect.stringContaining("audit log unavailable (ENOSPC): the decision is withheld") as unknown,
-        });
-        await client.close();
-        const logged = serve.logLines().find((l) => l.msg === "audit log unavailable");
-        expect(logged).toMatchObject({ level: "error", records_not_written: 1, failures_in_a_row: 1 });
-        expect(String(logged!.error)).toContain("ENOSPC");
-        const metricsUrl = serve.urls.find((u) => u.startsWith("http"))!;
-        const metrics = await (await fetch(new URL("/metrics", metricsUrl))).text();
-        expect(metrics).toMatch(/ahp_audit_failures_total\{kind="write"\} 1/);
-        expect(metrics).toMatch(/ahp_audit_unrecorded_total\{outcome="failed_closed"\} 1/);
-        expect(metrics).toMatch(/ahp_audit_available 0/);
-      } finally {
-        serve.child.kill("SIGKILL");
-        await within(serve.exited, 10_000, "ahp serve did not exit");
-      }
+      expect(started.code).not.toBe(0);
+      expect(started.stderr).toContain(`audit log ${log} is not writable: ENOSPC: no space left on device, write`);
+      expect(started.stderr).not.toContain('"msg":"listening"');
+      expect(existsSync(sock)).toBe(false);
     },
   );
 });

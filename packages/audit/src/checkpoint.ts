@@ -107,10 +107,15 @@ export async function readCheckpoint(path: string): Promise<{ checkpoint: AuditC
  * flushed, and renamed over `path`. A crash leaves either the old or the new checkpoint.
  */
 export async function writeCheckpoint(path: string, checkpoint: AuditCheckpoint, mode = 0o600): Promise<void> {
+  await replaceFile(path, `${canonicalJson(checkpoint)}\n`, mode);
+}
+
+/** Replaces a small file atomically: written to `<path>.tmp`, flushed, renamed over `path`. */
+export async function replaceFile(path: string, text: string, mode = 0o600): Promise<void> {
   const tmp = `${path}.tmp`;
   const handle = await open(tmp, "w", mode);
   try {
-    await handle.writeFile(`${canonicalJson(checkpoint)}\n`);
+    await handle.writeFile(text);
     await handle.datasync();
   } finally {
     await handle.close();

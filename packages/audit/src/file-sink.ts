@@ -22,7 +22,7 @@
  *   records. When the new file cannot be created, the batch fails (and the next one retries).
  */
 import { createHash } from "node:crypto";
-import { constants as fsConstants, fstatSync } from "node:fs";
+import { constants as fsConstants, fstatSync, writeSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { AuditError } from "./errors.js";
@@ -168,6 +168,7 @@ function isAlive(pid: number): boolean {
 export class FileAuditSink implements AuditSink {
   readonly path: string;
   onincident?: (incident: AuditSinkIncident) => void;
+  onremove?: (last: AuditRecord) => Promise<void>;
   readonly #options: FileAuditSinkOptions;
   readonly #fsync: FsyncPolicy;
   readonly #maxBytes: number;
@@ -221,6 +222,7 @@ export class FileAuditSink implements AuditSink {
       this.#handle = await open(this.path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, this.#options.mode ?? 0o600);
       this.#size = (await this.#handle.stat()).size;
       const live = await scanTail(this.path, this.#size, maxScan);
+      await this.#probe();
       if (live.unterminated) {
         // Keep the torn bytes (evidence) but end their line, so the next record starts on its own.
         await this.#write(Buffer.from("\n"));
@@ -380,14 +382,40 @@ export class FileAuditSink implements AuditSink {
     return run;
   }
 
+  /**
+   * Proves that the file takes writes before the log relies on it: a few bytes are written at
+   * its end and truncated away again. A file that cannot take them (disk full, `/dev/full`, an
+   * I/O error) fails the open with WRITE_FAILED instead of failing every decision later. The
+   * bytes are the start of a line that is never valid JSON: should the process die before the
+   * truncation, the next open finds them as a torn line and records their recovery.
+   */
+  async #probe(): Promise<void> {
+    const handle = this.#handle!;
+    const regular = (await handle.stat()).isFile();
+    await this.#write(Buffer.from("{ahp-audit-probe", "utf8"));
+    if (!regular) {
+      this.#size = 0;
+      return;
+    }
+    try {
+      await handle.truncate(this.#size - 16);
+      this.#size -= 16;
+    } catch (error) {
+      const cause = error instanceof Error ? error : new Error(String(error));
+      throw new AuditError("WRITE_FAILED", `cannot write audit file ${this.path}: ${cause.message}`, { cause });
+    }
+  }
+
   /** Writes all of `data` at the end of the live file, or nothing: a failed write is truncated back. */
   async #write(data: Buffer): Promise<void> {
     const handle = this.#handle!;
     const before = this.#size;
     let offset = 0;
     try {
+      // write(2) into the page cache, on the event loop: a thread-pool round trip per group cost
+      // more CPU than the copy itself (the flush, fdatasync, stays asynchronous).
       while (offset < data.length) {
-        const { bytesWritten } = await handle.write(data, offset, data.length - offset, null);
+        const bytesWritten = writeSync(handle.fd, data, offset, data.length - offset);
         if (bytesWritten <= 0) throw new Error("write made no progress");
         offset += bytesWritten;
       }
@@ -426,8 +454,18 @@ export class FileAuditSink implements AuditSink {
     await this.#syncDir();
     if (Number.isFinite(this.#maxFiles)) {
       const rotated = await rotatedIndexes(this.path);
-      const excess = rotated.length - (this.#maxFiles - 1);
-      for (const n of rotated.slice(0, Math.max(0, excess))) {
+      const excess = rotated.slice(0, Math.max(0, rotated.length - (this.#maxFiles - 1)));
+      if (excess.length === 0) return;
+      // The records leave the log for good: first say so (signed, by the log), then delete.
+      try {
+        const newest = `${this.path}.${excess.at(-1)!}`;
+        const last = (await scanTail(newest, (await stat(newest)).size, this.#options.maxTailScanBytes ?? 16 * 1024 * 1024)).last;
+        if (last !== undefined) await this.onremove?.(last);
+      } catch (error) {
+        this.#report(error);
+        return;
+      }
+      for (const n of excess) {
         await unlink(`${this.path}.${n}`).catch((error: unknown) => this.#report(error));
       }
     }

@@ -35,12 +35,23 @@ export {
   AUDIT_SYNC_MODES,
   AuditLog,
   DEFAULT_CHECKPOINT_INTERVAL_MS,
-  openAuditLog,
   type AuditIncident,
   type AuditLogOptions,
   type AuditLogStats,
   type AuditSyncMode,
 } from "./log.js";
+export { openAuditLog } from "./open.js";
+export { DEFAULT_ANCHOR_TIMEOUT_MS, readAuditAnchor, toAuditAnchor, type AuditAnchor } from "./anchor.js";
+export {
+  ROTATION_SUFFIX,
+  checkRotationManifestMac,
+  parseRotationManifest,
+  readRotationManifest,
+  rotationPathFor,
+  sealRotationManifest,
+  writeRotationManifest,
+  type AuditRotationManifest,
+} from "./manifest.js";
 export {
   CHECKPOINT_SUFFIX,
   checkCheckpointMac,

@@ -2,7 +2,7 @@
  * The HMAC key of an audit log. The key bytes never leave this object: it prints, inspects and
  * serializes as its key id only (first 8 hex digits of SHA-256 of the key).
  */
-import { createHash, createHmac } from "node:crypto";
+import { createHash, createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { inspect } from "node:util";
 import { AuditError } from "./errors.js";
@@ -17,12 +17,13 @@ export const AUDIT_KEY_ENV = "AHP_AUDIT_KEY";
  * messages name it by {@link AuditKey.id}, the first 8 hex digits of its SHA-256.
  */
 export class AuditKey {
-  readonly #bytes: Buffer;
+  /** The key imported once: an HMAC over a KeyObject skips importing the bytes on every call. */
+  readonly #secret: KeyObject;
   /** First 8 hex digits of SHA-256(key): names the key in records without revealing it. */
   readonly id: string;
 
   private constructor(bytes: Buffer) {
-    this.#bytes = bytes;
+    this.#secret = createSecretKey(bytes);
     this.id = createHash("sha256").update(bytes).digest("hex").slice(0, 8);
   }
 
@@ -65,7 +66,7 @@ export class AuditKey {
 
   /** HMAC-SHA256 of `data` with this key, lower-case hex. */
   mac(data: string): string {
-    return createHmac("sha256", this.#bytes).update(data, "utf8").digest("hex");
+    return createHmac("sha256", this.#secret).update(data, "utf8").digest("hex");
   }
 
   toString(): string {

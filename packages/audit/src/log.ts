@@ -8,24 +8,15 @@
  * append resolves once its group is stored, which is when `withAudit` releases the decision
  * (write-ahead). See docs/adr/0040-audit-write-ahead.md.
  */
-import { basename } from "node:path";
-import { redactSecrets, redactValue, type Redactor } from "@ahp/core";
-import { checkCheckpointMac, checkpointPathFor, readCheckpoint, sealCheckpoint, writeCheckpoint } from "./checkpoint.js";
+import { SENSITIVE_KEY, redactSecrets, redactValue, type Redactor } from "@ahp/core";
+import type { AuditAnchor } from "./anchor.js";
+import { sealCheckpoint, writeCheckpoint, type AuditCheckpoint } from "./checkpoint.js";
 import { AuditError } from "./errors.js";
-import { FileAuditSink, type FileAuditSinkOptions } from "./file-sink.js";
-import { toAuditKey, type AuditKey, type AuditKeyInput } from "./key.js";
-import {
-  checkRecordMac,
-  genesisHash,
-  recordHash,
-  recordLine,
-  sealRecord,
-  type AuditEntry,
-  type AuditHead,
-  type AuditRecord,
-  type AuditWriterInfo,
-} from "./record.js";
-import type { AuditSink, AuditSinkIncident, AuditSinkState } from "./sink.js";
+import type { FileAuditSinkOptions } from "./file-sink.js";
+import type { AuditKey, AuditKeyInput } from "./key.js";
+import { sealRotationManifest, writeRotationManifest } from "./manifest.js";
+import { recordHash, recordLine, sealRecord, type AuditEntry, type AuditHead, type AuditRecord, type AuditWriterInfo } from "./record.js";
+import type { AuditSink, AuditSinkIncident } from "./sink.js";
 
 /**
  * When a decision is released relative to its record:
@@ -49,14 +40,18 @@ export interface AuditIncident {
    *   rejected with WRITE_FAILED), except recovery and incident records, which are retried;
    * - `restored`: the first group stored after failures;
    * - `file_replaced`: the live file was deleted while open; a new file continues the chain;
-   * - `checkpoint_failed`: a checkpoint could not be written (records are still written).
+   * - `checkpoint_failed`: a checkpoint could not be written (records are still written);
+   * - `anchor_failed`: a checkpoint could not be published to the external anchor (records and
+   *   decisions are never held up by it; the next checkpoint is published again);
+   * - `rotation_failed`: the rotation manifest could not be written, so no rotated file was
+   *   deleted (the log keeps more files than `maxFiles` until it can).
    */
-  kind: "write_failed" | "restored" | "file_replaced" | "checkpoint_failed";
+  kind: "write_failed" | "restored" | "file_replaced" | "checkpoint_failed" | "anchor_failed" | "rotation_failed";
   message: string;
   error?: Error;
   /** `write_failed`: records in the failed group. */
   records?: number;
-  /** `write_failed`, `checkpoint_failed`: failures in a row, this one included. */
+  /** `write_failed`, `checkpoint_failed`, `anchor_failed`: failures in a row, this one included. */
   consecutive?: number;
 }
 
@@ -72,6 +67,12 @@ export interface AuditLogStats {
   failedGroups: number;
   /** Checkpoints written. */
   checkpoints: number;
+  /** Checkpoints published to the external anchor. */
+  anchored: number;
+  /** Publications to the external anchor that failed. */
+  anchorFailures: number;
+  /** Seq of the last checkpoint the anchor stored (0: none yet). */
+  anchoredSeq: number;
 }
 
 /** Options of {@link openAuditLog}: the key, where records go, the sync mode, the replica id and checkpoints. */
@@ -101,6 +102,20 @@ export interface AuditLogOptions {
    */
   checkpoint?: false | { path?: string; intervalMs?: number };
   /**
+   * An external anchor: each checkpoint written is also published there (a file path or
+   * `file:` URL, replaced atomically; an `http(s)://` URL, POSTed), so that records removed
+   * behind it are found by `verifyAuditLog(..., { anchor })` even when the checkpoint next to
+   * the log went too. Publishing runs beside the write path and never holds up a decision;
+   * failures are reported (`anchor_failed`) and counted (`stats.anchorFailures`). Needs
+   * checkpoints. See docs/adr/0156-audit-head-and-anchor.md.
+   */
+  anchor?: string | AuditAnchor;
+  /**
+   * Where the signed rotation manifest goes (default `<log>.rotation`): written before rotation
+   * deletes the oldest files, it says which records left the log on purpose.
+   */
+  rotationManifest?: string;
+  /**
    * Applied to every string of every record before it is sealed. Default {@link redactSecrets};
    * pass e.g. a policy engine's detector, or `composeRedactors(redactSecrets, mine)`.
    * Values under sensitive keys (`password`, `token`, `authorization`, ...) are always replaced.
@@ -118,6 +133,31 @@ export interface AuditLogOptions {
   onincident?: (incident: AuditIncident) => void;
 }
 
+/** Strings up to this length are remembered by {@link memoizeRedactor}. */
+const MEMO_MAX_LENGTH = 512;
+/** Distinct strings remembered (the memo starts over when full). */
+const MEMO_MAX_ENTRIES = 4096;
+
+/**
+ * A redactor that remembers its answers for short strings. Most strings of a record repeat from
+ * call to call (session and agent ids, event types, decision tags, reasons, rule ids), and running
+ * every secret detector over each of them again was the largest part of a record's CPU cost.
+ * Redactors are functions of the text alone, so a remembered answer is the answer.
+ */
+function memoizeRedactor(redactor: Redactor): Redactor {
+  const memo = new Map<string, string>();
+  return (text) => {
+    if (text.length > MEMO_MAX_LENGTH) return redactor(text);
+    let out = memo.get(text);
+    if (out === undefined) {
+      out = redactor(text);
+      if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
+      memo.set(text, out);
+    }
+    return out;
+  };
+}
+
 interface Pending {
   entry: AuditEntry & { time: string };
   /** Recovery and incident records: kept and tried again when their group fails, never dropped. */
@@ -126,155 +166,8 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
-const REPLICA_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
-
-/** Opens (or creates) a log and continues its chain. */
-export async function openAuditLog(options: AuditLogOptions): Promise<AuditLog> {
-  const key = toAuditKey(options.key);
-  const sync = options.sync ?? "write";
-  if (!AUDIT_SYNC_MODES.includes(sync)) throw new AuditError("INVALID_ARGUMENT", `sync must be none, write or fsync, got ${String(sync)}`);
-  if (options.replicaId !== undefined && !REPLICA_ID.test(options.replicaId)) {
-    throw new AuditError("INVALID_ARGUMENT", "replicaId must be 1 to 64 letters, digits or ._:- (starting with a letter or digit)");
-  }
-  const fileFsync = options.file?.fsync;
-  if (sync === "fsync" && fileFsync !== undefined && fileFsync !== "always") {
-    throw new AuditError("INVALID_ARGUMENT", `sync "fsync" needs file.fsync "always", got ${fileFsync}`);
-  }
-  let sink = options.sink;
-  let ownSink = false;
-  if (sink === undefined) {
-    if (options.path === undefined) throw new AuditError("INVALID_ARGUMENT", "openAuditLog needs a path or a sink");
-    sink = new FileAuditSink({ ...options.file, path: options.path, fsync: fileFsync ?? (sync === "fsync" ? "always" : "never") });
-    ownSink = true;
-  }
-  const checkpointOption = options.checkpoint;
-  const checkpointPath =
-    checkpointOption === false
-      ? undefined
-      : (checkpointOption?.path ?? (options.path === undefined ? undefined : checkpointPathFor(options.path)));
-  const intervalMs = checkpointOption === false ? 0 : (checkpointOption?.intervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS);
-  if (!(intervalMs >= 0)) throw new AuditError("INVALID_ARGUMENT", "checkpoint.intervalMs must be 0 or more");
-
-  const state: AuditSinkState = (await sink.open?.()) ?? {};
-  let seq = 0;
-  let prev = genesisHash(key.id);
-  /** Seq of the existing checkpoint; undefined when there is none. */
-  let checkpointSeq: number | undefined;
-  try {
-    const last = state.last;
-    if (last !== undefined) {
-      if (last.kid !== key.id) {
-        throw new AuditError(
-          "KEY_MISMATCH",
-          `the existing audit log was written with key ${last.kid}, this key is ${key.id}; start a new log for a new key`,
-        );
-      }
-      if (!checkRecordMac(last, key)) {
-        throw new AuditError(
-          "CHAIN_BROKEN",
-          `the last record of the existing audit log (seq ${last.seq}) does not verify; run verification before writing`,
-        );
-      }
-      if (last.replica !== options.replicaId) {
-        throw new AuditError(
-          "REPLICA_MISMATCH",
-          `the existing audit log was written by ${last.replica === undefined ? "a writer without replica id" : `replica ${last.replica}`}, ` +
-            `this writer is ${options.replicaId === undefined ? "without replica id" : `replica ${options.replicaId}`}; each replica keeps its own log`,
-        );
-      }
-      seq = last.seq;
-      prev = recordHash(last);
-    }
-    // Also a writer that keeps no checkpoints itself checks an existing one (default path or given).
-    const existing = checkpointOption === false && options.path !== undefined ? checkpointPathFor(options.path) : checkpointPath;
-    if (existing !== undefined) checkpointSeq = await checkExistingCheckpoint(existing, key, options.replicaId, last);
-  } catch (error) {
-    await sink.close().catch(() => undefined);
-    throw error;
-  }
-  // The first record says that checkpoints are kept, so one must exist before it is written
-  // (else a crash within the first interval would leave a log whose checkpoint looks removed).
-  let keepsCheckpoints = checkpointPath !== undefined && intervalMs > 0;
-  if (keepsCheckpoints && checkpointSeq === undefined) {
-    try {
-      await sink.sync?.();
-      const time = (options.clock?.() ?? new Date()).toISOString();
-      await writeCheckpoint(
-        checkpointPath!,
-        sealCheckpoint({ seq, hash: prev }, key, { time, ...(options.replicaId === undefined ? {} : { replica: options.replicaId }) }),
-      );
-      checkpointSeq = seq;
-    } catch (error) {
-      keepsCheckpoints = false;
-      const cause = error instanceof Error ? error : new Error(String(error));
-      options.onincident?.({
-        kind: "checkpoint_failed",
-        message: `audit checkpoint ${checkpointPath} could not be created: ${cause.message}; this writer keeps none`,
-        error: cause,
-        consecutive: 1,
-      });
-    }
-  }
-  const writer: AuditWriterInfo = { pid: process.pid, sync, ...(keepsCheckpoints ? { checkpoint: basename(checkpointPath!) } : {}) };
-  const log = new AuditLog(key, sink, options, {
-    seq,
-    prev,
-    sync,
-    writer,
-    syncEachGroup: sync === "fsync" && !ownSink,
-    ...(keepsCheckpoints ? { checkpoint: { path: checkpointPath!, intervalMs, seq: checkpointSeq ?? 0 } } : {}),
-  });
-  if (state.torn !== undefined && state.torn.length > 0) {
-    const bytes = state.torn.reduce((n, t) => n + t.bytes, 0);
-    // Pinned: kept and retried until written (the torn lines are only accepted with it).
-    void log.appendPinned({
-      kind: "recovery",
-      torn: state.torn,
-      reason: `previous writer stopped mid-record: ${state.torn.length} torn line(s), ${bytes} bytes, kept outside the chain`,
-    });
-    await log.flush();
-  }
-  return log;
-}
-
-/** Checks an existing checkpoint file against the log's last record; returns its seq (undefined when there is none). */
-async function checkExistingCheckpoint(
-  path: string,
-  key: AuditKey,
-  replicaId: string | undefined,
-  last: AuditRecord | undefined,
-): Promise<number | undefined> {
-  const read = await readCheckpoint(path);
-  if (read === undefined) return undefined;
-  const aside = "verify the log (ahp audit verify) and move the log and its checkpoint aside to start a new one";
-  if ("problem" in read) throw new AuditError("CHAIN_BROKEN", `the audit checkpoint is damaged: ${read.problem}; ${aside}`);
-  const cp = read.checkpoint;
-  if (cp.kid !== key.id) {
-    throw new AuditError("KEY_MISMATCH", `the audit checkpoint ${path} was written with key ${cp.kid}, this key is ${key.id}`);
-  }
-  if (!checkCheckpointMac(cp, key))
-    throw new AuditError("CHAIN_BROKEN", `the audit checkpoint ${path} does not verify (altered); ${aside}`);
-  if (cp.replica !== replicaId) {
-    throw new AuditError(
-      "REPLICA_MISMATCH",
-      `the audit checkpoint ${path} belongs to ${cp.replica === undefined ? "no replica" : `replica ${cp.replica}`}`,
-    );
-  }
-  const lastSeq = last?.seq ?? 0;
-  if (cp.seq > lastSeq) {
-    const range = cp.seq - lastSeq === 1 ? `record ${cp.seq} was` : `records ${lastSeq + 1}..${cp.seq} were`;
-    throw new AuditError(
-      "CHAIN_BROKEN",
-      `the audit log ends at seq ${lastSeq}, but its signed checkpoint (taken ${cp.time}) names seq ${cp.seq}: ${range} removed (truncated); ${aside}`,
-    );
-  }
-  if (cp.seq === lastSeq && cp.head !== (last === undefined ? genesisHash(key.id) : recordHash(last))) {
-    throw new AuditError("CHAIN_BROKEN", `the last audit record (seq ${lastSeq}) differs from the signed checkpoint (altered); ${aside}`);
-  }
-  return cp.seq;
-}
-
-interface Start {
+/** Where a log starts (from {@link openAuditLog}). */
+export interface Start {
   seq: number;
   prev: string;
   sync: AuditSyncMode;
@@ -282,6 +175,8 @@ interface Start {
   /** A custom sink with sync "fsync": call its sync() after every group. */
   syncEachGroup: boolean;
   checkpoint?: { path: string; intervalMs: number; seq: number };
+  anchor?: AuditAnchor;
+  manifestPath?: string;
 }
 
 /**
@@ -313,7 +208,21 @@ export class AuditLog {
   #retryTimer?: ReturnType<typeof setTimeout>;
   #available = true;
   #outage?: { since: string; groups: number; records: number };
-  readonly #stats: AuditLogStats = { groups: 0, records: 0, largestGroup: 0, failedGroups: 0, checkpoints: 0 };
+  readonly #stats: AuditLogStats = {
+    groups: 0,
+    records: 0,
+    largestGroup: 0,
+    failedGroups: 0,
+    checkpoints: 0,
+    anchored: 0,
+    anchorFailures: 0,
+    anchoredSeq: 0,
+  };
+  readonly #anchor: AuditAnchor | undefined;
+  /** The publication in progress, and the checkpoint waiting to follow it (only the newest is kept). */
+  #anchoring?: Promise<void>;
+  #anchorNext?: AuditCheckpoint;
+  #anchorFailures = 0;
   #checkpointTimer?: ReturnType<typeof setInterval>;
   #checkpointSeq = 0;
   #checkpointing?: Promise<void>;
@@ -323,7 +232,7 @@ export class AuditLog {
   constructor(key: AuditKey, sink: AuditSink, options: AuditLogOptions, start: Start) {
     this.#key = key;
     this.#sink = sink;
-    this.#redactor = options.redactor ?? redactSecrets;
+    this.#redactor = memoizeRedactor(options.redactor ?? redactSecrets);
     this.#clock = options.clock ?? (() => new Date());
     this.#maxRecordBytes = options.maxRecordBytes ?? 1024 * 1024;
     this.#maxBatch = Math.max(1, options.maxBatch ?? 512);
@@ -337,6 +246,9 @@ export class AuditLog {
     this.replicaId = options.replicaId;
     this.checkpointPath = start.checkpoint?.path;
     sink.onincident = (incident) => this.#sinkIncident(incident);
+    this.#anchor = start.anchor;
+    const manifestPath = start.manifestPath;
+    if (manifestPath !== undefined) sink.onremove = (last) => this.#rotationManifest(manifestPath, last);
     if (start.checkpoint !== undefined) {
       this.#checkpointSeq = start.checkpoint.seq;
       this.#checkpointTimer = setInterval(() => void this.checkpoint(), start.checkpoint.intervalMs);
@@ -413,6 +325,7 @@ export class AuditLog {
         await this.#checkpointing;
         await this.checkpoint();
       }
+      while (this.#anchoring !== undefined) await this.#anchoring;
       for (const item of this.#queue.splice(0))
         item.reject(new AuditError("CLOSED", "audit log closed before this record could be written"));
       await this.#sink.close();
@@ -449,11 +362,20 @@ export class AuditLog {
   }
 
   #prepare(entry: AuditEntry): AuditEntry & { time: string } {
-    const { time, ...rest } = entry;
-    const redacted = redactValue(rest, this.#redactor) as AuditEntry;
-    const prepared: AuditEntry & { time: string } = { ...redacted, time: time ?? this.#clock().toISOString() };
+    // One copy, redacted member by member (nested values through redactValue), rather than
+    // copies of copies: the allocations were a good part of a record's cost.
+    const source = entry as unknown as Record<string, unknown>;
+    const prepared: Record<string, unknown> = {};
+    for (const k of Object.keys(source)) {
+      const value = source[k];
+      if (k === "time" || value === undefined) continue;
+      if (SENSITIVE_KEY.test(k) && value !== null && value !== "") prepared[k] = `[REDACTED:${k.toLowerCase()}]`;
+      else if (typeof value === "string") prepared[k] = this.#redactor(value);
+      else prepared[k] = value === null || typeof value !== "object" ? value : redactValue(value, this.#redactor);
+    }
+    prepared.time = entry.time ?? this.#clock().toISOString();
     if (this.replicaId !== undefined) prepared.replica = this.replicaId;
-    return prepared;
+    return prepared as unknown as AuditEntry & { time: string };
   }
 
   /** Seals an entry; an oversize payload is dropped (`payload_truncated`), any other oversize record is refused. */
@@ -604,16 +526,15 @@ export class AuditLog {
     try {
       // The records up to the head must be durable before a checkpoint names them.
       if (this.sync !== "fsync") await this.#sink.sync?.();
-      await writeCheckpoint(
-        path,
-        sealCheckpoint(head, this.#key, {
-          time: this.#clock().toISOString(),
-          ...(this.replicaId === undefined ? {} : { replica: this.replicaId }),
-        }),
-      );
+      const sealed = sealCheckpoint(head, this.#key, {
+        time: this.#clock().toISOString(),
+        ...(this.replicaId === undefined ? {} : { replica: this.replicaId }),
+      });
+      await writeCheckpoint(path, sealed);
       this.#checkpointSeq = seq;
       this.#checkpointFailures = 0;
       this.#stats.checkpoints++;
+      this.#publish(sealed);
     } catch (error) {
       const cause = error instanceof Error ? error : new Error(String(error));
       this.#report({
@@ -622,6 +543,62 @@ export class AuditLog {
         error: cause,
         consecutive: ++this.#checkpointFailures,
       });
+    }
+  }
+
+  /** Publishes a checkpoint to the anchor beside the write path; while one is in flight only the newest waits. */
+  #publish(checkpoint: AuditCheckpoint): void {
+    const anchor = this.#anchor;
+    if (anchor === undefined) return;
+    if (this.#anchoring !== undefined) {
+      this.#anchorNext = checkpoint;
+      return;
+    }
+    this.#anchoring = (async () => {
+      let next: AuditCheckpoint | undefined = checkpoint;
+      while (next !== undefined) {
+        const current: AuditCheckpoint = next;
+        this.#anchorNext = undefined;
+        try {
+          await anchor.publish(current);
+          this.#stats.anchored++;
+          this.#stats.anchoredSeq = current.seq;
+          this.#anchorFailures = 0;
+        } catch (error) {
+          const cause = error instanceof Error ? error : new Error(String(error));
+          this.#stats.anchorFailures++;
+          this.#report({
+            kind: "anchor_failed",
+            message: `audit checkpoint seq ${current.seq} could not be published to the anchor ${anchor.target}: ${cause.message}`,
+            error: cause,
+            consecutive: ++this.#anchorFailures,
+          });
+        }
+        next = this.#anchorNext;
+      }
+    })().finally(() => {
+      this.#anchoring = undefined;
+    });
+  }
+
+  /** Before rotation deletes records for good: the signed manifest naming the last one. */
+  async #rotationManifest(path: string, last: AuditRecord): Promise<void> {
+    try {
+      await writeRotationManifest(
+        path,
+        sealRotationManifest({ seq: last.seq, hash: recordHash(last) }, this.#key, {
+          time: this.#clock().toISOString(),
+          ...(this.replicaId === undefined ? {} : { replica: this.replicaId }),
+        }),
+      );
+    } catch (error) {
+      const cause = error instanceof Error ? error : new Error(String(error));
+      this.#report({
+        kind: "rotation_failed",
+        message: `audit rotation manifest ${path} could not be written (${cause.message}): rotated files are kept`,
+        error: cause,
+      });
+      throw cause;
     }
   }
 

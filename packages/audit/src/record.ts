@@ -137,36 +137,56 @@ export const recordHash = (record: AuditRecord): string => sha256(recordLine(rec
 /** SHA-256 (hex) of the canonical JSON of any value. */
 export const digestJson = (value: unknown): string => sha256(canonicalJson(value));
 
-const LINES = new WeakMap<AuditRecord, string>();
+/**
+ * The line of a sealed record, kept on the record itself under a symbol, non-enumerable (so it
+ * is invisible to JSON, `Object.keys`, spreading and equality), instead of a side table: a
+ * WeakMap entry per record made every garbage collection trace an ephemeron table as long as
+ * the records lived.
+ */
+const LINE: unique symbol = Symbol("ahp-audit.line");
+type WithLine = AuditRecord & { [LINE]?: string };
 
 /** The line written for a record: its canonical JSON and `\n` (computed once per sealed record). */
 export function recordLine(record: AuditRecord): string {
-  let line = LINES.get(record);
+  let line = (record as WithLine)[LINE];
   if (line === undefined) {
     line = `${canonicalJson(record)}\n`;
-    LINES.set(record, line);
+    Object.defineProperty(record, LINE, { value: line });
   }
   return line;
 }
+
+/** The members the chain adds; an entry's own members of these names are replaced. */
+const CHAIN_MEMBERS = new Set(["v", "seq", "kid", "prev", "mac"]);
 
 /**
  * Adds the chain members to an entry. The member values are serialized once: the MAC input and
  * the written line (the same canonical text with `"mac"` in its sorted place) share them.
  */
 export function sealRecord(entry: AuditEntry & { time: string }, chain: { seq: number; prev: string; key: AuditKey }): AuditRecord {
-  const unsigned: Record<string, unknown> = { ...entry, v: AUDIT_FORMAT_VERSION, seq: chain.seq, kid: chain.key.id, prev: chain.prev };
-  delete unsigned.mac;
-  const keys = Object.keys(unsigned)
-    .filter((k) => unsigned[k] !== undefined)
-    .sort();
-  const parts = keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(unsigned[k])}`);
+  const source = entry as unknown as Record<string, unknown>;
+  const keys: string[] = ["kid", "prev", "seq", "v"];
+  for (const k of Object.keys(source)) if (source[k] !== undefined && !CHAIN_MEMBERS.has(k)) keys.push(k);
+  keys.sort();
+  const record: Record<string, unknown> = {};
+  const parts: string[] = new Array<string>(keys.length);
+  let at = keys.length;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const value =
+      k === "v" ? AUDIT_FORMAT_VERSION : k === "seq" ? chain.seq : k === "kid" ? chain.key.id : k === "prev" ? chain.prev : source[k];
+    record[k] = value;
+    parts[i] = `${JSON.stringify(k)}:${canonicalJson(value)}`;
+    if (at === keys.length && k > "mac") at = i;
+  }
   const mac = chain.key.mac(`{${parts.join(",")}}`);
-  let at = keys.findIndex((k) => k > "mac");
-  if (at < 0) at = keys.length;
-  parts.splice(at, 0, `"mac":"${mac}"`);
-  const record = { ...unsigned, mac } as unknown as AuditRecord;
-  LINES.set(record, `{${parts.join(",")}}\n`);
-  return record;
+  record.mac = mac;
+  const macPart = `"mac":"${mac}"`;
+  const before = parts.slice(0, at).join(",");
+  const after = parts.slice(at).join(",");
+  const line = `{${before}${before === "" ? "" : ","}${macPart}${after === "" ? "" : ","}${after}}\n`;
+  Object.defineProperty(record, LINE, { value: line });
+  return record as unknown as AuditRecord;
 }
 
 /** True when the record's `mac` is the HMAC of the rest under `key` (constant-time compare). */

@@ -34,6 +34,13 @@ export interface AuditSink {
   sync?(): Promise<void>;
   /** Optional: set by the log to learn about incidents the sink survived. */
   onincident?: (incident: AuditSinkIncident) => void;
+  /**
+   * Optional: set by the log. A sink that deletes records for good (rotation beyond `maxFiles`)
+   * calls it first with the last record it is about to delete, and deletes only once it
+   * resolved (the log writes its signed rotation manifest there); when it rejects, nothing is
+   * deleted.
+   */
+  onremove?: (last: AuditRecord) => Promise<void>;
 }
 
 /** Keeps the lines in memory, exactly as the file sink would write them. */

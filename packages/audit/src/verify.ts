@@ -22,113 +22,17 @@
  */
 import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
-import { basename } from "node:path";
-import { checkCheckpointMac, checkpointPathFor, readCheckpoint } from "./checkpoint.js";
 import { AuditError } from "./errors.js";
 import { auditLogFiles } from "./file-sink.js";
-import { toAuditKey, type AuditKey, type AuditKeyInput } from "./key.js";
+import { toAuditKey, type AuditKeyInput } from "./key.js";
 import { readRawLines } from "./lines.js";
+import { rotationPathFor } from "./manifest.js";
 import { checkRecordMac, formatAuditHead, genesisHash, parseAuditHead, recordHash, type AuditHead, type AuditRecord } from "./record.js";
+import { chainConsistent, checkAgainstAnchor, checkAgainstCheckpoint, loadManifest } from "./verify-checks.js";
+import type { AuditBreakKind, AuditVerifyReport, Entry, VerifyAuditOptions } from "./verify-types.js";
 
-/**
- * How a chain is broken: a record `altered`, `deleted`, `inserted` or `reordered`; records
- * `truncated` from the end (found by the checkpoint or an expected head); a `checkpoint` that does
- * not match the log; or a `wrong_key` (the records were MACed with another key).
- */
-export type AuditBreakKind = "altered" | "deleted" | "inserted" | "reordered" | "truncated" | "checkpoint" | "wrong_key";
-
-/** What the checkpoint check found. */
-export interface AuditCheckpointFinding {
-  /** The checkpoint file looked at. */
-  file: string;
-  /**
-   * - `verified`: the log holds the checkpoint's record unchanged;
-   * - `before_start`: it names a record before the first one present (rotated away): not checkable;
-   * - `none`: no checkpoint file, and the log's writers did not keep one;
-   * - `skipped`: not checked (`checkpoint: false`);
-   * - `failed`: see the report's `break` (`truncated`, `altered` or `checkpoint`).
-   */
-  status: "verified" | "before_start" | "none" | "skipped" | "failed";
-  seq?: number;
-  /** When the checkpoint was taken. */
-  time?: string;
-}
-
-/** Where and how {@link verifyAuditLog} found the chain broken: the kind, the file and line, the seq. */
-export interface AuditBreak {
-  kind: AuditBreakKind;
-  file: string;
-  /** 1-based line number in `file` (for `truncated`: the last line). */
-  line: number;
-  /** Seq of the offending record when it has one. */
-  seq?: number;
-  /** The seq the chain expected at this point. */
-  expectedSeq?: number;
-  message: string;
-}
-
-/** The result of {@link verifyAuditLog}: the status, what was verified, where it broke, the head and the checkpoint check. */
-export interface AuditVerifyReport {
-  /**
-   * `intact`: the chain verifies; `torn_tail`: it verifies up to a torn last line (a crash, not
-   * tampering); `broken`: tampering found (see `break`); `wrong_key`: the key does not match.
-   */
-  status: "intact" | "torn_tail" | "broken" | "wrong_key";
-  /** True for `intact` and `torn_tail`. */
-  ok: boolean;
-  keyId: string;
-  files: string[];
-  /** Records verified (chained) before the end or the break. */
-  records: number;
-  /** First record of the verified chain. */
-  first?: { seq: number; file: string; line: number };
-  /**
-   * True when the chain starts at seq 1 with the genesis value. False when earlier records were
-   * rotated away (or removed: only an external anchor or `requireGenesis` can tell).
-   */
-  startsAtGenesis: boolean;
-  /** Last verified record: publish it (`formatAuditHead`) to detect later truncation. */
-  head?: AuditHead;
-  break?: AuditBreak;
-  /** The incomplete line(s) at the end of the last file (a writer died mid-write): where, how long, how many. */
-  tornTail?: { file: string; line: number; bytes: number; lines: number };
-  /** The checkpoint check (absent when the chain broke before it could be made). */
-  checkpoint?: AuditCheckpointFinding;
-  /** The replica id the records carry, when they carry one (all the same). */
-  replica?: string;
-  /** Every distinct replica id seen, when the records disagree (`"-"` for records without one). */
-  replicas?: string[];
-  /** Torn lines covered by a `recovery` record. */
-  recovered: { file: string; line: number; bytes: number }[];
-  /** Result of the `expectHead` check, when one was asked for. */
-  expectedHead?: { head: AuditHead; matched: boolean };
-}
-
-/** Options of {@link verifyAuditLog}: the checkpoint to check against, an expected head, genesis required or not. */
-export interface VerifyAuditOptions {
-  /** A head published earlier (`"<seq>:<hash>"` or an object): the log must contain it unchanged. */
-  expectHead?: AuditHead | string;
-  /** Fail (`deleted`) when the chain does not start at seq 1 from the genesis value. Default false. */
-  requireGenesis?: boolean;
-  /**
-   * The signed checkpoint to check the log against: a path, or `false` to skip the check.
-   * Default `<live file>.checkpoint` (the live file: the path given, or the last of a list).
-   */
-  checkpoint?: string | false;
-}
-
-interface Entry {
-  file: string;
-  line: number;
-  bytes: number;
-  terminated: boolean;
-  record?: AuditRecord;
-  problem?: string;
-  /** For lines that are not records: SHA-256 of their bytes. */
-  sha256?: string;
-  hash?: string;
-  macOk: boolean;
-}
+export type { AuditBreak, AuditBreakKind, AuditCheckpointFinding, AuditVerifyReport, VerifyAuditOptions } from "./verify-types.js";
+export { formatVerifyReport, formatVerifySummary } from "./verify-format.js";
 
 /**
  * Verifies `files` with `key`. A single path stands for the log and its rotated siblings
@@ -196,13 +100,27 @@ export async function verifyAuditLog(
 
   const parsedRecords = entries.filter((e) => e.record !== undefined);
   const firstRecord = parsedRecords[0];
-  if (firstRecord !== undefined && !parsedRecords.some((e) => e.record!.kid === key.id)) {
-    return fail(
-      firstRecord,
-      "wrong_key",
-      `the records were written with key ${firstRecord.record!.kid}; the given key is ${key.id} (wrong key, not tampering)`,
-    );
+  if (firstRecord !== undefined && !parsedRecords.some((e) => e.macOk)) {
+    // Not one record verifies. With the records' own key id differing from the key's, or with
+    // their chain hashes consistent (each prev is the hash of the record before it), this is
+    // the wrong key; a chain broken as well is still reported as tampering below.
+    const ids = new Set(parsedRecords.map((e) => e.record!.kid));
+    const consistent = chainConsistent(parsedRecords);
+    if (!ids.has(key.id) || consistent) {
+      const written = ids.size === 1 ? `key ${firstRecord.record!.kid}` : `keys ${[...ids].join(", ")}`;
+      return fail(
+        firstRecord,
+        "wrong_key",
+        ids.has(key.id)
+          ? `no record verifies with the given key ${key.id}, although the chain's hashes are consistent: wrong key, not tampering`
+          : `the records were written with ${written}; the given key is ${key.id} (wrong key, not tampering)`,
+      );
+    }
   }
+  const allowMissingHead = options.allowMissingHead === true || options.requireGenesis === false;
+  const live = typeof files === "string" ? files : list.at(-1);
+  const manifest =
+    allowMissingHead || live === undefined ? undefined : await loadManifest(options.rotationManifest ?? rotationPathFor(live), key);
 
   const genesis = genesisHash(key.id);
   const replicas = new Set<string>();
@@ -263,8 +181,49 @@ export async function verifyAuditLog(
         return fail(e, "altered", `record at ${where(e)} is seq 1 but does not start from the genesis value`);
       }
       report.startsAtGenesis = r.seq === 1;
-      if (!report.startsAtGenesis && options.requireGenesis) {
-        return fail(e, "deleted", `the log starts at seq ${r.seq}: records 1..${r.seq - 1} are missing`, 1);
+      if (!report.startsAtGenesis) {
+        const missing = r.seq === 2 ? "record 1 is" : `records 1..${r.seq - 1} are`;
+        const genesisLater = entries.findIndex((x, k) => k > i && x.macOk && x.record!.seq === 1);
+        if (genesisLater >= 0) {
+          return fail(
+            e,
+            "reordered",
+            `record seq ${r.seq} at ${where(e)} comes before seq 1, which appears later at ${where(entries[genesisLater]!)}: reordered`,
+            1,
+          );
+        }
+        if (allowMissingHead) report.headUnchecked = true;
+        else if (manifest === undefined || "problem" in manifest) {
+          const why =
+            manifest === undefined
+              ? "no rotation manifest says they were rotated away"
+              : `the rotation manifest does not account for them (${manifest.problem})`;
+          return fail(
+            e,
+            "deleted",
+            `the log starts at seq ${r.seq}: ${missing} missing and ${why}: the head of the log was cut (--allow-missing-head accepts a log cut on purpose)`,
+            1,
+          );
+        } else {
+          const m = manifest.manifest;
+          if (r.seq > m.removed_through + 1) {
+            return fail(
+              e,
+              "deleted",
+              `the log starts at seq ${r.seq}, but its rotation manifest (${manifest.file}, ${m.time}) says only records 1..${m.removed_through} were rotated away: records ${m.removed_through + 1}..${r.seq - 1} are missing`,
+              m.removed_through + 1,
+            );
+          }
+          if (r.seq === m.removed_through + 1 && r.prev !== m.head) {
+            return fail(
+              e,
+              "altered",
+              `record at ${where(e)} (seq ${r.seq}) does not chain to the last rotated record named by the rotation manifest ${manifest.file}`,
+              r.seq,
+            );
+          }
+          report.rotation = { file: manifest.file, removedThrough: m.removed_through, time: m.time };
+        }
       }
       report.first = { seq: r.seq, file: e.file, line: e.line };
     } else if (r.seq === expectedSeq) {
@@ -310,16 +269,12 @@ export async function verifyAuditLog(
   if (replicas.size === 1 && !replicas.has("-")) report.replica = [...replicas][0]!;
   else if (replicas.size > 1) report.replicas = [...replicas].sort();
 
-  const checked = await checkAgainstCheckpoint(
-    report,
-    entries,
-    list,
-    typeof files === "string" ? files : list.at(-1),
-    key,
-    options,
-    declaredCheckpoint,
-  );
+  const checked = await checkAgainstCheckpoint(report, entries, list, live, key, options, declaredCheckpoint);
   if (checked !== undefined) return fail(checked.at, checked.kind, checked.message, checked.expectedSeq);
+  if (options.anchor !== undefined) {
+    const anchored = await checkAgainstAnchor(report, entries, list, key, options.anchor);
+    if (anchored !== undefined) return fail(anchored.at, anchored.kind, anchored.message, anchored.expectedSeq);
+  }
 
   if (expectHead !== undefined) {
     const match = entries.find((x) => x.macOk && x.record!.seq === expectHead.seq);
@@ -347,94 +302,6 @@ export async function verifyAuditLog(
     report.expectedHead = { head: expectHead, matched: true };
   }
   return report;
-}
-
-interface CheckpointBreak {
-  at: Entry;
-  kind: AuditBreakKind;
-  message: string;
-  expectedSeq?: number;
-}
-
-/** Compares the verified chain with its signed checkpoint; returns the break it finds, if any. */
-async function checkAgainstCheckpoint(
-  report: AuditVerifyReport,
-  entries: Entry[],
-  list: string[],
-  live: string | undefined,
-  key: AuditKey,
-  options: VerifyAuditOptions,
-  declared: string | undefined,
-): Promise<CheckpointBreak | undefined> {
-  const lastEntry = entries[entries.length - 1];
-  const at: Entry = lastEntry ?? { file: list[list.length - 1] ?? "", line: 0, bytes: 0, terminated: true, macOk: false };
-  if (options.checkpoint === false || live === undefined) {
-    if (options.checkpoint === false) report.checkpoint = { file: "", status: "skipped" };
-    return undefined;
-  }
-  const file = options.checkpoint ?? checkpointPathFor(live);
-  const failed = (finding: Partial<AuditCheckpointFinding>, kind: AuditBreakKind, message: string, expectedSeq?: number, where = at) => {
-    report.checkpoint = { file, status: "failed", ...finding };
-    return { at: where, kind, message, ...(expectedSeq === undefined ? {} : { expectedSeq }) };
-  };
-  const read = await readCheckpoint(file);
-  if (read === undefined) {
-    // The writer said it kept checkpoints under this name: their absence is a finding.
-    if (declared !== undefined && options.checkpoint === undefined && declared === basename(file)) {
-      return failed(
-        {},
-        "checkpoint",
-        `the checkpoint file ${file} is missing, although the log's writer kept one: removal of records at the end cannot be ruled out`,
-      );
-    }
-    report.checkpoint = { file, status: "none" };
-    return undefined;
-  }
-  if ("problem" in read) return failed({}, "checkpoint", `the checkpoint is not valid: ${read.problem}`);
-  const cp = read.checkpoint;
-  const seen = { seq: cp.seq, time: cp.time };
-  if (cp.kid !== key.id)
-    return failed(seen, "checkpoint", `the checkpoint ${file} was written with key ${cp.kid}, the given key is ${key.id}`);
-  if (!checkCheckpointMac(cp, key)) return failed(seen, "checkpoint", `the checkpoint ${file} does not verify: it was altered or forged`);
-  if (report.replica !== cp.replica && report.replicas === undefined && report.head !== undefined) {
-    return failed(
-      seen,
-      "checkpoint",
-      `the checkpoint ${file} belongs to ${cp.replica === undefined ? "no replica" : `replica ${cp.replica}`}, the log to ${report.replica === undefined ? "none" : `replica ${report.replica}`}`,
-    );
-  }
-  const headSeq = report.head?.seq ?? 0;
-  if (cp.seq > headSeq) {
-    const range = cp.seq - headSeq === 1 ? `record ${cp.seq} is` : `records ${headSeq + 1}..${cp.seq} are`;
-    const torn =
-      report.tornTail === undefined
-        ? ""
-        : ` The last line is cut short, but the checkpoint proves that the records up to seq ${cp.seq} were completely written: this is not a crash.`;
-    report.tornTail = undefined;
-    return failed(
-      seen,
-      "truncated",
-      `the log ends at seq ${headSeq}, but its signed checkpoint (taken ${cp.time}) names seq ${cp.seq}: ${range} missing (truncated).${torn}`,
-      cp.seq,
-    );
-  }
-  if (cp.seq === 0) {
-    // Taken when the log was still empty (a writer's first checkpoint): nothing to compare.
-    if (cp.head !== genesisHash(key.id))
-      return failed(seen, "checkpoint", `the checkpoint ${file} names seq 0 with a head that is not the genesis value`);
-    report.checkpoint = { file, status: "verified", ...seen };
-    return undefined;
-  }
-  if (report.first !== undefined && cp.seq < report.first.seq) {
-    report.checkpoint = { file, status: "before_start", ...seen };
-    return undefined;
-  }
-  const match = entries.find((x) => x.macOk && x.record!.seq === cp.seq);
-  if (match === undefined || match.hash !== cp.head) {
-    return failed(seen, "altered", `record seq ${cp.seq} differs from the signed checkpoint (taken ${cp.time})`, cp.seq, match ?? at);
-  }
-  report.checkpoint = { file, status: "verified", ...seen };
-  return undefined;
 }
 
 /** The start of a record cut off by a crash: not valid JSON (or UTF-8), never empty. */
@@ -475,83 +342,6 @@ function tornMatches(recovery: AuditRecord, run: Entry[]): boolean {
   const torn = recovery.torn;
   if (!Array.isArray(torn) || torn.length !== run.length) return false;
   return torn.every((t, k) => t.bytes === run[k]!.bytes && t.sha256 === run[k]!.sha256);
-}
-
-/** Human-readable report (for `ahp audit verify`). */
-export function formatVerifyReport(report: AuditVerifyReport): string {
-  const lines: string[] = [];
-  const files = report.files.length === 1 ? report.files[0]! : `${report.files.length} files (${report.files.join(", ")})`;
-  lines.push(`audit log: ${files}`);
-  lines.push(`key id: ${report.keyId}`);
-  if (report.first !== undefined && report.head !== undefined) {
-    const origin = report.startsAtGenesis ? "from genesis" : `starts at seq ${report.first.seq}: earlier records rotated away or removed`;
-    lines.push(`records: ${report.records} verified, seq ${report.first.seq}..${report.head.seq} (${origin})`);
-    lines.push(`head: ${formatAuditHead(report.head)}`);
-  } else {
-    lines.push(`records: ${report.records} verified`);
-  }
-  if (report.replica !== undefined) lines.push(`replica: ${report.replica}`);
-  if (report.replicas !== undefined) lines.push(`replicas: ${report.replicas.join(", ")} (records of several writers in one chain)`);
-  for (const r of report.recovered) lines.push(`recovered torn line at ${r.file}:${r.line} (${r.bytes} bytes, earlier crash)`);
-  const cp = report.checkpoint;
-  if (cp !== undefined && cp.status !== "failed") lines.push(`checkpoint: ${describeCheckpoint(cp)}`);
-  if (report.expectedHead?.matched) lines.push(`expected head ${formatAuditHead(report.expectedHead.head)}: present`);
-  switch (report.status) {
-    case "intact":
-      lines.push("OK: chain intact");
-      break;
-    case "torn_tail": {
-      const t = report.tornTail!;
-      const what =
-        t.lines === 1
-          ? `the last record at ${t.file}:${t.line} is incomplete (${t.bytes} bytes)`
-          : `the last ${t.lines} lines from ${t.file}:${t.line} are incomplete records (${t.bytes} bytes)`;
-      lines.push(`OK with warning (torn_tail): ${what}; the writer stopped mid-write (a crash, not tampering)`);
-      break;
-    }
-    case "wrong_key":
-      lines.push(`WRONG KEY: ${report.break!.message}`);
-      break;
-    case "broken":
-      lines.push(`TAMPERED (${report.break!.kind}) at ${report.break!.file}:${report.break!.line}: ${report.break!.message}`);
-      break;
-  }
-  return `${lines.join("\n")}\n`;
-}
-
-function describeCheckpoint(cp: AuditCheckpointFinding): string {
-  switch (cp.status) {
-    case "verified":
-      return cp.seq === 0
-        ? `seq 0 (taken ${cp.time}, before the first record): nothing to compare yet`
-        : `seq ${cp.seq} (taken ${cp.time}) present and unchanged: no records removed before it`;
-    case "before_start":
-      return `seq ${cp.seq} (taken ${cp.time}) is before the first record present (rotated away): not checked`;
-    case "none":
-      return `none at ${cp.file}: removal of records at the end is not checked`;
-    case "skipped":
-      return "not checked (skipped)";
-    default:
-      return cp.status;
-  }
-}
-
-/** One line per log for a multi-log verification: path, verdict, records, replica, checkpoint. */
-export function formatVerifySummary(path: string, report: AuditVerifyReport): string {
-  const verdict =
-    report.status === "intact"
-      ? "OK"
-      : report.status === "torn_tail"
-        ? "OK (torn tail)"
-        : report.status === "wrong_key"
-          ? "WRONG KEY"
-          : `TAMPERED (${report.break?.kind ?? "broken"})`;
-  const parts = [`${path}: ${verdict}`, `${report.records} records`];
-  if (report.head !== undefined) parts.push(`head ${report.head.seq}`);
-  parts.push(`replica ${report.replica ?? (report.replicas === undefined ? "-" : report.replicas.join("+"))}`);
-  const cp = report.checkpoint;
-  if (cp !== undefined) parts.push(`checkpoint ${cp.status}${cp.seq === undefined ? "" : ` (seq ${cp.seq})`}`);
-  return parts.join(", ");
 }
 
 /** The result of verifying several logs (one per replica), each with its own chain. */

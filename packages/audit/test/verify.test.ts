@@ -7,9 +7,17 @@ import {
   formatAuditHead,
   formatVerifyReport,
   openAuditLog,
+  genesisHash,
   parseAuditHead,
+  recordHash,
+  recordLine,
+  rotationPathFor,
   sealRecord,
+  sealRotationManifest,
+  toAuditKey,
   verifyAuditLog,
+  writeRotationManifest,
+  type AuditKey,
   type AuditRecord,
 } from "../src/index.js";
 import { entry, key, otherKey, tempDir } from "./helpers.js";
@@ -200,6 +208,26 @@ describe("verifyAuditLog", () => {
     expect(formatVerifyReport(report)).toContain("WRONG KEY");
   });
 
+  it("no MAC verifies but the chain's hashes are consistent: wrong key; the same with a broken chain: tampering", async () => {
+    // Records that carry this key's id but were MACed with another key (as a key with a colliding id would).
+    const impostor = { id: key.id, mac: (data: string) => otherKey.mac(data) } as unknown as AuditKey;
+    const chain: string[] = [];
+    let prev = genesisHash(key.id);
+    for (let i = 0; i < 4; i++) {
+      const record = sealRecord({ ...entry(i), time: new Date().toISOString() }, { seq: i + 1, prev, key: impostor });
+      chain.push(recordLine(record).trimEnd());
+      prev = recordHash(record);
+    }
+    await save(chain);
+    const report = await verifyAuditLog(path, key, { checkpoint: false });
+    expect(report).toMatchObject({ status: "wrong_key", break: { kind: "wrong_key", line: 1 } });
+    expect(report.break!.message).toMatch(/hashes are consistent: wrong key, not tampering/);
+    // One record dropped from the middle: the chain no longer holds together, so it is not a key problem.
+    await save([chain[0]!, chain[1]!, chain[3]!]);
+    const broken = await verifyAuditLog(path, key, { checkpoint: false });
+    expect(broken).toMatchObject({ status: "broken", break: { kind: "altered", line: 1 } });
+  });
+
   it("a changed key id on one record is tampering", async () => {
     const lines = await writeLog(5);
     lines[2] = lines[2]!.replace(`"kid":"${key.id}"`, '"kid":"00000000"');
@@ -209,14 +237,16 @@ describe("verifyAuditLog", () => {
     expect(report.break!.message).toContain("key id");
   });
 
-  it("deleting the first records is only caught with requireGenesis", async () => {
+  it("deleting the first records of a log that was never rotated is caught; allowMissingHead accepts a log cut on purpose", async () => {
     const lines = await writeLog(5);
     await save(lines.slice(2));
-    const lenient = await verifyAuditLog(path, key);
-    expect(lenient).toMatchObject({ status: "intact", startsAtGenesis: false, first: { seq: 3 } });
-    expect(formatVerifyReport(lenient)).toContain("starts at seq 3");
-    const strict = await verifyAuditLog(path, key, { requireGenesis: true });
-    expect(strict.break).toMatchObject({ kind: "deleted", seq: 3 });
+    const strict = await verifyAuditLog(path, key);
+    expect(strict).toMatchObject({ status: "broken", ok: false, break: { kind: "deleted", seq: 3, expectedSeq: 1 } });
+    expect(strict.break!.message).toMatch(/records 1\.\.2 are missing and no rotation manifest says they were rotated away/);
+    expect(formatVerifyReport(strict)).toContain("TAMPERED (deleted)");
+    const lenient = await verifyAuditLog(path, key, { allowMissingHead: true });
+    expect(lenient).toMatchObject({ status: "intact", startsAtGenesis: false, headUnchecked: true, first: { seq: 3 } });
+    expect(formatVerifyReport(lenient)).toContain("starts at seq 3: earlier records missing, accepted unchecked");
   });
 
   it("rejects files that do not exist", async () => {
@@ -266,8 +296,45 @@ describe("rotation", () => {
     const files = await auditLogFiles(path);
     expect(files).toHaveLength(3);
     const report = await verifyAuditLog(path, key);
-    expect(report).toMatchObject({ status: "intact", startsAtGenesis: false });
+    expect(report).toMatchObject({ status: "intact", startsAtGenesis: false, rotation: { file: `${path}.rotation` } });
     expect(report.head?.seq).toBe(60);
+    // The manifest names exactly the records that left: the first one present follows them.
+    expect(report.rotation!.removedThrough).toBe(report.first!.seq - 1);
+    expect(formatVerifyReport(report)).toContain(`records 1..${report.first!.seq - 1} rotated away`);
+  });
+
+  it("a rotation manifest covers the removed records only: cutting one more is caught; a forged manifest is refused", async () => {
+    const log = await openAuditLog({ key, path, file: { maxBytes: 1500, maxFiles: 3, fsync: "never" } });
+    for (let i = 0; i < 60; i++) await log.append(entry(i));
+    await log.close();
+    const files = await auditLogFiles(path);
+    const oldest = (await readFile(files[0]!, "utf8")).split("\n");
+    await writeFile(files[0]!, oldest.slice(1).join("\n"));
+    const cut = await verifyAuditLog(path, key);
+    expect(cut.break).toMatchObject({ kind: "deleted" });
+    expect(cut.break!.message).toMatch(/rotation manifest .* says only records 1\.\.\d+ were rotated away/);
+    // Restore the file, then forge the manifest (claims more records left than did).
+    await writeFile(files[0]!, oldest.join("\n"));
+    const manifest = JSON.parse(await readFile(`${path}.rotation`, "utf8")) as Record<string, unknown>;
+    await writeFile(`${path}.rotation`, JSON.stringify({ ...manifest, removed_through: (manifest.removed_through as number) + 5 }));
+    await writeFile(files[0]!, oldest.slice(3).join("\n"));
+    const forged = await verifyAuditLog(path, key);
+    expect(forged.break).toMatchObject({ kind: "deleted" });
+    expect(forged.break!.message).toMatch(/does not verify/);
+  });
+
+  it("a manifest written through the API lets a log whose head was rotated away verify", async () => {
+    const lines = await writeLog(8);
+    const third = JSON.parse(lines[2]!) as AuditRecord;
+    await writeRotationManifest(
+      rotationPathFor(path),
+      sealRotationManifest({ seq: 3, hash: recordHash(third) }, toAuditKey(key), { time: new Date().toISOString() }),
+    );
+    await save(lines.slice(3));
+    expect(await verifyAuditLog(path, key)).toMatchObject({ status: "intact", rotation: { removedThrough: 3 }, first: { seq: 4 } });
+    // Cutting record 4 as well is caught: the manifest accounts for 1..3 only.
+    await save(lines.slice(4));
+    expect((await verifyAuditLog(path, key)).break).toMatchObject({ kind: "deleted", seq: 5 });
   });
 
   it("a crash right after rotation continues the chain from the rotated file", async () => {

@@ -96,9 +96,10 @@ const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 };
 
-/** Yields to I/O until `done()` holds (bounded: fails instead of hanging). */
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 100_000 && !done(); i++) await new Promise<void>((resolve) => setImmediate(resolve));
+/** Yields to I/O until `done()` holds, with a generous deadline (fails instead of hanging; never a count of turns). */
+async function until(done: () => boolean, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await new Promise<void>((resolve) => setImmediate(resolve));
   expect(done()).toBe(true);
 }
 
@@ -115,7 +116,7 @@ describe("group commit", () => {
     closers.push(() => log.close());
     let resolved = 0;
     const appends = Array.from({ length: 50 }, (_, i) => log.append(entry(i)).then(() => resolved++));
-    await settle();
+    await until(() => held.writes.length > 0);
     expect(held.writes).toEqual([50]);
     expect(resolved).toBe(0);
     // Appended while that write is in flight: the next group.
@@ -195,12 +196,38 @@ describe("group commit", () => {
 });
 
 describe("sink failures", () => {
-  it.skipIf(!existsSync("/dev/full"))("disk full (/dev/full): loud, fail-closed by default, and never silent", async () => {
-    const path = join(dir, "audit.log");
-    await symlink("/dev/full", path);
+  it.skipIf(!existsSync("/dev/full"))(
+    "an unwritable log (/dev/full) is refused when it is opened, with WRITE_FAILED naming the cause",
+    async () => {
+      const path = join(dir, "audit.log");
+      await symlink("/dev/full", path);
+      const opened = openAuditLog({ key, path, checkpoint: false });
+      await expect(opened).rejects.toMatchObject({
+        name: "AuditError",
+        code: "WRITE_FAILED",
+        message: `audit log ${path} is not writable: ENOSPC: no space left on device, write`,
+      });
+      // Nothing is left holding the log: the lock is released.
+      expect(existsSync(`${path}.lock`)).toBe(false);
+    },
+  );
+
+  it("a path that cannot be created is refused when it is opened (WRITE_FAILED)", async () => {
+    const file = join(dir, "plain");
+    await writeFile(file, "");
+    await expect(openAuditLog({ key, path: join(file, "audit.log"), checkpoint: false })).rejects.toMatchObject({
+      code: "WRITE_FAILED",
+      message: expect.stringMatching(/is not writable: .*(EEXIST|ENOTDIR)/) as unknown,
+    });
+  });
+
+  it("disk full while running (ENOSPC): loud, fail-closed by default, and never silent", async () => {
+    const held = heldSink();
+    held.release();
     const incidents: AuditIncident[] = [];
-    const log = await openAuditLog({ key, path, checkpoint: false, onincident: (i) => incidents.push(i) });
+    const log = await openAuditLog({ key, sink: held.sink, onincident: (i) => incidents.push(i) });
     closers.push(() => log.close());
+    held.fail(Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" }));
     const unaudited: UnauditedCall[] = [];
     const client = await serve({ onEvent: () => ({ decision: "allow" }) }, log, { onunaudited: (u) => unaudited.push(u) });
     expect(await client.send("pre_action", { tool_name: "x" })).toEqual({
@@ -215,11 +242,12 @@ describe("sink failures", () => {
     await expect(client.query("capabilities", {})).rejects.toMatchObject({ code: -32603 });
   });
 
-  it.skipIf(!existsSync("/dev/full"))("--audit-failure open: the handler's answer is released, reported as unrecorded", async () => {
-    const path = join(dir, "audit.log");
-    await symlink("/dev/full", path);
-    const log = await openAuditLog({ key, path, checkpoint: false });
+  it("--audit-failure open: the handler's answer is released, reported as unrecorded", async () => {
+    const held = heldSink();
+    held.release();
+    const log = await openAuditLog({ key, sink: held.sink });
     closers.push(() => log.close());
+    held.fail(Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" }));
     const unaudited: UnauditedCall[] = [];
     const client = await serve({ onEvent: () => ({ decision: "allow" }) }, log, { failure: "open", onunaudited: (u) => unaudited.push(u) });
     expect(await client.send("pre_action", { tool_name: "x" })).toEqual({ decision: "allow" });
@@ -294,8 +322,14 @@ describe("sink failures", () => {
     ]);
     expect(records[1]!.data).toMatchObject({ incident: "file_replaced", last_seq_in_deleted_file: 3 });
     await log.close();
-    // The new file verifies from seq 4 on; the checkpoint (seq 5) is present in it.
-    expect(await verifyAuditLog(path, key)).toMatchObject({ ok: true, records: 2, checkpoint: { status: "verified", seq: 5 } });
+    // The new file lacks the head (records 1..3 went with the deleted file): verification says so.
+    expect((await verifyAuditLog(path, key)).break).toMatchObject({ kind: "deleted", seq: 4 });
+    // Accepted as cut on purpose, it verifies from seq 4 on; the checkpoint (seq 5) is present in it.
+    expect(await verifyAuditLog(path, key, { allowMissingHead: true })).toMatchObject({
+      ok: true,
+      records: 2,
+      checkpoint: { status: "verified", seq: 5 },
+    });
   });
 });
 

@@ -294,7 +294,9 @@ describe("withAudit through AhpServer", () => {
       () => server.close(),
     );
     expect(await client.send("pre_action", { tool_name: "x" })).toEqual({ decision: "allow" });
-    await new Promise((r) => setImmediate(r));
+    // The record follows the answer: wait (with a generous deadline) until both failures were reported.
+    const deadline = Date.now() + 30_000;
+    while (errors.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     expect(errors.map((e) => e.message)).toEqual(["disk gone", "disk gone"]);
   });
 });

@@ -12,21 +12,31 @@ import {
   verifyAuditLogs,
 } from "@ahp/audit";
 import { parse, toInt } from "../args.js";
-import { EXIT_FAILURE, EXIT_OK, UsageError, type CliIo } from "../io.js";
+import { EXIT_DECISION, EXIT_FAILURE, EXIT_OK, EXIT_WRONG_KEY, UsageError, type CliIo } from "../io.js";
 
 export const usage = `Usage: ahp audit <verify|tail|stats> FILE [options]
 
-  ahp audit verify FILE [FILE...] [--key-file KEYFILE] [--expect-head SEQ:HASH] [--require-genesis]
-                  [--no-checkpoint] [--each] [--json]
+  ahp audit verify FILE [FILE...] [--key-file KEYFILE] [--anchor FILE|URL] [--expect-head SEQ:HASH]
+                  [--allow-missing-head] [--no-checkpoint] [--each] [--json]
       Verifies the HMAC chain of the log (a single FILE also covers its rotated siblings
       FILE.1, FILE.2, ...) and, by default, checks it against its signed checkpoint
       (FILE.checkpoint), so that records removed from the end are found. Reports the first
       altered, deleted, inserted, reordered or removed record, a wrong key, or a torn last line
       (a crash, not tampering). Key: --key-file or env ${AUDIT_KEY_ENV}.
+      The log must start with its first record (seq 1), unless the signed rotation manifest
+      (FILE.rotation, written by rotation) says which records left: a log whose head was cut
+      fails. --allow-missing-head accepts a log cut on purpose.
+      --anchor FILE|URL: the external anchor the harness published its checkpoints to
+      (ahp serve --audit-anchor): its latest checkpoint must be covered by the log, so that
+      records cut behind it are found even if the checkpoint next to the log went too. A URL is
+      read with GET (the anchor answers its latest checkpoint, 404 while it has none).
       Several FILEs that are rotated pieces of one log (FILE.1 FILE) are one chain; otherwise
       (or with --each) each FILE is its own log, e.g. one per replica: each chain is verified
       and reported on its own line.
-      Exit 0 when every chain verifies (also with a torn tail), 1 when one does not, 2 on errors.
+      Exit codes: 0 every chain verifies (also with a torn tail); 1 tampering found (a record
+      altered, deleted, inserted, reordered or removed, the head cut, a checkpoint or anchor that
+      does not match); 77 wrong key (the records were written with another key: one line names
+      both key ids); 2 other errors (no such log, no key, an unreadable file); 64 bad usage.
 
   ahp audit tail FILE [-n N] [--follow] [--json]
       Prints the last N records (default 10) readably, or as JSON lines; --follow keeps printing.
@@ -60,6 +70,8 @@ async function verify(argv: string[], io: CliIo): Promise<number> {
       "key-file": { type: "string" },
       "expect-head": { type: "string" },
       "require-genesis": { type: "boolean" },
+      "allow-missing-head": { type: "boolean" },
+      anchor: { type: "string" },
       "no-checkpoint": { type: "boolean" },
       each: { type: "boolean" },
       json: { type: "boolean" },
@@ -80,11 +92,16 @@ async function verify(argv: string[], io: CliIo): Promise<number> {
   }
   const options = {
     ...(values["expect-head"] === undefined ? {} : { expectHead: values["expect-head"] }),
-    ...(values["require-genesis"] ? { requireGenesis: true } : {}),
+    ...(values["allow-missing-head"] ? { allowMissingHead: true } : {}),
+    ...(values.anchor === undefined ? {} : { anchor: values.anchor }),
     ...(values["no-checkpoint"] ? { checkpoint: false as const } : {}),
   };
+  if (values["require-genesis"] && values["allow-missing-head"])
+    throw new UsageError("--require-genesis and --allow-missing-head contradict");
+  if (values.anchor !== undefined && values.anchor.trim() === "") throw new UsageError("--anchor needs a FILE or URL");
   if (positionals.length > 1 && (values.each || !rotatedPieces(positionals))) {
     if (options.expectHead !== undefined) throw new UsageError("--expect-head names the head of one log; verify the logs one by one");
+    if (options.anchor !== undefined) throw new UsageError("--anchor holds the checkpoints of one log; verify the logs one by one");
     try {
       const result = await verifyAuditLogs(positionals, key, options);
       if (values.json) io.stdout.write(`${JSON.stringify(result)}\n`);
@@ -98,7 +115,8 @@ async function verify(argv: string[], io: CliIo): Promise<number> {
         for (const id of result.duplicateReplicas) io.stdout.write(`WARNING: replica id ${id} appears in more than one log\n`);
         io.stdout.write(result.ok ? `OK: ${result.logs.length} chains verified\n` : "NOT OK: see above\n");
       }
-      if (result.logs.some((l) => l.report !== undefined && !l.report.ok)) return 1;
+      if (result.logs.some((l) => l.report !== undefined && !l.report.ok && l.report.status !== "wrong_key")) return EXIT_DECISION;
+      if (result.logs.some((l) => l.report?.status === "wrong_key")) return EXIT_WRONG_KEY;
       return result.ok ? EXIT_OK : EXIT_FAILURE;
     } catch (error) {
       io.stderr.write(`ahp audit verify: ${(error as Error).message}\n`);
@@ -107,9 +125,15 @@ async function verify(argv: string[], io: CliIo): Promise<number> {
   }
   try {
     const report = await verifyAuditLog(positionals.length === 1 ? positionals[0]! : positionals, key, options);
+    if (report.status === "wrong_key") {
+      // One line, apart from tampering: nothing was verified.
+      if (values.json) io.stdout.write(`${JSON.stringify(report)}\n`);
+      io.stderr.write(`ahp audit verify: wrong key: ${report.break?.message ?? `the log was not written with key ${key.id}`}\n`);
+      return EXIT_WRONG_KEY;
+    }
     io.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${formatVerifyReport(report)}\n`);
     const headOk = report.expectedHead === undefined || report.expectedHead.matched;
-    return report.ok && headOk ? EXIT_OK : 1;
+    return report.ok && headOk ? EXIT_OK : EXIT_DECISION;
   } catch (error) {
     io.stderr.write(`ahp audit verify: ${(error as Error).message}\n`);
     return EXIT_FAILURE;
