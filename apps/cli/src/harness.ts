@@ -12,6 +12,7 @@ import {
   type AuditIncident,
   type AuditKey,
   type AuditLog,
+  type AuditSink,
   type AuditSyncMode,
 } from "@ahp/audit";
 import { createAhpMetrics, limitReporter, timeoutLogging, trackConnections, type AhpMetrics, type Logger } from "@ahp/observability";
@@ -64,8 +65,11 @@ export interface HarnessOptions {
 
 /** The audit log of a harness: its file, key and write-ahead settings. */
 export interface HarnessAuditOptions {
+  /** The log file (with `sink`: only the name the logs give the log). */
   file: string;
   key: AuditKey;
+  /** Where records go instead of `file` (a store of your own). Checkpoints need `file`: none are written. */
+  sink?: AuditSink;
   includePayloads?: boolean;
   /** When a decision is released relative to its record. Default `write` (write-ahead; survives a crash of the process). */
   sync?: AuditSyncMode;
@@ -197,14 +201,34 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const auditOptions = options.audit;
   if (auditOptions !== undefined) {
     const checkpointMs = auditOptions.checkpointMs ?? 1000;
+    const report = auditIncidentReporter(log, metrics);
+    // A log learns that it is writable again from its next write; with no calls coming in (a replica
+    // taken out of service because it is not ready) there would be none. One pinned record per
+    // outage is that write: the log tries it again every second until it is stored.
+    let probing = false;
+    const probeAudit = () => {
+      if (probing || audit === undefined || audit.available) return;
+      probing = true;
+      audit
+        .appendPinned({
+          kind: "incident",
+          reason: "the audit log could not be written: the harness reported itself not ready until this record was stored",
+          data: { incident: "not_ready" },
+        })
+        .catch(() => undefined)
+        .finally(() => (probing = false));
+    };
     try {
       audit = await openAuditLog({
-        path: auditOptions.file,
+        ...(auditOptions.sink === undefined ? { path: auditOptions.file } : { sink: auditOptions.sink }),
         key: auditOptions.key,
         sync: auditOptions.sync ?? "write",
-        checkpoint: checkpointMs > 0 ? { intervalMs: checkpointMs } : false,
+        checkpoint: checkpointMs > 0 && auditOptions.sink === undefined ? { intervalMs: checkpointMs } : false,
         ...(auditOptions.replicaId === undefined ? {} : { replicaId: auditOptions.replicaId }),
-        onincident: auditIncidentReporter(log, metrics),
+        onincident: (incident) => {
+          report(incident);
+          if (incident.kind === "write_failed") setImmediate(probeAudit);
+        },
       });
     } catch (error) {
       await watcher?.close();
