@@ -161,9 +161,15 @@ describe("ahp serve: an audit log that cannot be written (exit 74)", () => {
     const full = new AuditError("WRITE_FAILED", "audit sink failed: ENOSPC: no space left on device, write", {
       cause: Object.assign(new Error("ENOSPC"), { code: "ENOSPC" }),
     });
-    expect(auditOpenFailure("a.log", full)).toMatchObject({ exitCode: EXIT_IOERR, message: expect.stringMatching(/^--audit a\.log: cannot write/) });
+    expect(auditOpenFailure("a.log", full)).toMatchObject({
+      exitCode: EXIT_IOERR,
+      message: expect.stringMatching(/^--audit a\.log: cannot write/),
+    });
     const raw = Object.assign(new Error("EROFS: read-only file system, open 'a.log'"), { code: "EROFS" });
-    expect(auditOpenFailure("a.log", raw)).toMatchObject({ exitCode: EXIT_IOERR, message: "--audit a.log: cannot write the audit log: read-only file system" });
+    expect(auditOpenFailure("a.log", raw)).toMatchObject({
+      exitCode: EXIT_IOERR,
+      message: "--audit a.log: cannot write the audit log: read-only file system",
+    });
     expect(auditOpenFailure("a.log", new AuditError("KEY_MISMATCH", "written with key 1234"))).toMatchObject({ exitCode: EXIT_WRONG_KEY });
     expect(auditOpenFailure("a.log", new AuditError("LOCKED", "held by pid 7"))).toMatchObject({ exitCode: EXIT_FAILURE });
   });

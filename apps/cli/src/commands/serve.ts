@@ -359,16 +359,16 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
       const { listenHttp } = await import("@ahp/transport-http");
       const l = await listenAs("--http", `${host}:${port}`, () =>
         listenHttp(server, {
-        host,
-        port,
-        fallback: metricsRoute,
-        ...(auth === undefined ? {} : { auth }),
-        maxConnections: limits.maxConnections,
-        maxInFlight: limits.maxInFlight,
-        headersTimeoutMs: limits.headersTimeoutMs,
-        requestTimeoutMs: limits.requestTimeoutMs,
-        onerror: onerror("http"),
-      }),
+          host,
+          port,
+          fallback: metricsRoute,
+          ...(auth === undefined ? {} : { auth }),
+          maxConnections: limits.maxConnections,
+          maxInFlight: limits.maxInFlight,
+          headersTimeoutMs: limits.headersTimeoutMs,
+          requestTimeoutMs: limits.requestTimeoutMs,
+          onerror: onerror("http"),
+        }),
       );
       closers.push(() => l.close());
       log.info("listening", { transport: "http", url: l.url });
@@ -378,17 +378,17 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
       const { listenWebSocket } = await import("@ahp/transport-ws");
       const l = await listenAs("--ws", `${host}:${port}`, () =>
         listenWebSocket(server, {
-        host,
-        port,
-        fallback: metricsRoute,
-        ...(auth === undefined ? {} : { auth }),
-        maxConnections: limits.maxConnections,
-        maxInFlight: limits.maxInFlight,
-        headersTimeoutMs: limits.headersTimeoutMs,
-        requestTimeoutMs: limits.requestTimeoutMs,
-        drainTimeoutMs: limits.stallTimeoutMs,
-        onerror: onerror("ws"),
-      }),
+          host,
+          port,
+          fallback: metricsRoute,
+          ...(auth === undefined ? {} : { auth }),
+          maxConnections: limits.maxConnections,
+          maxInFlight: limits.maxInFlight,
+          headersTimeoutMs: limits.headersTimeoutMs,
+          requestTimeoutMs: limits.requestTimeoutMs,
+          drainTimeoutMs: limits.stallTimeoutMs,
+          onerror: onerror("ws"),
+        }),
       );
       closers.push(() => l.close());
       log.info("listening", { transport: "ws", url: l.url });
@@ -414,13 +414,13 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
       const ah = agentHost;
       const l = await listenAs("--agent-host", `${ah.address.host}:${ah.address.port}`, () =>
         listenAgentHost(ah.host, {
-        tokens: ah.tokens,
-        host: ah.address.host,
-        port: ah.address.port,
-        // The built inspector at /inspector/ unless --agent-host-static names another directory.
-        staticDir: { dir: ah.staticDir ?? inspectorAssetsDir },
-        routes: [whoamiRoute(ah.tokens)],
-      }),
+          tokens: ah.tokens,
+          host: ah.address.host,
+          port: ah.address.port,
+          // The built inspector at /inspector/ unless --agent-host-static names another directory.
+          staticDir: { dir: ah.staticDir ?? inspectorAssetsDir },
+          routes: [whoamiRoute(ah.tokens)],
+        }),
       );
       closers.push(() => l.close());
       log.info("listening", { transport: "agent-host", url: l.url, inspector: `${l.httpUrl}inspector/` });
