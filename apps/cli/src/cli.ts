@@ -1,7 +1,7 @@
 /** `ahp`: command dispatch. */
 import { createRequire } from "node:module";
 import { closest } from "./args.js";
-import { ConfigError, EXIT_CONFIG, EXIT_OK, EXIT_USAGE, UsageError, type CliIo } from "./io.js";
+import { ConfigError, EXIT_CONFIG, EXIT_OK, EXIT_USAGE, ExitError, UsageError, type CliIo } from "./io.js";
 
 export const usage = `Usage: ahp <command> [options]
 
@@ -66,6 +66,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     if (error instanceof ConfigError) {
       io.stderr.write(`ahp ${name}: ${error.message}\n${error.hint === undefined ? "" : `hint: ${error.hint}\n`}`);
       return EXIT_CONFIG;
+    }
+    if (error instanceof ExitError) {
+      io.stderr.write(`ahp ${name}: ${error.message}\n`);
+      return error.exitCode;
     }
     throw error;
   }

@@ -12,6 +12,7 @@ import {
   type AuditIncident,
   type AuditKey,
   type AuditLog,
+  type AuditSink,
   type AuditSyncMode,
 } from "@ahp/audit";
 import { createAhpMetrics, limitReporter, timeoutLogging, trackConnections, type AhpMetrics, type Logger } from "@ahp/observability";
@@ -64,8 +65,11 @@ export interface HarnessOptions {
 
 /** The audit log of a harness: its file, key and write-ahead settings. */
 export interface HarnessAuditOptions {
+  /** The log file (with `sink`: only the name the logs give the log). */
   file: string;
   key: AuditKey;
+  /** Where records go instead of `file` (a store of your own). Checkpoints need `file`: none are written. */
+  sink?: AuditSink;
   includePayloads?: boolean;
   /** When a decision is released relative to its record. Default `write` (write-ahead; survives a crash of the process). */
   sync?: AuditSyncMode;
@@ -88,8 +92,46 @@ export interface Harness {
    * reaches) and returns true; returns false for anything else.
    */
   reportLimit(error: unknown): boolean;
+  /**
+   * Whether the harness can decide now (for `GET /readyz`): the policy is loaded, the audit log
+   * (when there is one) is writable, the shared state store (when there is one) answers a PING.
+   * A policy reload that failed leaves the harness ready (the last good policy is in force); the
+   * `policy` check's detail says so.
+   */
+  readiness(): Promise<HarnessReadiness>;
   close(): Promise<void>;
 }
+
+/** One dependency's part of {@link HarnessReadiness}. */
+export interface ReadinessCheck {
+  ok: boolean;
+  detail?: string;
+}
+
+/** The answer of {@link Harness.readiness}: `ready` is true when every check is ok. */
+export interface HarnessReadiness {
+  ready: boolean;
+  checks: Record<string, ReadinessCheck>;
+}
+
+/**
+ * A harness could not start: its policy could not be loaded, its audit log could not be opened
+ * (or written), or its state store could not be set up. `cause` is what failed.
+ */
+export class HarnessStartError extends Error {
+  override name = "HarnessStartError";
+  constructor(
+    readonly part: "policy" | "audit" | "state",
+    /** The file involved (the policy file or the audit log), if any. */
+    readonly file: string,
+    cause: unknown,
+  ) {
+    super(`${part}${file === "" ? "" : ` ${file}`}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** The time a state store PING may take before the harness counts the store as unreachable. */
+const READINESS_PING_MS = 1000;
 
 /** The version `ahp serve` reports in `harness_info.version` of its handshake answer. */
 export const HARNESS_VERSION = "0.1.0";
@@ -105,7 +147,12 @@ const HANDLER_FAILURE = "decision";
 export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const { log } = options;
   const metrics = options.metrics ?? createAhpMetrics();
-  const stateStore = options.state === undefined ? undefined : await openStateStore(options.state, log, metrics);
+  let stateStore: Awaited<ReturnType<typeof openStateStore>> | undefined;
+  try {
+    stateStore = options.state === undefined ? undefined : await openStateStore(options.state, log, metrics);
+  } catch (error) {
+    throw new HarnessStartError("state", "", error);
+  }
   const engineOptions = {
     onDecision: (e: PolicyEvaluation) => {
       // Hand the rule id to the audit log and metrics (they read it from the event).
@@ -118,21 +165,31 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     },
     ...(stateStore === undefined ? {} : { stateStore: stateStore.store }),
   };
-  const engine =
-    options.policyFile !== undefined
-      ? new PolicyEngine(await loadPolicyFile(options.policyFile), engineOptions)
-      : new PolicyEngine(options.policy ?? DEFAULT_POLICY, engineOptions);
+  let engine: PolicyEngine;
+  try {
+    engine =
+      options.policyFile !== undefined
+        ? new PolicyEngine(await loadPolicyFile(options.policyFile), engineOptions)
+        : new PolicyEngine(options.policy ?? DEFAULT_POLICY, engineOptions);
+  } catch (error) {
+    await stateStore?.close();
+    throw new HarnessStartError("policy", options.policyFile ?? "", error);
+  }
   log.info("policy loaded", { policy: engine.policy.name ?? options.policyFile ?? "default", rules: engine.policy.data.rules.length });
 
   let watcher: PolicyWatcher | undefined;
+  // The last reload that failed (cleared by the next one that succeeds): the previous policy stays in force.
+  let reloadFailure: { at: string; error: string } | undefined;
   if (options.policyFile !== undefined) {
     watcher = watchPolicyFile(options.policyFile, {
       engine,
       onReload: (p) => {
+        reloadFailure = undefined;
         metrics.recordPolicyReload(true);
         log.info("policy reloaded", { policy: p.name, rules: p.data.rules.length });
       },
       onError: (error) => {
+        reloadFailure = { at: new Date().toISOString(), error: error.message };
         metrics.recordPolicyReload(false);
         log.error("policy reload failed; the previous policy stays in force", { error: error.message });
       },
@@ -144,14 +201,40 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const auditOptions = options.audit;
   if (auditOptions !== undefined) {
     const checkpointMs = auditOptions.checkpointMs ?? 1000;
-    audit = await openAuditLog({
-      path: auditOptions.file,
-      key: auditOptions.key,
-      sync: auditOptions.sync ?? "write",
-      checkpoint: checkpointMs > 0 ? { intervalMs: checkpointMs } : false,
-      ...(auditOptions.replicaId === undefined ? {} : { replicaId: auditOptions.replicaId }),
-      onincident: auditIncidentReporter(log, metrics),
-    });
+    const report = auditIncidentReporter(log, metrics);
+    // A log learns that it is writable again from its next write; with no calls coming in (a replica
+    // taken out of service because it is not ready) there would be none. One pinned record per
+    // outage is that write: the log tries it again every second until it is stored.
+    let probing = false;
+    const probeAudit = () => {
+      if (probing || audit === undefined || audit.available) return;
+      probing = true;
+      audit
+        .appendPinned({
+          kind: "incident",
+          reason: "the audit log could not be written: the harness reported itself not ready until this record was stored",
+          data: { incident: "not_ready" },
+        })
+        .catch(() => undefined)
+        .finally(() => (probing = false));
+    };
+    try {
+      audit = await openAuditLog({
+        ...(auditOptions.sink === undefined ? { path: auditOptions.file } : { sink: auditOptions.sink }),
+        key: auditOptions.key,
+        sync: auditOptions.sync ?? "write",
+        checkpoint: checkpointMs > 0 && auditOptions.sink === undefined ? { intervalMs: checkpointMs } : false,
+        ...(auditOptions.replicaId === undefined ? {} : { replicaId: auditOptions.replicaId }),
+        onincident: (incident) => {
+          report(incident);
+          if (incident.kind === "write_failed") setImmediate(probeAudit);
+        },
+      });
+    } catch (error) {
+      await watcher?.close();
+      await stateStore?.close();
+      throw new HarnessStartError("audit", auditOptions.file, error);
+    }
     metrics.setAuditAvailable(audit.available);
     log.info("audit log open", {
       file: auditOptions.file,
@@ -198,6 +281,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     },
   });
   const untrack = trackConnections(server, metrics);
+  let closed = false;
 
   return {
     server,
@@ -205,7 +289,33 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     metrics,
     ...(audit === undefined ? {} : { audit }),
     reportLimit: (error) => limits(error) !== undefined,
+    async readiness() {
+      const checks: Record<string, ReadinessCheck> = {};
+      if (closed) checks.harness = { ok: false, detail: "stopping" };
+      checks.policy =
+        reloadFailure === undefined
+          ? { ok: true, detail: `${engine.policy.name ?? options.policyFile ?? "default"} (${engine.policy.data.rules.length} rules)` }
+          : {
+              ok: true,
+              detail: `the last reload failed at ${reloadFailure.at} (${reloadFailure.error}); the previous policy stays in force`,
+            };
+      checks.audit =
+        audit === undefined
+          ? { ok: true, detail: "no audit log" }
+          : audit.available
+            ? { ok: true, detail: "writable" }
+            : { ok: false, detail: "the audit log cannot be written: every decision fails closed until it can" };
+      if (stateStore === undefined) checks.state = { ok: true, detail: "in this process's memory" };
+      else {
+        const ping = await stateStore.store.ping(READINESS_PING_MS);
+        checks.state = ping.ok
+          ? { ok: true, detail: `reachable (${ping.latencyMs.toFixed(1)} ms)` }
+          : { ok: false, detail: `unreachable: ${ping.error}; decisions that need it fail closed` };
+      }
+      return { ready: Object.values(checks).every((c) => c.ok), checks };
+    },
     async close() {
+      closed = true;
       untrack();
       options.agentHost?.dispose("The harness stopped");
       await watcher?.close();

@@ -31,6 +31,67 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * A failure with its own exit code (a file that does not exist, an address in use, a log that
+ * cannot be written): printed as one line `ahp <command>: <message>`, no usage, no hint.
+ */
+export class ExitError extends Error {
+  override name = "ExitError";
+  constructor(
+    message: string,
+    /** The process exit code (one of the EXIT_* constants). */
+    readonly exitCode: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The errno code of a Node.js error (also one wrapped as `cause` or carried in `details.code`), if any. */
+export function errnoCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
+    const record = e as { code?: unknown; details?: { code?: unknown }; cause?: unknown };
+    if (typeof record.code === "string" && /^E[A-Z0-9]+$/.test(record.code)) return record.code;
+    if (typeof record.details?.code === "string") return record.details.code;
+    e = record.cause;
+  }
+  return undefined;
+}
+
+/** A few words for the errno codes a command line meets (reading files, binding addresses, writing logs). */
+export function describeErrno(code: string | undefined, fallback: string): string {
+  switch (code) {
+    case "ENOENT":
+      return "no such file or directory";
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "EISDIR":
+      return "is a directory";
+    case "ENOTDIR":
+      return "a part of the path is not a directory";
+    case "EADDRINUSE":
+      return "address already in use";
+    case "EADDRNOTAVAIL":
+      return "address not available on this machine";
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return "unknown host";
+    case "ENOSPC":
+      return "no space left on the device";
+    case "EDQUOT":
+      return "disk quota exceeded";
+    case "EROFS":
+      return "read-only file system";
+    case "EFBIG":
+      return "file too large";
+    case "EIO":
+      return "input/output error";
+    default:
+      return fallback;
+  }
+}
+
 export const EXIT_OK = 0;
 /** `ahp send --fail-on`: a decision listed there was returned. */
 export const EXIT_DECISION = 1;

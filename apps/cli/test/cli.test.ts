@@ -3,9 +3,11 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 
 const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+// Each test starts `ahp` processes; on a busy machine one start can take seconds.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
 interface Result {
   code: number | null;
@@ -38,7 +40,8 @@ async function serve(args: string[], listeners: number): Promise<{ child: ChildP
   let stderr = "";
   const urls: string[] = [];
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 10_000);
+    // A bound, not a wait: a loaded machine may take long to start a process.
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 60_000);
     child.stderr.on("data", (c: Buffer) => {
       stderr += c.toString();
       for (const line of jsonLines(stderr)) {

@@ -97,10 +97,9 @@ class Peer {
     return JSON.parse(this.#lines.shift()!) as unknown;
   }
 
-  /** Lines written and not yet read (after letting pending writes through). */
+  /** Lines written and not yet read, after a grace period in which a late write would arrive. */
   async unread(): Promise<string[]> {
-    await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setImmediate(resolve));
+    await grace();
     return [...this.#lines];
   }
 
@@ -109,10 +108,29 @@ class Peer {
   }
 }
 
-/** Lets the client process what was written to it. */
-const settle = () => new Promise((resolve) => setImmediate(resolve));
+/**
+ * For a negative ("nothing was sent", "still pending"): there is no condition to wait for, so the
+ * client gets 100 ms of wall-clock time (not a count of event-loop turns) to do what it should not.
+ */
+const GRACE_MS = 100;
+const grace = async () => {
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setTimeout(resolve, GRACE_MS));
+};
+/** How long a call may take to settle when the vector says it does (a bound, not a wait). */
+const SETTLE_DEADLINE_MS = 30_000;
 
-async function runSteps(steps: Step[], client: AhpClient, peer: Peer, captures: Captures, calls: Map<string, Settled>, problems: string[]) {
+async function runSteps(
+  steps: Step[],
+  client: AhpClient,
+  peer: Peer,
+  captures: Captures,
+  calls: Map<string, Settled>,
+  problems: string[],
+  /** A branch's view of the calls the main steps started (they settle in that map, not in a copy). */
+  parent?: Map<string, Settled>,
+) {
+  const get = (name: string) => calls.get(name) ?? parent?.get(name);
   const start = (c: Call): Promise<unknown> => {
     switch (c.op) {
       case "handshake":
@@ -128,8 +146,9 @@ async function runSteps(steps: Step[], client: AhpClient, peer: Peer, captures: 
     }
   };
   const waitFor = async (name: string): Promise<Settled> => {
-    for (let i = 0; i < 50 && calls.get(name)?.state === "pending"; i++) await settle();
-    return calls.get(name) ?? { state: "pending" };
+    const deadline = Date.now() + SETTLE_DEADLINE_MS;
+    while (get(name)?.state === "pending" && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1));
+    return get(name) ?? { state: "pending" };
   };
   for (const [index, step] of steps.entries()) {
     const at = `step ${index + 1}`;
@@ -163,8 +182,8 @@ async function runSteps(steps: Step[], client: AhpClient, peer: Peer, captures: 
           if (!s.error.message.includes(part))
             problems.push(`${at}: error ${JSON.stringify(s.error.message)} does not contain ${JSON.stringify(part)}`);
     } else if ("expect_pending" in step) {
-      await settle();
-      const s = calls.get(step.expect_pending);
+      await grace();
+      const s = get(step.expect_pending);
       if (s?.state !== "pending") problems.push(`${at}: ${step.expect_pending} completed early`);
     } else if ("expect_timeout" in step) {
       problems.push(`${at}: expect_timeout is not replayed here`);
@@ -196,7 +215,7 @@ async function runClientCase(c: ClientCase): Promise<{ problems: string[]; branc
     const tries: { name: string; problems: string[] }[] = [];
     for (const b of c.branches) {
       const p: string[] = [];
-      await runSteps(b.steps, client, peer, new Map(captures), new Map(calls), p);
+      await runSteps(b.steps, client, peer, new Map(captures), new Map(), p, calls);
       if (p.length === 0) return { problems: [], branch: b.name };
       tries.push({ name: b.name, problems: p });
     }

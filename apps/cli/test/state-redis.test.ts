@@ -8,12 +8,14 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { AhpClient } from "@ahp/core";
 import { HttpClientTransport } from "@ahp/transport-http";
 import { redisSkipReason, runRedis, startRedis, type RedisProcess } from "@ahp/state-redis/testing";
 
 const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+// Replicas start as processes and Redis restarts: each wait below is bounded at up to 60 s.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 60_000 });
 if (!runRedis) console.warn(redisSkipReason);
 
 interface Replica {
@@ -42,6 +44,14 @@ async function replica(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Rep
     });
     void exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
   });
+  // With --state, decisions fail closed until the store is connected: wait for it (bounded) before any agent comes.
+  if (args.includes("--state")) {
+    const end = Date.now() + 60_000;
+    while (!stderr.includes('"msg":"state store connected"')) {
+      if (Date.now() > end) throw new Error(`the replica never connected to Redis: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
   return { child, url, stderr: () => stderr, exited };
 }
 
@@ -108,17 +118,26 @@ describe.runIf(runRedis)("ahp serve --state redis:// (three replicas, one real r
       ].join("\n"),
     );
     const agents = await Promise.all(rs.flatMap((r, i) => [0, 1, 2].map((j) => agent(r.url, `s${i}-${j}`))));
+    const sent = Date.now();
     const decisions = await Promise.all(Array.from({ length: 90 }, (_, k) => bash(agents[k % agents.length]!)));
-    expect(decisions.filter((d) => d.decision === "allow")).toHaveLength(30);
+    // The burst of 30, plus one token per 2 s the 90 calls took (none on an idle machine; a busy one may take seconds).
+    const refilled = Math.floor((Date.now() - sent) / 2000);
+    const allowed = decisions.filter((d) => d.decision === "allow").length;
+    expect(allowed).toBeGreaterThanOrEqual(30);
+    expect(allowed).toBeLessThanOrEqual(30 + refilled);
     const deferred = decisions.filter((d) => d.decision === "defer");
-    expect(deferred).toHaveLength(60);
+    expect(deferred).toHaveLength(90 - allowed);
     // Wait for the next token, then exactly one of three concurrent requests on three replicas gets it.
     const wait = Math.max(...deferred.map((d) => d.retry_after_ms ?? 0));
     expect(wait).toBeGreaterThan(0);
     expect(wait).toBeLessThanOrEqual(2000);
     await new Promise((resolve) => setTimeout(resolve, wait + 50));
     const next = await Promise.all([bash(agents[0]!), bash(agents[3]!), bash(agents[6]!)]);
-    expect(next.filter((d) => d.decision === "allow")).toHaveLength(1);
+    // At least the one token that came in; all told never more than the burst plus one per 2 s since
+    // the first call (on an idle machine: exactly 30 + 1).
+    const nextAllowed = next.filter((d) => d.decision === "allow").length;
+    expect(nextAllowed).toBeGreaterThanOrEqual(1);
+    expect(allowed + nextAllowed).toBeLessThanOrEqual(30 + Math.floor((Date.now() - sent) / 2000));
     for (const r of rs) expect(r.stderr()).not.toContain("replica-pass-123");
   });
 
@@ -157,7 +176,7 @@ describe.runIf(runRedis)("ahp serve --state redis:// (three replicas, one real r
     expect(metrics).toMatch(/^ahp_state_store_failures_total(\{[^}]*\})? [1-9]/m);
     expect(metrics).toMatch(/^ahp_state_store_up(\{[^}]*\})? 0/m);
     await own.start();
-    await expect.poll(async () => (await bash(client)).decision, { timeout: 15_000, interval: 100 }).toBe("allow");
+    await expect.poll(async () => (await bash(client)).decision, { timeout: 60_000, interval: 100 }).toBe("allow");
     expect(r.stderr()).toContain("state store unreachable");
     expect(r.child.exitCode).toBeNull();
     await own.dispose();
@@ -196,14 +215,13 @@ describe.runIf(runRedis)("ahp serve --state redis:// (three replicas, one real r
         if (i === 1 && batch.some((o) => o.status === "rejected")) break;
       }
     });
-    await expect.poll(() => outcomes.filter((o) => o.replica === 1 && o.ok).length, { timeout: 10_000 }).toBeGreaterThan(50);
-    const killedAt = Date.now();
+    await expect.poll(() => outcomes.filter((o) => o.replica === 1 && o.ok).length, { timeout: 60_000 }).toBeGreaterThan(50);
     rs[1]!.child.kill("SIGKILL");
     await rs[1]!.exited;
-    await expect.poll(() => outcomes.some((o) => o.replica === 1 && !o.ok), { timeout: 5_000 }).toBe(true);
-    expect(Date.now() - killedAt).toBeLessThan(5_000);
+    // The killed replica's agent sees its calls fail (not hang): bounded generously for a busy machine.
+    await expect.poll(() => outcomes.some((o) => o.replica === 1 && !o.ok), { timeout: 30_000 }).toBe(true);
     const served = outcomes.filter((o) => o.replica !== 1).length;
-    await expect.poll(() => outcomes.filter((o) => o.replica !== 1).length, { timeout: 10_000 }).toBeGreaterThan(served + 50);
+    await expect.poll(() => outcomes.filter((o) => o.replica !== 1).length, { timeout: 60_000 }).toBeGreaterThan(served + 50);
     stop = true;
     await Promise.all(loops);
     const failures = outcomes.filter((o) => !o.ok);

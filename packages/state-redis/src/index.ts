@@ -1,5 +1,5 @@
 export type { RedisConnectionOptions } from "./connection.js";
-export { RedisStateStore, redactRedisUrl, type RedisStateStoreOptions, type RedisStateStoreStats } from "./store.js";
+export { RedisStateStore, redactRedisUrl, type RedisPing, type RedisStateStoreOptions, type RedisStateStoreStats } from "./store.js";
 export {
   RedisActionStream,
   type RedisActionStreamListener,

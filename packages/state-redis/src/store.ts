@@ -42,6 +42,9 @@ export interface RedisStateStoreStats {
   ready: boolean;
 }
 
+/** The answer of {@link RedisStateStore.ping}: the server answered (and how fast), or why not. */
+export type RedisPing = { ok: true; latencyMs: number } | { ok: false; error: string };
+
 const SHA = createHash("sha1").update(STEP_SCRIPT).digest("hex");
 
 /** The URL without its password, for logs. */
@@ -115,6 +118,22 @@ export class RedisStateStore implements PolicyStateStore {
 
   stats(): RedisStateStoreStats {
     return { ...this.#stats, ready: this.#client.isReady };
+  }
+
+  /**
+   * One `PING` round trip: whether the server answers now, within `timeoutMs` (default: the command
+   * timeout), and how long it took. Never throws; the error never carries the password.
+   */
+  async ping(timeoutMs = this.#timeoutMs): Promise<RedisPing> {
+    if (this.#closed) return { ok: false, error: "the state store is closed" };
+    if (!this.#client.isReady) return { ok: false, error: `not connected to ${this.#url}` };
+    const started = performance.now();
+    try {
+      await withTimeout(this.#client.sendCommand(["PING"]), timeoutMs, this.#url);
+      return { ok: true, latencyMs: performance.now() - started };
+    } catch (error) {
+      return { ok: false, error: scrub(error instanceof Error ? error.message : String(error), this.#options.password) };
+    }
   }
 
   async step(step: StateStep): Promise<StateStepResult> {

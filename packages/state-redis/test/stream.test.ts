@@ -1,8 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { RedisActionStream } from "@ahp/state-redis";
 import { redisSkipReason, runRedis, startRedis, type RedisProcess } from "@ahp/state-redis/testing";
 
 if (!runRedis) console.warn(redisSkipReason);
+// The waits below allow up to 60 s each on a busy machine; a test holds several.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 60_000 });
 
 /** Polls `check` until it holds (no fixed sleeps: the machine may be loaded). */
 async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {

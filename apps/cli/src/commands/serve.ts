@@ -8,9 +8,10 @@ import { createLogger, listenMetrics, metricsHandler, type LogLevel } from "@ahp
 import { DEFAULT_POLICY, type PolicyFileInput } from "@ahp/policy";
 import { checkHostPorts, hostPort, parse, toInt } from "../args.js";
 import { loadServeConfig, type ServeConfig } from "../config.js";
-import { createHarness, type HarnessAuditOptions } from "../harness.js";
+import { HarnessStartError, createHarness, type HarnessAuditOptions } from "../harness.js";
 import { openReplication, type OpenedReplication } from "../replication.js";
-import { ConfigError, EXIT_FAILURE, EXIT_OK, UsageError, type CliIo } from "../io.js";
+import { ConfigError, EXIT_FAILURE, EXIT_NOINPUT, EXIT_OK, ExitError, UsageError, describeErrno, errnoCode, type CliIo } from "../io.js";
+import { StartupLog, auditOpenFailure, listenAs, requireAuditFile, requireInput } from "../startup.js";
 
 export const usage = `Usage: ahp serve [--stdio] [--http HOST:PORT] [--ws HOST:PORT] [--unix PATH] [options]
 
@@ -168,12 +169,12 @@ async function stateOptions(
   const passwordFile = values["state-password-file"] ?? file.state?.password_file;
   let password: string | undefined;
   if (passwordFile !== undefined) {
+    await requireInput("--state-password-file", passwordFile);
     try {
       password = (await readFile(passwordFile, "utf8")).trim();
     } catch (error) {
-      throw new UsageError(
-        `cannot read --state-password-file ${passwordFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      );
+      const code = errnoCode(error);
+      throw new ExitError(`--state-password-file ${passwordFile}: ${describeErrno(code, (error as Error).message)}`, EXIT_NOINPUT);
     }
   } else {
     const name = file.state?.password_env ?? "AHP_STATE_PASSWORD";
@@ -184,11 +185,23 @@ async function stateOptions(
 }
 
 export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Promise<number> {
+  // A start that fails prints one line (the error), not the log lines written before it.
+  const startup = new StartupLog(io);
+  try {
+    return await serve(argv, io, startup, signal);
+  } catch (error) {
+    startup.discard();
+    throw error;
+  }
+}
+
+async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: AbortSignal): Promise<number> {
   const { values } = parse(argv, options);
   if (values.help) {
     io.stdout.write(usage);
     return EXIT_OK;
   }
+  if (values.config !== undefined) await requireInput("--config", values.config);
   const file: ServeConfig = values.config === undefined ? {} : await loadServeConfig(values.config);
   const listeners = {
     stdio: values.stdio ?? file.listen?.stdio ?? false,
@@ -222,7 +235,9 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   }
   const level = values["log-level"] ?? file.log_level ?? "info";
   if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
-  const log = createLogger({ stream: io.stderr, level: level as LogLevel | "silent", bindings: { component: "ahp-serve" } });
+  const log = createLogger({ stream: startup, level: level as LogLevel | "silent", bindings: { component: "ahp-serve" } });
+  startup.keepOnFailure = level === "debug";
+  if (policyFile !== undefined) await requireInput("--policy", policyFile);
 
   const auditFile = values.audit ?? file.audit?.file;
   const auditFlag = (["audit-sync", "audit-failure", "audit-checkpoint-ms", "audit-replica-id"] as const).find(
@@ -233,6 +248,8 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   if (auditFile !== undefined) {
     const keyFile = values["audit-key-file"] ?? file.audit?.key_file;
     const auditTuning = auditSettings(values, file);
+    if (keyFile !== undefined) await requireInput("--audit-key-file", keyFile);
+    await requireAuditFile(auditFile);
     try {
       const key = await loadAuditKey({ ...(keyFile === undefined ? {} : { keyFile }), env: io.env });
       audit = {
@@ -259,6 +276,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
   if (agentHostSpec !== undefined) {
     const tokenFile = values["agent-host-token-file"] ?? file.agent_host?.token_file;
     if (tokenFile === undefined) throw new UsageError("--agent-host needs --agent-host-token-file");
+    await requireInput("--agent-host-token-file", tokenFile);
     const address = hostPort("agent-host", agentHostSpec);
     const approvalTimeoutMs =
       toInt("approval-timeout-ms", values["approval-timeout-ms"], { min: 1 }) ?? file.agent_host?.approval_timeout_ms ?? 300_000;
@@ -268,8 +286,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     try {
       tokens = await loadTokenFile(tokenFile);
     } catch (error) {
-      io.stderr.write(`ahp serve: ${(error as Error).message}\n`);
-      return EXIT_FAILURE;
+      throw new ExitError(`--agent-host-token-file ${tokenFile}: ${(error as Error).message}`, EXIT_FAILURE);
     }
     const policyTimeoutMs = config.timeout_ms ?? 10_000;
     const advertised = Math.max(policyTimeoutMs, approvalTimeoutMs + 2000);
@@ -277,6 +294,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
       log.info("advertised timeout raised for human approvals", { timeout_ms: advertised, approval_timeout_ms: approvalTimeoutMs });
     config.timeout_ms = advertised;
     const staticDir = values["agent-host-static"] ?? file.agent_host?.static_dir;
+    if (staticDir !== undefined) await requireInput("--agent-host-static", staticDir, "directory");
     if (state !== undefined && file.agent_host?.replicate !== false)
       replication = await openReplication(state, log, values["audit-replica-id"] ?? file.audit?.replica_id);
     agentHost = {
@@ -314,8 +332,7 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     });
   } catch (error) {
     await replication?.close();
-    io.stderr.write(`ahp serve: ${(error as Error).message}\n`);
-    return EXIT_FAILURE;
+    throw startFailure(error, policyFile);
   }
   const { server, metrics } = harness;
   if (replication !== undefined && agentHost !== undefined) replication.attach(metrics, agentHost.host);
@@ -340,46 +357,52 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
     for (const spec of listeners.http) {
       const { host, port } = hostPort("http", spec);
       const { listenHttp } = await import("@ahp/transport-http");
-      const l = await listenHttp(server, {
-        host,
-        port,
-        fallback: metricsRoute,
-        ...(auth === undefined ? {} : { auth }),
-        maxConnections: limits.maxConnections,
-        maxInFlight: limits.maxInFlight,
-        headersTimeoutMs: limits.headersTimeoutMs,
-        requestTimeoutMs: limits.requestTimeoutMs,
-        onerror: onerror("http"),
-      });
+      const l = await listenAs("--http", `${host}:${port}`, () =>
+        listenHttp(server, {
+          host,
+          port,
+          fallback: metricsRoute,
+          ...(auth === undefined ? {} : { auth }),
+          maxConnections: limits.maxConnections,
+          maxInFlight: limits.maxInFlight,
+          headersTimeoutMs: limits.headersTimeoutMs,
+          requestTimeoutMs: limits.requestTimeoutMs,
+          onerror: onerror("http"),
+        }),
+      );
       closers.push(() => l.close());
       log.info("listening", { transport: "http", url: l.url });
     }
     for (const spec of listeners.ws) {
       const { host, port } = hostPort("ws", spec);
       const { listenWebSocket } = await import("@ahp/transport-ws");
-      const l = await listenWebSocket(server, {
-        host,
-        port,
-        fallback: metricsRoute,
-        ...(auth === undefined ? {} : { auth }),
-        maxConnections: limits.maxConnections,
-        maxInFlight: limits.maxInFlight,
-        headersTimeoutMs: limits.headersTimeoutMs,
-        requestTimeoutMs: limits.requestTimeoutMs,
-        drainTimeoutMs: limits.stallTimeoutMs,
-        onerror: onerror("ws"),
-      });
+      const l = await listenAs("--ws", `${host}:${port}`, () =>
+        listenWebSocket(server, {
+          host,
+          port,
+          fallback: metricsRoute,
+          ...(auth === undefined ? {} : { auth }),
+          maxConnections: limits.maxConnections,
+          maxInFlight: limits.maxInFlight,
+          headersTimeoutMs: limits.headersTimeoutMs,
+          requestTimeoutMs: limits.requestTimeoutMs,
+          drainTimeoutMs: limits.stallTimeoutMs,
+          onerror: onerror("ws"),
+        }),
+      );
       closers.push(() => l.close());
       log.info("listening", { transport: "ws", url: l.url });
     }
     for (const path of listeners.unix) {
       const { listenUnix } = await import("@ahp/transport-unix");
-      const l = await listenUnix(server, {
-        path,
-        maxConnections: limits.maxConnections,
-        maxInFlight: limits.maxInFlight,
-        onerror: onerror("unix"),
-      });
+      const l = await listenAs("--unix", path, () =>
+        listenUnix(server, {
+          path,
+          maxConnections: limits.maxConnections,
+          maxInFlight: limits.maxInFlight,
+          onerror: onerror("unix"),
+        }),
+      );
       closers.push(() => l.close());
       log.info("listening", { transport: "unix", path });
     }
@@ -388,24 +411,29 @@ export async function run(argv: string[], io: CliIo, signal?: AbortSignal): Prom
         import("@ahp/agent-host"),
         import("@ahp/inspector/server"),
       ]);
-      const l = await listenAgentHost(agentHost.host, {
-        tokens: agentHost.tokens,
-        host: agentHost.address.host,
-        port: agentHost.address.port,
-        // The built inspector at /inspector/ unless --agent-host-static names another directory.
-        staticDir: { dir: agentHost.staticDir ?? inspectorAssetsDir },
-        routes: [whoamiRoute(agentHost.tokens)],
-      });
+      const ah = agentHost;
+      const l = await listenAs("--agent-host", `${ah.address.host}:${ah.address.port}`, () =>
+        listenAgentHost(ah.host, {
+          tokens: ah.tokens,
+          host: ah.address.host,
+          port: ah.address.port,
+          // The built inspector at /inspector/ unless --agent-host-static names another directory.
+          staticDir: { dir: ah.staticDir ?? inspectorAssetsDir },
+          routes: [whoamiRoute(ah.tokens)],
+        }),
+      );
       closers.push(() => l.close());
       log.info("listening", { transport: "agent-host", url: l.url, inspector: `${l.httpUrl}inspector/` });
     }
     const metricsSpec = values.metrics ?? file.metrics;
     if (metricsSpec !== undefined) {
       const { host, port } = hostPort("metrics", metricsSpec);
-      const l = await listenMetrics({ metrics, host, port });
+      const l = await listenAs("--metrics", `${host}:${port}`, () => listenMetrics({ metrics, host, port }));
       closers.push(() => l.close());
       log.info("listening", { transport: "metrics", url: l.url });
     }
+    // Everything listens: the lines held since the start go out, and later ones pass through.
+    startup.release();
     if (listeners.stdio) {
       log.info("listening", { transport: "stdio" });
       // stdio ends the harness when the agent ends stdin (or on a signal).
@@ -439,4 +467,18 @@ function serverLimits(
     requestTimeoutMs: toInt("request-timeout-ms", values["request-timeout-ms"], { min: 1 }) ?? f.request_timeout_ms ?? 30_000,
     stallTimeoutMs: toInt("stall-timeout-ms", values["stall-timeout-ms"], { min: 1 }) ?? f.stall_timeout_ms ?? 30_000,
   };
+}
+
+/** What {@link createHarness} threw, as one line with its exit code: a policy file that cannot be read 66, an audit log that cannot be written 74. */
+function startFailure(error: unknown, policyFile: string | undefined): Error {
+  if (error instanceof HarnessStartError) {
+    if (error.part === "audit") return auditOpenFailure(error.file, error.cause);
+    if (error.part === "policy" && policyFile !== undefined) {
+      const code = errnoCode(error.cause);
+      const reason = describeErrno(code, (error.cause as Error).message);
+      return new ExitError(`--policy ${policyFile}: ${reason}`, code === undefined ? EXIT_FAILURE : EXIT_NOINPUT, { cause: error.cause });
+    }
+    return new ExitError(error.message, EXIT_FAILURE, { cause: error.cause });
+  }
+  return new ExitError((error as Error).message, EXIT_FAILURE, { cause: error });
 }
