@@ -51,11 +51,10 @@ export interface HookCommandIo {
 /** Largest hook input accepted (bytes). */
 export const MAX_HOOK_INPUT_BYTES = 32 * 1024 * 1024;
 
-const usage = (prog: string) => `Usage:
-  ${prog} <host> [options]          read the host's hook JSON on stdin, answer natively
-  ${prog} install <host> [options]  print (or --write) the host's hook configuration
-  ${prog} doctor <host> [options]   prove the host will load the installed configuration
-  ${prog} --help | --version
+const usage = (prog: string) => `Usage: ${prog} <host> [options]          read the host's hook JSON on stdin, answer natively
+       ${prog} install <host> [options]  print (or --write) the host's hook configuration
+       ${prog} doctor <host> [options]   prove the host will load the installed configuration
+       ${prog} --help | --version
 
 Hosts: ${Object.keys(SUBPROCESS_HOSTS).join(", ")}
 
@@ -188,7 +187,7 @@ const last = (args: ParsedArgs, name: string) => args.flags.get(name)?.at(-1);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function loadConfigFile(args: ParsedArgs, env: Readonly<Record<string, string | undefined>>, errors: string[]): Record<string, unknown> {
-  const explicit = last(args, "--config") ?? env.AHP_HOOK_CONFIG;
+  const explicit = last(args, "--config") ?? (env.AHP_HOOK_CONFIG || undefined);
   const home = env.HOME ?? homedir();
   const path = explicit ?? join(env.XDG_CONFIG_HOME ?? join(home, ".config"), "ahp", "hook.json");
   let text: string;
