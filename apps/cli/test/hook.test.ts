@@ -53,7 +53,7 @@ async function serveUnix(path: string, args: string[] = []): Promise<ChildProces
   let stderr = "";
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 60_000);
-    child.stderr!.on("data", (c: Buffer) => {
+    child.stderr.on("data", (c: Buffer) => {
       stderr += c.toString();
       if (stderr.includes('"listening"')) {
         clearTimeout(timer);
@@ -116,7 +116,7 @@ describe("ahp hook through ahp serve --unix with the default policy", () => {
     const policy = join(dir, "policy.yaml");
     await writeFile(
       policy,
-      defaults.replace(/(  - id: block-write-outside-workspace\n[\s\S]*?      tool:\n)/, "$1        - file_write\n        - file_edit\n"),
+      defaults.replace(/( {2}- id: block-write-outside-workspace\n[\s\S]*? {6}tool:\n)/, "$1        - file_write\n        - file_edit\n"),
     );
     await serveUnix(path, ["--policy", policy]);
     const hook = (fields: Record<string, unknown>) =>
