@@ -100,18 +100,28 @@ describe("runHookCommand: claude-code", () => {
     ).toContain("fail-closed applied");
   });
 
-  it("timeout: a harness that holds the decision past --timeout-ms is handed to Claude Code's prompt, never allowed", async () => {
+  it("timeout: a decision held past --timeout-ms is handed to Claude Code's prompt (or denied), never allowed", async () => {
     const connect = fresh();
     const input = JSON.parse(fixture("claude-code", "pre-tool-use-bash")) as Record<string, unknown>;
     input.tool_input = { command: "sleep-forever" };
     for (const policy of ["--fail-closed", "--fail-open"]) {
       const started = Date.now();
-      const r = await run(["claude-code", "--connect", connect, "--timeout-ms", "300", policy], JSON.stringify(input));
+      // A Claude Code version known to hold a tool call answered "ask": its own prompt decides.
+      const r = await run(
+        ["claude-code", "--connect", connect, "--timeout-ms", "300", "--host-version", "2.1.332", policy],
+        JSON.stringify(input),
+      );
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(r.code).toBe(0);
       expect(r.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "ask" } });
       expect(JSON.stringify(r.json)).toContain("Nobody answered");
       expect(JSON.stringify(r.json)).toContain("handed to the host's prompt");
+      // Version unknown (or 2.1.83, which runs an allowed tool answered "ask" in print mode): deny.
+      for (const version of [[], ["--host-version", "2.1.83"]]) {
+        const d = await run(["claude-code", "--connect", connect, "--timeout-ms", "300", ...version, policy], JSON.stringify(input));
+        expect(d.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
+        expect(JSON.stringify(d.json)).toContain("timed out, blocked");
+      }
     }
   });
 

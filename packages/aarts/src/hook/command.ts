@@ -25,7 +25,7 @@ import { decodeHookInput, type AdapterOptions, type HookRuntime, type NativeResp
 import { SUBPROCESS_HOSTS } from "../hosts/registry.js";
 import { runDoctor } from "./doctor.js";
 import { commandArgv, openTransport, parseConnect, type ConnectSpec } from "./connect.js";
-import { INSTALL_HOSTS, installPlan, type InstallHost } from "./install.js";
+import { CLAUDE_ASK_HONOURED_SINCE, compareVersions, INSTALL_HOSTS, installPlan, type InstallHost } from "./install.js";
 
 /**
  * The process streams and environment {@link runHookCommand} works with; the bin passes the real
@@ -458,7 +458,7 @@ async function runHook(
   const hostTimeoutMs = settings.hostTimeoutMs ?? (hostId === "claude-code" || hostId === "vscode" ? 60_000 : 30_000);
   const margin = Math.max(2_000, Math.round(hostTimeoutMs * 0.1));
   const waitMs = settings.timeoutMs ?? hostTimeoutMs - margin - 1_000;
-  const unanswered: "ask" | "deny" = canPrompt.size > 0 ? "ask" : "deny";
+  const unanswered: "ask" | "deny" = canPrompt.size > 0 && askHonoured(hostId, settings.adapter.hostVersion) ? "ask" : "deny";
   const hooks: HookRegistration[] = specs.map((spec, i) => ({
     id: specs.length === 1 ? "ahp" : `ahp${i + 1}`,
     engine: new AhpBridge({
@@ -565,6 +565,17 @@ async function runHook(
   return code;
 }
 
+/**
+ * Whether the host is known to hold a tool call its hook answered "ask" until the user agrees.
+ * Claude Code 2.1.83 does not in print mode (`-p`, what SDK and ACP agents run): a tool in
+ * `--allowedTools` then runs (found with the real CLI in the real-host rig); 2.1.332 does not run
+ * it. A decision nobody answered is therefore denied unless the version is known to honour ask.
+ */
+function askHonoured(hostId: string, hostVersion: string | undefined): boolean {
+  if (hostId !== "claude-code") return true;
+  return hostVersion !== undefined && compareVersions(hostVersion, CLAUDE_ASK_HONOURED_SINCE) >= 0;
+}
+
 /** The host's working directory from its hook input (`cwd`, else the first workspace root). */
 export function hostCwd(input: Record<string, unknown>): string | undefined {
   if (typeof input.cwd === "string" && input.cwd !== "") return input.cwd;
@@ -661,6 +672,8 @@ async function runInstall(
   else if (args.flags.has("--host-timeout-ms")) embed.push("--host-timeout-ms", shellQuote(last(args, "--host-timeout-ms")!));
   let hostVersion = last(args, "--host-version");
   if (hostVersion === undefined && host === "claude-code") hostVersion = await detectClaudeVersion(last(args, "--claude") ?? "claude", env);
+  // The hook is told the version too: how it answers a decision nobody answered depends on it.
+  if (hostVersion !== undefined && host === "claude-code") embed.push("--host-version", shellQuote(hostVersion));
   const events = last(args, "--events")
     ?.split(",")
     .map((e) => e.trim())

@@ -55,6 +55,9 @@ export interface InstallPlan {
 export const CLAUDE_EVENT_SINCE: Readonly<Record<string, string>> = {
   PermissionDenied: "2.1.332",
 };
+/** The first Claude Code version verified to keep a tool call its hook answered "ask" from running in print mode. */
+export const CLAUDE_ASK_HONOURED_SINCE = "2.1.332";
+
 /** Claude Code versions whose acceptance of the events written was verified with the real CLI. */
 export const CLAUDE_VERIFIED_VERSIONS = ["2.1.83", "2.1.332"] as const;
 

@@ -150,15 +150,17 @@ describe("e2e: Claude Code payloads through the real hook command", () => {
     expect(closed.json).toMatchObject({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" } });
   });
 
-  it("a decision held past --timeout-ms ⇒ Claude Code's own prompt (ask), never allow, whatever the failure policy", async () => {
+  it("a decision held past --timeout-ms ⇒ Claude Code's own prompt (ask) or deny, never allow, whatever the failure policy", async () => {
     const input = withCommand(claude("pre-tool-use-bash"), "sleep-forever");
     for (const policy of ["--fail-open", "--fail-closed"]) {
-      const held = await hook([...args(), "--timeout-ms", "250", policy], input);
+      const held = await hook([...args(), "--timeout-ms", "250", "--host-version", "2.1.332", policy], input);
       expect(held.code).toBe(0);
       expect(held.ms).toBeLessThan(10_000);
       expect(held.json).toMatchObject({
         hookSpecificOutput: { permissionDecision: "ask", permissionDecisionReason: expect.stringContaining("Nobody answered") },
       });
+      const unknownVersion = await hook([...args(), "--timeout-ms", "250", policy], input);
+      expect(unknownVersion.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
     }
   });
 
