@@ -4,13 +4,19 @@
  * process's stdin/stdout; the agent runs as a child; suspensions are kept in the store across
  * restarts; the harness (`--connect`, or the embedded default-policy harness) gates suspends and
  * resumes and hears the lifecycle. stdout carries only ACP; logs are JSON lines on stderr.
+ *
+ * Start-up does nothing the client's `initialize` does not need before answering it: the agent is
+ * started first, and the harness (its policy compile, or the connection to a remote one) comes up
+ * beside it; the gates wait for the harness. The agent runs in a process group of its own, ended
+ * as a whole when the proxy stops (also on SIGTERM, SIGINT, SIGHUP), so no agent process outlives
+ * the proxy.
  */
 import { AhpClient, createLinkedPair, type Transport } from "@ahp/core";
 import { createAcpBridge, defaultStoreDir, FileSuspensionStore, nodeStream, spawnAgent, SuspensionStoreError } from "@ahp/acp-bridge";
 import { createLogger, type LogLevel } from "@ahp/observability";
 import { parse, toInt } from "../args.js";
 import { authFrom, CONNECT_HELP, createClientTransport } from "../connect.js";
-import { createHarness, type Harness } from "../harness.js";
+import type { Harness } from "../harness.js";
 import { EXIT_FAILURE, EXIT_OK, UsageError, type CliIo } from "../io.js";
 
 export const usage = `Usage: ahp acp-proxy [--connect SPEC] [--store DIR] [--fail-closed] [options] -- <agent command...>
@@ -31,6 +37,10 @@ ${CONNECT_HELP}
                         resumes always fail closed)
   --fresh-transcript    allow continueTranscript:false by starting a new agent session with a digest
   --max-quiesce-ms N    drain deadline before a suspend interrupts the turn (default 120000)
+  --decision-timeout-ms N
+                        how long to wait for the harness's answer on a tool call or a suspend or
+                        resume gate, which it may hold for a person's approval (default: the
+                        timeout_ms the harness advertises in its handshake)
   --log-level LEVEL     debug | info | warn | error | silent (default info)
   -h, --help            this text
 
@@ -55,6 +65,7 @@ const options = {
   "fail-closed": { type: "boolean" },
   "fresh-transcript": { type: "boolean" },
   "max-quiesce-ms": { type: "string" },
+  "decision-timeout-ms": { type: "string" },
   "log-level": { type: "string" },
 } as const;
 
@@ -74,45 +85,82 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const level = values["log-level"] ?? "info";
   if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   const maxQuiesceMs = toInt("max-quiesce-ms", values["max-quiesce-ms"], { min: 1 });
+  const decisionTimeoutMs = toInt("decision-timeout-ms", values["decision-timeout-ms"], { min: 1 });
   const log = createLogger({ stream: io.stderr, level: level as LogLevel | "silent", bindings: { component: "ahp-acp-proxy" } });
 
-  // The harness: remote (--connect) or the embedded default-policy harness.
+  // The agent first: its start-up runs while the harness comes up.
+  const agent = spawnAgent(command, args, { stderr: "inherit", processGroup: true });
+  const child = agent.start();
+  log.info("agent started", { agent: command, pid: child.pid });
+  // Last resort when this process ends without the orderly stop below: nothing of the agent stays.
+  const killGroup = () => agent.kill("SIGKILL");
+  process.once("exit", killGroup);
+  let stopRequested!: (signal: NodeJS.Signals) => void;
+  const stopSignal = new Promise<NodeJS.Signals>((resolve) => (stopRequested = resolve));
+  const onSignal = (signal: NodeJS.Signals) => stopRequested(signal);
+  const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+  for (const sig of SIGNALS) process.on(sig, onSignal);
+  const cleanupProcess = () => {
+    for (const sig of SIGNALS) process.off(sig, onSignal);
+    process.off("exit", killGroup);
+  };
+
+  // The harness: remote (--connect) or the embedded default-policy harness, connected beside the agent.
   const spec = values.connect ?? io.env.AHP_CONNECT;
   let embedded: Harness | undefined;
-  let transport: Transport;
-  if (spec !== undefined) {
-    const auth = authFrom(values, io.env);
-    transport = createClientTransport(spec, { ...(auth === undefined ? {} : { auth }), stderr: "inherit" });
-  } else {
-    embedded = await createHarness({
-      log: log.child({ component: "ahp-harness" }),
-      name: "ahp-acp-proxy-harness",
-      syncNotifications: true,
-    });
-    // Both ends live in this process and neither keeps or changes a message it handed over, so
-    // messages pass as objects, not through JSON text (the events are still validated on both
-    // ends).
-    const [agentSide, harnessSide] = createLinkedPair({ encoding: "none" });
-    await embedded.server.connect(harnessSide);
-    transport = agentSide;
-  }
   const ahp = new AhpClient({ agentInfo: { framework: "ahp-acp-proxy", version: "0.1.0" } });
-  try {
+  const harnessUp = (async () => {
+    let transport: Transport;
+    if (spec !== undefined) {
+      const auth = authFrom(values, io.env);
+      transport = createClientTransport(spec, { ...(auth === undefined ? {} : { auth }), stderr: "inherit" });
+    } else {
+      const { createHarness } = await import("../harness.js");
+      embedded = await createHarness({
+        log: log.child({ component: "ahp-harness" }),
+        name: "ahp-acp-proxy-harness",
+        syncNotifications: true,
+      });
+      // Both ends live in this process and neither keeps or changes a message it handed over, so
+      // messages pass as objects, not through JSON text (the events are still validated on both
+      // ends).
+      const [agentSide, harnessSide] = createLinkedPair({ encoding: "none" });
+      await embedded.server.connect(harnessSide);
+      transport = agentSide;
+    }
     await ahp.connect(transport, { capabilities: ["pre_action", "run_lifecycle", "heartbeat", "session_start", "session_end", "error"] });
-  } catch (error) {
-    log.error("harness unreachable", { error: (error as Error).message, connect: spec ?? "embedded" });
-    await embedded?.close();
-    return EXIT_FAILURE;
-  }
-  log.info("harness connected", { connect: spec ?? "embedded" });
+  })();
+  const harnessFailed = harnessUp.then(
+    () => {
+      log.info("harness connected", {
+        connect: spec ?? "embedded",
+        decision_timeout_ms: decisionTimeoutMs ?? ahp.harnessConfig.timeout_ms ?? null,
+      });
+      return new Promise<never>(() => undefined);
+    },
+    (error: unknown) => {
+      log.error("harness unreachable", { error: (error as Error).message, connect: spec ?? "embedded" });
+      return "harness_unreachable" as const;
+    },
+  );
 
-  const agent = spawnAgent(command, args, { stderr: "inherit" });
+  const stop = async () => {
+    await agent.stop();
+    cleanupProcess();
+    await ahp.close().catch(() => undefined);
+    await embedded?.close();
+  };
+
   const storeDir = values.store ?? defaultStoreDir(io.env);
   let bridge;
   try {
     bridge = await createAcpBridge({
       agent: agent.connector,
       harness: ahp,
+      harnessReady: harnessUp,
+      // A gate the harness holds for a person is answered when the person decides: wait as long as
+      // the harness said it may hold (its handshake's timeout_ms), or as told.
+      harnessTimeoutMs: () => decisionTimeoutMs ?? ahp.harnessConfig.timeout_ms ?? undefined,
       store: new FileSuspensionStore(storeDir),
       ...(values["fail-closed"] ? { suspendGateFailure: "reject" as const } : {}),
       ...(values["fresh-transcript"] ? { emulateFreshTranscript: true } : {}),
@@ -127,21 +175,28 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     const message = error instanceof SuspensionStoreError ? error.message : `cannot start: ${(error as Error).message}`;
     log.error("suspension store", { error: message, store: storeDir });
     io.stderr.write(`ahp acp-proxy: ${message}\n`);
-    await ahp.close().catch(() => undefined);
-    await embedded?.close();
+    await harnessUp.catch(() => undefined);
+    await stop();
     return EXIT_FAILURE;
   }
   log.info("serving", { agent: command, store: storeDir });
   const connection = bridge.connect(nodeStream(io.stdin, io.stdout));
-  await connection.closed;
-  log.info("client disconnected");
-  await bridge.close();
-  agent.kill();
-  await ahp.close().catch(() => undefined);
-  if (embedded !== undefined) {
-    await embedded.server.whenIdle(2000);
-    await embedded.close();
+  const ended = await Promise.race([
+    connection.closed.then(() => "client_disconnected" as const),
+    harnessFailed,
+    stopSignal.then((signal) => ({ signal })),
+  ]);
+  if (ended === "client_disconnected") log.info("client disconnected");
+  else if (typeof ended === "object") log.info("stopping", { signal: ended.signal });
+  if (ended !== "client_disconnected") {
+    // The client is still attached: stop reading it so that nothing keeps this process alive.
+    connection.close();
+    (io.stdin as Partial<NodeJS.ReadStream>).destroy?.();
   }
+  await bridge.close();
+  await harnessUp.catch(() => undefined);
+  if (embedded !== undefined) await embedded.server.whenIdle(2000);
+  await stop();
   log.info("stopped");
-  return EXIT_OK;
+  return ended === "harness_unreachable" ? EXIT_FAILURE : EXIT_OK;
 }
