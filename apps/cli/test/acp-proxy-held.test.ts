@@ -221,6 +221,8 @@ describe("ahp acp-proxy start and stop", () => {
     p.child.stdin.end();
     expect(await p.exited).toBe(0);
     const q = proxy([]);
+    // The embedded harness starts once the client's initialize is answered.
+    await q.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     await until(() => q.stderr().includes('"msg":"harness connected"'), "the harness");
     // The embedded harness advertises its own timeout_ms: that is the wait.
     expect(q.stderr()).toMatch(/"msg":"harness connected"[^\n]*"decision_timeout_ms":\d+/);

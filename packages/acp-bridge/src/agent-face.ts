@@ -54,6 +54,11 @@ export interface BridgeCoreOptions extends CoreOptions {
   onAgentExit?: (info: { error: unknown; suspended: string[] }) => void;
   /** Which AHP event a `session/request_permission` of the agent becomes (§7.3). Default `pre_action`. */
   permissionEvent?: "pre_action" | "confirmation";
+  /**
+   * Called once the answer to a client's `initialize` is ready (a host can start work the answer
+   * does not need, e.g. its harness, only then, so that the client does not wait for it).
+   */
+  onInitialized?: () => void;
 }
 
 /** What {@link AcpBridgeEngine.guard} decided about an action. */

@@ -108,6 +108,9 @@ export class AcpBridgeEngine extends AgentFace {
     const out: Record<string, unknown> = { protocolVersion: PROTOCOL_VERSION, agentCapabilities };
     if (downInit.authMethods !== undefined) out.authMethods = downInit.authMethods;
     if (downInit.agentInfo !== undefined) out.agentInfo = downInit.agentInfo;
+    const onInitialized = this.bo.onInitialized;
+    // After this turn of the event loop: the answer is on its way first.
+    if (onInitialized !== undefined) setImmediate(onInitialized);
     return out as InitializeResponse;
   }
 

@@ -113,6 +113,8 @@ export interface SpawnAgentOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   stderr?: "inherit" | "ignore" | "pipe";
+  /** A child already started for this command (by a host that starts it before loading the bridge): the first connection uses it. */
+  initial?: ChildProcess;
   /**
    * Run the agent in a process group of its own (POSIX), so that `kill` and `stop` reach the
    * processes it starts too (npm wrappers that start a native binary and do not forward signals).
@@ -132,8 +134,12 @@ function groupAlive(pgid: number): boolean {
 
 /** Spawns the agent command as a child process speaking ACP over its stdin/stdout; stderr is inherited or given. */
 export function spawnAgent(command: string, args: readonly string[] = [], options: SpawnAgentOptions = {}): SpawnedAgent {
-  let child: ChildProcess | undefined;
-  let started: ChildProcess | undefined;
+  let started: ChildProcess | undefined = options.initial;
+  let child: ChildProcess | undefined = options.initial;
+  if (options.initial !== undefined) {
+    options.initial.on("error", () => undefined);
+    options.initial.stdin?.on("error", () => undefined);
+  }
   const group = options.processGroup === true && process.platform !== "win32";
   const spawnOne = (): ChildProcess => {
     const c = spawn(command, [...args], {

@@ -6,16 +6,17 @@
  * resumes and hears the lifecycle. stdout carries only ACP; logs are JSON lines on stderr.
  *
  * Start-up does nothing the client's `initialize` does not need before answering it: the agent is
- * started first, and the harness (its policy compile, or the connection to a remote one) comes up
- * beside it; the gates wait for the harness. The agent runs in a process group of its own, ended
+ * started first, before the bridge's modules load; a remote harness is connected beside it, the
+ * embedded one (its policy compile) only once the `initialize` answer is out; the gates wait for
+ * the harness. The agent runs in a process group of its own, ended
  * as a whole when the proxy stops (also on SIGTERM, SIGINT, SIGHUP), so no agent process outlives
  * the proxy.
  */
-import { AhpClient, createLinkedPair, type Transport } from "@ahp/core";
-import { createAcpBridge, defaultStoreDir, FileSuspensionStore, nodeStream, spawnAgent, SuspensionStoreError } from "@ahp/acp-bridge";
-import { createLogger, type LogLevel } from "@ahp/observability";
+// Only what starting the agent needs is loaded before it starts; the rest is imported beside it.
+import { spawn } from "node:child_process";
+import type { Transport } from "@ahp/core";
+import type { LogLevel } from "@ahp/observability";
 import { parse, toInt } from "../args.js";
-import { authFrom, CONNECT_HELP, createClientTransport } from "../connect.js";
 import type { Harness } from "../harness.js";
 import { EXIT_FAILURE, EXIT_OK, UsageError, type CliIo } from "../io.js";
 
@@ -28,7 +29,8 @@ harness gates every suspend and resume and hears the lifecycle. Without --connec
 default-policy harness runs in this process. stdout carries only ACP; logs are JSON lines on
 stderr.
 
-${CONNECT_HELP}
+  --connect SPEC        the harness: stdio:'CMD ARGS' | unix:PATH | http(s)://HOST:PORT/ahp |
+                        ws(s)://HOST:PORT/ahp (default: the built-in one, in this process)
   --api-key KEY         harness credential (X-API-Key / ?api_key=); or env AHP_API_KEY
   --bearer TOKEN        harness bearer token; or env AHP_BEARER_TOKEN
   --store DIR           where suspensions are kept (default ${"$"}XDG_STATE_HOME/ahp/acp-bridge or
@@ -86,14 +88,18 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   const maxQuiesceMs = toInt("max-quiesce-ms", values["max-quiesce-ms"], { min: 1 });
   const decisionTimeoutMs = toInt("decision-timeout-ms", values["decision-timeout-ms"], { min: 1 });
-  const log = createLogger({ stream: io.stderr, level: level as LogLevel | "silent", bindings: { component: "ahp-acp-proxy" } });
 
-  // The agent first: its start-up runs while the harness comes up.
-  const agent = spawnAgent(command, args, { stderr: "inherit", processGroup: true });
-  const child = agent.start();
-  log.info("agent started", { agent: command, pid: child.pid });
+  // The agent first, in a process group of its own: its start-up runs while the rest loads.
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"], detached: process.platform !== "win32" });
+  child.on("error", () => undefined);
   // Last resort when this process ends without the orderly stop below: nothing of the agent stays.
-  const killGroup = () => agent.kill("SIGKILL");
+  const killGroup = () => {
+    try {
+      if (child.pid !== undefined) process.kill(process.platform === "win32" ? child.pid : -child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
   process.once("exit", killGroup);
   let stopRequested!: (signal: NodeJS.Signals) => void;
   const stopSignal = new Promise<NodeJS.Signals>((resolve) => (stopRequested = resolve));
@@ -105,16 +111,32 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     process.off("exit", killGroup);
   };
 
-  // The harness: remote (--connect) or the embedded default-policy harness, connected beside the agent.
   const spec = values.connect ?? io.env.AHP_CONNECT;
+  const [{ AhpClient, createLinkedPair }, bridgeModule, { createLogger }, connectModule] = await Promise.all([
+    import("@ahp/core"),
+    import("@ahp/acp-bridge"),
+    import("@ahp/observability"),
+    // The client transports only when a remote harness is named.
+    spec === undefined ? undefined : import("../connect.js"),
+  ]);
+  const { createAcpBridge, defaultStoreDir, FileSuspensionStore, nodeStream, spawnAgent, SuspensionStoreError } = bridgeModule;
+  const log = createLogger({ stream: io.stderr, level: level as LogLevel | "silent", bindings: { component: "ahp-acp-proxy" } });
+  const agent = spawnAgent(command, args, { stderr: "inherit", processGroup: true, initial: child });
+  log.info("agent started", { agent: command, pid: child.pid });
+
+  // The harness: remote (--connect, connected now) or the embedded default-policy harness (started
+  // once the client's initialize is answered, so that its policy compile does not delay that answer).
   let embedded: Harness | undefined;
   const ahp = new AhpClient({ agentInfo: { framework: "ahp-acp-proxy", version: "0.1.0" } });
+  let startEmbedded!: () => void;
+  const embeddedWanted = new Promise<void>((resolve) => (startEmbedded = resolve));
   const harnessUp = (async () => {
     let transport: Transport;
-    if (spec !== undefined) {
-      const auth = authFrom(values, io.env);
-      transport = createClientTransport(spec, { ...(auth === undefined ? {} : { auth }), stderr: "inherit" });
+    if (spec !== undefined && connectModule !== undefined) {
+      const auth = connectModule.authFrom(values, io.env);
+      transport = connectModule.createClientTransport(spec, { ...(auth === undefined ? {} : { auth }), stderr: "inherit" });
     } else {
+      await embeddedWanted;
       const { createHarness } = await import("../harness.js");
       embedded = await createHarness({
         log: log.child({ component: "ahp-harness" }),
@@ -170,11 +192,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       onAgentExit: (i) =>
         log.warn("agent exited", { suspended_sessions: i.suspended, error: i.error instanceof Error ? i.error.message : undefined }),
       onerror: (e) => log.debug("bridge", { error: e.message }),
+      onInitialized: startEmbedded,
     });
   } catch (error) {
     const message = error instanceof SuspensionStoreError ? error.message : `cannot start: ${(error as Error).message}`;
     log.error("suspension store", { error: message, store: storeDir });
     io.stderr.write(`ahp acp-proxy: ${message}\n`);
+    startEmbedded();
     await harnessUp.catch(() => undefined);
     await stop();
     return EXIT_FAILURE;
@@ -194,6 +218,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     (io.stdin as Partial<NodeJS.ReadStream>).destroy?.();
   }
   await bridge.close();
+  // A client that never initialized never needed the embedded harness: start it only to close it.
+  startEmbedded();
   await harnessUp.catch(() => undefined);
   if (embedded !== undefined) await embedded.server.whenIdle(2000);
   await stop();
