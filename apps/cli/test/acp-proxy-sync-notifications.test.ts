@@ -36,8 +36,10 @@ describe("createHarness({ syncNotifications })", () => {
     // still in flight is another case).
     const counted = (text: string) => [...text.matchAll(/^ahp_events_total\{.*\} (\d+)$/gm)].reduce((a, m) => a + Number(m[1]), 0);
     let text = await harness.metrics.metrics();
-    for (let i = 0; i < 10_000 && counted(text) < 8; i++) {
-      await new Promise((r) => setImmediate(r));
+    // Wait for the condition with a generous wall-clock deadline, never a count of event-loop turns.
+    const deadline = performance.now() + 60_000;
+    while (counted(text) < 8 && performance.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 5));
       text = await harness.metrics.metrics();
     }
     await client.close();

@@ -14,7 +14,8 @@ import { DownstreamAgent, type DownstreamConnector } from "./downstream.js";
 import { invalidParams, isMethodNotFound, unknownSession } from "./errors.js";
 import { DIGEST_CHARS, keyCount } from "./internal.js";
 import type { ParkSpec } from "./harness.js";
-import { type Session, type SuspendResult } from "./session.js";
+import { keepRefusal, permissionPayload, refusalAnswer, refusalUpdate, type Refusal } from "./permission.js";
+import { type ClientLink, type EarlyUpdate, type Session, type SuspendResult } from "./session.js";
 import { isSuspending } from "./state-machine.js";
 import { validateAwaitResumptionRequest, validateResumeConditions, type ResumeConditions } from "./validation.js";
 
@@ -53,12 +54,17 @@ export interface BridgeCoreOptions extends CoreOptions {
   onAgentExit?: (info: { error: unknown; suspended: string[] }) => void;
   /** Which AHP event a `session/request_permission` of the agent becomes (§7.3). Default `pre_action`. */
   permissionEvent?: "pre_action" | "confirmation";
+  /**
+   * Called once the answer to a client's `initialize` is ready (a host can start work the answer
+   * does not need, e.g. its harness, only then, so that the client does not wait for it).
+   */
+  onInitialized?: () => void;
 }
 
 /** What {@link AcpBridgeEngine.guard} decided about an action. */
 export type GuardOutcome =
   | { outcome: "proceed"; modifiedPayload?: unknown }
-  | { outcome: "refuse" | "skip"; reason: string }
+  | { outcome: "refuse" | "skip"; reason: string; rule?: string }
   | { outcome: "park"; reason: string; waitingOn: string };
 
 /**
@@ -72,6 +78,12 @@ export type GuardOutcome =
  */
 export class AgentFace extends SuspendCore {
   protected readonly bo: BridgeCoreOptions;
+  /** The client connection opened last: where an update for a session the bridge does not hold goes. */
+  protected lastLink: ClientLink | undefined;
+  /** Requests in flight that open a session whose id the bridge learns only from the answer (`session/new`). */
+  #opening = 0;
+  /** Updates read meanwhile for a session the bridge does not hold yet, in wire order. */
+  readonly #unplaced: EarlyUpdate[] = [];
 
   constructor(options: BridgeCoreOptions) {
     super(options);
@@ -102,6 +114,8 @@ export class AgentFace extends SuspendCore {
   protected session(sessionId: unknown): Session {
     const s = typeof sessionId === "string" ? this.sessions.get(sessionId) : undefined;
     if (s === undefined || s.state === "deleted") throw unknownSession(String(sessionId));
+    // The client names the session: it has the answer that opened it, so held updates go first.
+    if (s.early !== undefined) this.releaseEarly(s);
     return s;
   }
 
@@ -248,8 +262,21 @@ export class AgentFace extends SuspendCore {
   protected onAgentUpdate(raw: unknown, line?: string): void {
     const p = obj(raw);
     const s = this.byAgentId(p?.sessionId);
+    if (s === undefined) {
+      // Maybe the session being opened: its answer has not been handled yet.
+      if (this.#opening > 0) this.#unplaced.push(line === undefined ? { params: raw } : { params: raw, line });
+      else this.forwardUnheld(raw, line);
+      return;
+    }
+    if (s.early !== undefined) {
+      s.early.push(line === undefined ? { params: raw } : { params: raw, line });
+      return;
+    }
     const u = obj(p?.update);
-    if (s === undefined || u === undefined) return;
+    if (u === undefined) {
+      this.report(new Error("dropped a session/update without an update object from the agent"));
+      return;
+    }
     if (s.replaying === "discard") return;
     const tag = String(u.sessionUpdate);
     if (!STANDARD_UPDATES.has(tag)) {
@@ -270,7 +297,9 @@ export class AgentFace extends SuspendCore {
         s.digest = digest.length > 2 * DIGEST_CHARS ? digest.slice(-DIGEST_CHARS) : digest;
       }
     }
-    if (line !== undefined && p!.sessionId === s.id && keyCount(p!) === 2) this.emitLine(s, u, line);
+    const refused = tag === "tool_call_update" && typeof u.toolCallId === "string" ? s.refused?.get(u.toolCallId) : undefined;
+    if (refused !== undefined) this.emit(s, keepRefusal(u, refused));
+    else if (line !== undefined && p!.sessionId === s.id && keyCount(p!) === 2) this.emitLine(s, u, line);
     else this.emit(s, u);
     const sus = s.suspension;
     if (
@@ -284,6 +313,78 @@ export class AgentFace extends SuspendCore {
     ) {
       sus.emulatedBoundary = true;
       this.sendCancel(s);
+    }
+  }
+
+  /**
+   * An update for a session the bridge does not hold (the client opened it some other way, or the
+   * agent made it): it goes to the client as it came, never dropped without a trace.
+   */
+  protected forwardUnheld(raw: unknown, line?: string): void {
+    const link = this.lastLink;
+    if (link === undefined || link.closed) {
+      this.report(new Error("dropped a session/update for a session the bridge does not hold: no client is attached"));
+      return;
+    }
+    if (line !== undefined && link.writeLine?.(line) === true) return;
+    link.ctx.notify("session/update", raw as never).catch((e: unknown) => this.report(e));
+  }
+
+  /**
+   * Sends a request that opens a session the bridge learns of from its answer (`session/new`):
+   * the agent's updates read before that answer is handled are kept, in order, for
+   * {@link AgentFace.holdEarly}.
+   */
+  protected async opening<R>(method: string, params: unknown): Promise<R> {
+    this.#opening++;
+    try {
+      return await this.downstream.request<R>(method, params);
+    } catch (error) {
+      this.#opening--;
+      this.releaseUnplaced();
+      throw error;
+    }
+  }
+
+  /**
+   * Called right after the answer of {@link AgentFace.opening}, once `s` is registered: the
+   * session's updates kept meanwhile (and any that come before the answer reached the client) are
+   * held and forwarded in order after the answer.
+   */
+  protected holdEarly(s: Session, fromOpening: boolean): void {
+    if (fromOpening) this.#opening--;
+    const mine: EarlyUpdate[] = [];
+    const rest: EarlyUpdate[] = [];
+    for (const e of this.#unplaced.splice(0)) (obj(e.params)?.sessionId === s.downstreamId ? mine : rest).push(e);
+    this.#unplaced.push(...rest);
+    s.early = [...(s.early ?? []), ...mine];
+    this.releaseUnplaced();
+    // The answer is handed to the client's connection in this turn of the event loop (the SDK
+    // sends it as the handler's promise settles): the updates follow it.
+    setImmediate(() => this.releaseEarly(s));
+  }
+
+  /** Forwards a session's held updates, in order, and stops holding. */
+  protected releaseEarly(s: Session): void {
+    const held = s.early;
+    s.early = undefined;
+    if (held === undefined) return;
+    for (const e of held) {
+      try {
+        this.onAgentUpdate(e.params, e.line);
+      } catch (error) {
+        this.report(error);
+      }
+    }
+  }
+
+  /** With no session being opened any more, updates kept for none of them go on as {@link AgentFace.forwardUnheld}. */
+  protected releaseUnplaced(): void {
+    if (this.#opening > 0) return;
+    for (const e of this.#unplaced.splice(0)) {
+      const s = this.byAgentId(obj(e.params)?.sessionId);
+      if (s === undefined) this.forwardUnheld(e.params, e.line);
+      else this.onAgentUpdate(e.params, e.line);
     }
   }
 
@@ -327,7 +428,8 @@ export class AgentFace extends SuspendCore {
     const o = await h.gateAction(s.id, type, payload);
     if (o.kind === "allow")
       return o.modifiedPayload === undefined ? { outcome: "proceed" } : { outcome: "proceed", modifiedPayload: o.modifiedPayload };
-    if (o.kind === "refuse" || o.kind === "skip") return { outcome: o.kind, reason: o.reason };
+    if (o.kind === "refuse" || o.kind === "skip")
+      return o.rule === undefined ? { outcome: o.kind, reason: o.reason } : { outcome: o.kind, reason: o.reason, rule: o.rule };
     const park = o.park;
     this.selfPark(s.id, { reason: park.reason, conditions: park.resumeWhen, initiatorDetail: "harness", park }).catch((e: unknown) =>
       this.report(e),
@@ -357,16 +459,21 @@ export class AgentFace extends SuspendCore {
             message: title,
             options: options.map((o) => o.name ?? o.optionId),
           })
-        : await this.guard(s.id, "pre_action", {
-            action_type: "tool_call",
-            tool_name: title,
-            arguments: obj(tc.rawInput) ?? {},
-            tool_call_id: String(tc.toolCallId ?? ""),
-          });
+        : await this.guard(s.id, "pre_action", permissionPayload(tc, s.cwd));
     if (verdict.outcome === "proceed") return undefined;
     if (verdict.outcome === "refuse" || verdict.outcome === "skip") {
-      const reject = options.find((o) => o.kind === "reject_once") ?? options.find((o) => o.kind === "reject_always");
-      return reject === undefined ? cancelled : { outcome: { outcome: "selected", optionId: reject.optionId } };
+      // A harness refusal, not the user's: the client is told why (ADR 0142); the agent gets its
+      // reject option with the decision in `_meta`.
+      const refusal: Refusal = {
+        decision: verdict.outcome === "skip" ? "skip" : "block",
+        reason: verdict.reason,
+        ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
+      };
+      if (typeof tc.toolCallId === "string") {
+        (s.refused ??= new Map()).set(tc.toolCallId, refusal);
+        this.emit(s, refusalUpdate(tc.toolCallId, refusal));
+      }
+      return refusalAnswer(options, refusal);
     }
     return cancelled;
   }

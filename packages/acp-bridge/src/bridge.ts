@@ -55,7 +55,9 @@ export class AcpBridgeEngine extends AgentFace {
   }
 
   newLink(ctx: AgentContext): ClientLink {
-    return { id: ++this.#linkSeq, ctx, caps: { ...NO_CLIENT_CAPS }, closed: false };
+    const link: ClientLink = { id: ++this.#linkSeq, ctx, caps: { ...NO_CLIENT_CAPS }, closed: false };
+    this.lastLink = link;
+    return link;
   }
 
   /** The client connection ended: its sessions keep their state (T22, T23). */
@@ -106,11 +108,14 @@ export class AcpBridgeEngine extends AgentFace {
     const out: Record<string, unknown> = { protocolVersion: PROTOCOL_VERSION, agentCapabilities };
     if (downInit.authMethods !== undefined) out.authMethods = downInit.authMethods;
     if (downInit.agentInfo !== undefined) out.agentInfo = downInit.agentInfo;
+    const onInitialized = this.bo.onInitialized;
+    // After this turn of the event loop: the answer is on its way first.
+    if (onInitialized !== undefined) setImmediate(onInitialized);
     return out as InitializeResponse;
   }
 
   async newSession(params: Record<string, unknown>, link: ClientLink): Promise<Record<string, unknown>> {
-    const response = await this.downstream.request<Record<string, unknown>>("session/new", params);
+    const response = await this.opening<Record<string, unknown>>("session/new", params);
     const id = String(response.sessionId);
     const s = newSession(
       id,
@@ -120,6 +125,7 @@ export class AcpBridgeEngine extends AgentFace {
     );
     s.link = link;
     this.sessions.set(id, s);
+    this.holdEarly(s, true);
     this.harness?.notify("session_start", id, { session_id: id, cwd: s.cwd });
     return response;
   }
@@ -175,12 +181,24 @@ export class AcpBridgeEngine extends AgentFace {
     const known = this.sessions.get(id);
     if (known === undefined || known.state === "deleted") {
       if (enr?.handle !== undefined || known?.state === "deleted") throw unknownSession(id);
-      // A session the bridge never saw: plain ACP resume through to the agent, then keep it.
+      // A session the bridge never saw: plain ACP resume through to the agent, then keep it. It is
+      // held from the start, so its updates are kept until the answer has gone out (then follow it).
       if (!this.downstream.alive) await this.downstream.restart();
-      const response = (await this.downstream.request<Record<string, unknown> | null>("session/resume", params)) ?? {};
       const s = newSession(id, String(params.cwd), (params.mcpServers as unknown[] | undefined) ?? []);
       s.link = link;
+      s.early = [];
       this.sessions.set(id, s);
+      let response: Record<string, unknown>;
+      try {
+        response = (await this.downstream.request<Record<string, unknown> | null>("session/resume", params)) ?? {};
+      } catch (error) {
+        if (this.sessions.get(id) === s) this.sessions.delete(id);
+        const held = s.early;
+        s.early = undefined;
+        for (const e of held ?? []) this.forwardUnheld(e.params, e.line);
+        throw error;
+      }
+      this.holdEarly(s, false);
       return response;
     }
     const s = known;
@@ -222,6 +240,9 @@ export class AcpBridgeEngine extends AgentFace {
   }
 
   async prompt(params: PromptRequest, link: ClientLink, signal: AbortSignal): Promise<PromptResponse> {
+    const held = this.sessions.get(params.sessionId);
+    // A session the bridge does not hold is the agent's to answer for.
+    if (held === undefined) return (await this.forward("session/prompt", params, signal)) as PromptResponse;
     const s = this.session(params.sessionId);
     s.link = link;
     while (s.committing !== undefined) await s.committing.catch(() => undefined);
@@ -237,6 +258,7 @@ export class AcpBridgeEngine extends AgentFace {
     if (s.downstreamLost || !this.downstream.alive) await this.reattach(s);
     this.apply(s, "prompt");
     s.turn = { toolCalls: new Map(), cancelSent: false };
+    s.refused = undefined;
     const h = this.harness;
     if (s.runId === undefined) {
       s.runId = `run_${newId()}`;
@@ -326,11 +348,8 @@ export class AcpBridgeEngine extends AgentFace {
 
   async closeSession(params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const s = this.sessions.get(String(params.sessionId));
-    if (s === undefined || s.state === "deleted") {
-      if (this.downstream.alive && this.downstream.caps.close)
-        await this.downstream.request("session/close", params).catch(() => undefined);
-      return {};
-    }
+    if (s?.early !== undefined) this.releaseEarly(s);
+    if (s === undefined || s.state === "deleted") return ((await this.forward("session/close", params)) ?? {}) as Record<string, unknown>;
     const wasSuspension = s.state === "suspended" || isSuspending(s.state);
     this.apply(s, "close");
     this.discard(s, wasSuspension, "closed");
@@ -342,7 +361,8 @@ export class AcpBridgeEngine extends AgentFace {
 
   async deleteSession(params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const s = this.sessions.get(String(params.sessionId));
-    if (s !== undefined && s.state !== "deleted") {
+    if (s === undefined) return ((await this.forward("session/delete", params)) ?? {}) as Record<string, unknown>;
+    if (s.state !== "deleted") {
       const wasSuspension = s.state === "suspended" || isSuspending(s.state);
       this.apply(s, "delete");
       this.discard(s, wasSuspension, "deleted");
@@ -374,6 +394,7 @@ export class AcpBridgeEngine extends AgentFace {
   async forward(method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
     const p = obj(params);
     const s = p !== undefined ? this.sessions.get(String(p.sessionId)) : undefined;
+    if (s?.early !== undefined) this.releaseEarly(s);
     const out = s !== undefined ? { ...p, sessionId: s.downstreamId } : params;
     if (!this.downstream.alive) await this.downstream.restart();
     return this.downstream.request(method, out, signal);

@@ -15,6 +15,8 @@ export const META = {
   resume: `${AHP_HARNESS_PREFIX}/resume`,
   /** Lifecycle events carried by `session_info_update`. */
   lifecycle: `${AHP_HARNESS_PREFIX}/lifecycle`,
+  /** A harness decision about an agent's tool call (refusal reason and rule), on the client's update and the agent's answer. */
+  decision: `${AHP_HARNESS_PREFIX}/decision`,
 } as const;
 
 /** ACP methods: first-class (RFC) names and their tunnel forms (§6.3). */

@@ -6,7 +6,16 @@
  * `AhpClient` over any transport; knows nothing of ACP connections.
  */
 import { RequestError } from "@agentclientprotocol/sdk";
-import { AhpLocalError, createEvent, newId, type AhpClient, type AhpEventInput, type EventType, type RunStatus } from "@ahp/core";
+import {
+  AhpLocalError,
+  createEvent,
+  findRuleId,
+  newId,
+  type AhpClient,
+  type AhpEventInput,
+  type EventType,
+  type RunStatus,
+} from "@ahp/core";
 import type { Clock } from "./clock.js";
 import { gateRefused, harnessUnavailable } from "./errors.js";
 import type { ResumeConditions } from "./validation.js";
@@ -39,8 +48,17 @@ export interface HarnessLinkOptions {
   parkThresholdMs?: number;
   /** With an escalation park, also a `fail` timeout after this many minutes. */
   escalationTimeoutMinutes?: number;
-  /** Per-call timeout of AHP requests. Default: the client's. */
-  timeoutMs?: number;
+  /**
+   * Per-call timeout of the AHP requests that a harness may hold for a person (the gates), in ms,
+   * or a function read at each call (e.g. the handshake's advertised `timeout_ms`, known once the
+   * client connected). Default: the client's.
+   */
+  timeoutMs?: number | (() => number | undefined);
+  /**
+   * Settles once `client` is connected, when the link is made before that: gates wait for it,
+   * reports stay queued until then (a rejection fails the gates as a harness that cannot answer).
+   */
+  ready?: Promise<unknown>;
   /** Every harness failure and what the bridge did (the CLI logs these). */
   onFailure?: (failure: HarnessFailure) => void;
 }
@@ -80,8 +98,8 @@ export type ResumeGateResult =
 /** How a turn action fared at the harness (§7.3). */
 export type ActionOutcome =
   | { kind: "allow"; modifiedPayload?: unknown }
-  | { kind: "refuse"; reason: string }
-  | { kind: "skip"; reason: string }
+  | { kind: "refuse"; reason: string; rule?: string }
+  | { kind: "skip"; reason: string; rule?: string }
   | { kind: "park"; park: ParkSpec };
 
 /** A harness-driven park: what to suspend with and what to re-send on resume. */
@@ -108,7 +126,8 @@ const isHarnessDown = (error: unknown): boolean => AhpLocalError.isInstance(erro
  */
 export class HarnessLink {
   readonly #client: AhpClient;
-  readonly #agentId: string;
+  readonly #agentId: string | undefined;
+  #ready: Promise<unknown> | undefined;
   readonly #o: HarnessLinkOptions;
   readonly #startedAt: number;
   #events = 0;
@@ -117,7 +136,18 @@ export class HarnessLink {
 
   constructor(options: HarnessLinkOptions) {
     this.#client = options.client;
-    this.#agentId = options.agentId ?? options.client.agentId;
+    this.#agentId = options.agentId;
+    const ready = options.ready;
+    if (ready !== undefined) {
+      this.#ready = ready;
+      ready.then(
+        () => {
+          this.#ready = undefined;
+          this.flush();
+        },
+        () => undefined,
+      );
+    }
     this.#o = options;
     this.#startedAt = options.clock.now();
   }
@@ -130,7 +160,7 @@ export class HarnessLink {
   event(type: EventType, sessionId: string, payload: unknown, metadata?: Record<string, unknown>, id?: string): AhpEventInput {
     const fields = {
       sessionId,
-      agentId: this.#agentId,
+      agentId: this.#agentId ?? this.#client.agentId,
       timestamp: new Date(this.#o.clock.now()).toISOString(),
       ...(metadata === undefined ? {} : { metadata }),
     };
@@ -140,11 +170,13 @@ export class HarnessLink {
     return event;
   }
 
-  #call(event: AhpEventInput): Promise<unknown> {
+  async #call(event: AhpEventInput): Promise<unknown> {
+    if (this.#ready !== undefined) await this.#ready;
     this.flush();
     this.#events++;
-    const options = this.#o.timeoutMs === undefined ? {} : { timeoutMs: this.#o.timeoutMs };
-    return this.#client.request(event, options);
+    const t = this.#o.timeoutMs;
+    const timeoutMs = typeof t === "function" ? t() : t;
+    return this.#client.request(event, timeoutMs === undefined ? {} : { timeoutMs });
   }
 
   #fail(failure: HarnessFailure): void {
@@ -169,6 +201,7 @@ export class HarnessLink {
   /** Sends the queued reports now (in the order they were made). */
   flush(): void {
     this.#flushScheduled = false;
+    if (this.#ready !== undefined) return; // sent once the client is connected
     for (const { sessionId, event } of this.#reports.splice(0)) {
       this.#client
         .notify(event)
@@ -374,9 +407,12 @@ export class HarnessLink {
         return { kind: "allow", modifiedPayload: d.modified_payload };
       case "block":
       case "reject":
-        return { kind: "refuse", reason: String(d.reason ?? "blocked by the harness") };
-      case "skip":
-        return { kind: "skip", reason: String(d.reason ?? "skipped by the harness") };
+      case "skip": {
+        const rule = findRuleId({ result: d });
+        const kind = d.decision === "skip" ? "skip" : "refuse";
+        const reason = String(d.reason ?? (kind === "skip" ? "skipped by the harness" : "blocked by the harness"));
+        return rule === undefined ? { kind, reason } : { kind, reason, rule };
+      }
       case "defer": {
         const ms = Number(d.retry_after_ms ?? 0);
         if (ms < threshold) return ms;
@@ -413,6 +449,7 @@ export class HarnessLink {
    */
   async poll(sessionId: string, handle: string, waitingOn: string): Promise<{ input?: unknown; continueTranscript?: boolean } | undefined> {
     try {
+      if (this.#ready !== undefined) await this.#ready;
       // `ahp/query` carries the client's own session id; the ACP session travels in the payload (see README).
       const response = await this.#client.query("acp_suspension_status", { session_id: sessionId, handle, waiting_on: waitingOn });
       const answer = (response as { answer?: { resume?: unknown; input?: unknown; continueTranscript?: unknown } }).answer;

@@ -3,6 +3,7 @@ import type { AgentContext } from "@agentclientprotocol/sdk";
 import type { DeadlineTimer } from "./clock.js";
 import type { Initiator, InitiatorDetail, ResumeCause, SuspendMode } from "./constants.js";
 import type { ParkSpec } from "./harness.js";
+import type { Refusal } from "./permission.js";
 import type { BridgeState } from "./state-machine.js";
 import type { ResumeConditions } from "./validation.js";
 
@@ -130,6 +131,19 @@ export interface Session {
   committing?: Promise<unknown>;
   /** `session/load` is replaying (forward), or a re-attach replay is being discarded. */
   replaying?: "forward" | "discard";
+  /**
+   * Updates of the agent held back until the answer that opened the session (new, or resume of a
+   * session the bridge had not seen) has gone to the client; forwarded in order right after it.
+   */
+  early?: EarlyUpdate[];
+  /** Tool calls the harness refused: the agent's later updates of them keep the reason in view. */
+  refused?: Map<string, Refusal>;
+}
+
+/** An agent `session/update` as it arrived: its params and, when it may be forwarded as is, its line. */
+export interface EarlyUpdate {
+  params: unknown;
+  line?: string;
 }
 
 /** A fresh session in `active.idle`, held under the same id by the agent. */

@@ -31,7 +31,13 @@ export interface AcpBridgeOptions extends Omit<BridgeCoreOptions, "agent" | "clo
   maxGateWaitMs?: number;
   parkThresholdMs?: number;
   escalationTimeoutMinutes?: number;
-  harnessTimeoutMs?: number;
+  /** Timeout of the harness calls that may be held for a person (gates), or a function read at each call. */
+  harnessTimeoutMs?: number | (() => number | undefined);
+  /**
+   * Settles once `harness` is connected, when it is handed over before its handshake is done (a
+   * quick start: the agent and the harness come up side by side). Gates wait for it.
+   */
+  harnessReady?: Promise<unknown>;
   /** Harness failures and what the bridge did about them (§7.5). */
   onHarnessFailure?: (failure: HarnessFailure) => void;
 }
@@ -63,6 +69,7 @@ export async function createAcpBridge(options: AcpBridgeOptions): Promise<AcpBri
           ...(options.parkThresholdMs === undefined ? {} : { parkThresholdMs: options.parkThresholdMs }),
           ...(options.escalationTimeoutMinutes === undefined ? {} : { escalationTimeoutMinutes: options.escalationTimeoutMinutes }),
           ...(options.harnessTimeoutMs === undefined ? {} : { timeoutMs: options.harnessTimeoutMs }),
+          ...(options.harnessReady === undefined ? {} : { ready: options.harnessReady }),
           ...(options.onHarnessFailure === undefined ? {} : { onFailure: options.onHarnessFailure }),
         });
   const store = options.store ?? new FileSuspensionStore(options.storeDir ?? defaultStoreDir());
@@ -85,37 +92,105 @@ export const inMemoryAgent =
 
 /** An agent command run as a child process for the bridge (see {@link spawnAgent}). */
 export interface SpawnedAgent {
-  /** Connector for `agent:`: spawns a fresh child on every call (a restart after the child died). */
+  /** Connector for `agent:`: the child started by `start()` first, then a fresh child on every call (a restart after it died). */
   connector: DownstreamConnector;
   /** The live child, when there is one. */
   readonly child: ChildProcess | undefined;
+  /** Starts the child now (before the client's `initialize`), so its start-up runs beside the bridge's. */
+  start(): ChildProcess;
+  /** Signals the child (with `processGroup`, its whole process group). */
   kill(signal?: NodeJS.Signals): void;
+  /**
+   * Ends the child and everything it started: SIGTERM to its process group (or the child alone
+   * without `processGroup`), then SIGKILL to whatever is left after `graceMs` (default 3000).
+   * Resolves once no process of the group is left (or the grace and a last SIGKILL passed).
+   */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Options of {@link spawnAgent}. */
+export interface SpawnAgentOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  stderr?: "inherit" | "ignore" | "pipe";
+  /** A child already started for this command (by a host that starts it before loading the bridge): the first connection uses it. */
+  initial?: ChildProcess;
+  /**
+   * Run the agent in a process group of its own (POSIX), so that `kill` and `stop` reach the
+   * processes it starts too (npm wrappers that start a native binary and do not forward signals).
+   */
+  processGroup?: boolean;
+}
+
+/** True while a process of group `pgid` is alive. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** Spawns the agent command as a child process speaking ACP over its stdin/stdout; stderr is inherited or given. */
-export function spawnAgent(
-  command: string,
-  args: readonly string[] = [],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; stderr?: "inherit" | "ignore" | "pipe" } = {},
-): SpawnedAgent {
-  let child: ChildProcess | undefined;
+export function spawnAgent(command: string, args: readonly string[] = [], options: SpawnAgentOptions = {}): SpawnedAgent {
+  let started: ChildProcess | undefined = options.initial;
+  let child: ChildProcess | undefined = options.initial;
+  if (options.initial !== undefined) {
+    options.initial.on("error", () => undefined);
+    options.initial.stdin?.on("error", () => undefined);
+  }
+  const group = options.processGroup === true && process.platform !== "win32";
+  const spawnOne = (): ChildProcess => {
+    const c = spawn(command, [...args], {
+      stdio: ["pipe", "pipe", options.stderr ?? "inherit"],
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      ...(group ? { detached: true } : {}),
+    });
+    child = c;
+    c.on("error", () => undefined);
+    c.stdin!.on("error", () => undefined);
+    return c;
+  };
+  const signal = (c: ChildProcess | undefined, sig: NodeJS.Signals): void => {
+    if (c?.pid === undefined) return;
+    try {
+      if (group) process.kill(-c.pid, sig);
+      else c.kill(sig);
+    } catch {
+      // already gone
+    }
+  };
   return {
     connector: () => {
-      const c = spawn(command, [...args], {
-        stdio: ["pipe", "pipe", options.stderr ?? "inherit"],
-        ...(options.env ? { env: options.env } : {}),
-        ...(options.cwd ? { cwd: options.cwd } : {}),
-      });
-      child = c;
-      c.on("error", () => undefined);
-      c.stdin!.on("error", () => undefined);
+      const c = started ?? spawnOne();
+      started = undefined;
       return ndJsonNodeStream(c.stdout!, c.stdin!);
     },
     get child() {
       return child;
     },
-    kill(signal: NodeJS.Signals = "SIGTERM") {
-      child?.kill(signal);
+    start() {
+      started ??= spawnOne();
+      return started;
+    },
+    kill(sig: NodeJS.Signals = "SIGTERM") {
+      signal(child, sig);
+    },
+    async stop(graceMs = 3000) {
+      const c = child;
+      if (c?.pid === undefined) return;
+      const pid = c.pid;
+      const alive = () => (group ? groupAlive(pid) : c.exitCode === null && c.signalCode === null);
+      if (!alive()) return;
+      signal(c, "SIGTERM");
+      const deadline = Date.now() + graceMs;
+      while (alive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      if (alive()) signal(c, "SIGKILL");
+      // A SIGKILL'd process is gone once the kernel reaped it: wait briefly for that.
+      const reaped = Date.now() + 2000;
+      while (alive() && Date.now() < reaped) await new Promise((resolve) => setTimeout(resolve, 25));
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { HarnessLink, ManualClock } from "../src/index.js";
-import { settle, testHarness, type TestHarness } from "./helpers/setup.js";
+import { testHarness, until, type TestHarness } from "./helpers/setup.js";
 
 let h: TestHarness | undefined;
 afterEach(async () => {
@@ -25,7 +25,7 @@ describe("HarnessLink reports", () => {
     link.runLifecycle("s1", "run_1", "completed", { updatedAt: new Date(0).toISOString() });
     await Promise.resolve();
     expect(h.events).toHaveLength(0);
-    await settle();
+    await until(() => kinds(h!).length >= 3, "the three reports at the harness");
     expect(kinds(h)).toEqual(["session_start", "run:executing", "run:completed"]);
   });
 
@@ -36,7 +36,7 @@ describe("HarnessLink reports", () => {
     const gate = link.gateSuspend({ sessionId: "s1", mode: "finish_step", initiator: "client", initiatorDetail: "user" });
     link.runLifecycle("s1", "run_1", "completed", { updatedAt: new Date(0).toISOString() });
     expect(await gate).toEqual({ proceed: true });
-    await settle();
+    await until(() => kinds(h!).length >= 3, "the reports and the gate at the harness");
     expect(kinds(h)).toEqual(["run:executing", "pre_action", "run:completed"]);
   });
 
@@ -45,7 +45,7 @@ describe("HarnessLink reports", () => {
     const link = new HarnessLink({ client: h.client, clock: new ManualClock() });
     link.notify("session_end", "s1", { session_id: "s1", reason: "closed" });
     link.flush();
-    for (let i = 0; i < 10; i++) await Promise.resolve();
+    await until(() => kinds(h!).length > 0, "the report at the harness");
     expect(kinds(h)).toEqual(["session_end"]);
   });
 });

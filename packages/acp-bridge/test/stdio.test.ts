@@ -67,14 +67,14 @@ describe("over stdio with the stock SDK agent as a child process", () => {
     await until(() => labels(r.log).includes("update:tool_call_update(long:in_progress)"), "long task running");
     const sus = await suspend(r.ctx, { sessionId: r.sessionId, mode: "interrupt_immediate", reason: "review" });
     expect((await p).stopReason).toBe("cancelled");
-    await settle();
+    await until(() => indexOf(labels(r.log), "lifecycle:suspended") >= 0, "the suspended lifecycle update");
     const ls = labels(r.log);
     expect(indexOf(ls, "resp:session/prompt")).toBeLessThan(indexOf(ls, "lifecycle:suspended"));
     expect(indexOf(ls, "lifecycle:suspended")).toBeLessThan(indexOf(ls, "resp:_ahpHarness/session/suspend"));
     await resumeWith(r.ctx, r.sessionId, { handle: sus.handle, input: "looks good" });
     const after = await prompt(r.ctx, r.sessionId, "go on");
     expect(after.stopReason).toBe("end_turn");
-    await settle();
+    await until(() => /^turn 3/.test(String(r.cd.received.at(-1)?.update.content?.text)), "the third turn's reply");
     const last = r.cd.received.at(-1)!.update;
     expect(last.content.text).toMatch(/^turn 3, history 2: Resume input: looks good/);
     expect(assertStockSafe(r.log)).toEqual([]);
@@ -92,6 +92,7 @@ describe("over stdio with the stock SDK agent as a child process", () => {
     await until(() => labels(r.log).includes("update:tool_call_update(long:in_progress)"), "long task running");
     const sus = await suspend(r.ctx, { sessionId: r.sessionId, mode: "interrupt_immediate", reason: "review" });
     expect((await p).stopReason).toBe("cancelled");
+    await until(() => indexOf(labels(r.log), "lifecycle:suspended") >= 0, "the suspended lifecycle update");
     await settle();
     const ls = labels(r.log);
     const resp2 = ls.lastIndexOf("resp:session/prompt");
@@ -102,7 +103,7 @@ describe("over stdio with the stock SDK agent as a child process", () => {
     const after = labels(r.log);
     expect(indexOf(after, "lifecycle:resumed")).toBeLessThan(indexOf(after, "resp:session/resume"));
     expect((await prompt(r.ctx, r.sessionId, "go on")).stopReason).toBe("end_turn");
-    await settle();
+    await until(() => /^turn 3/.test(String(r.cd.received.at(-1)?.update.content?.text)), "the third turn's reply");
     expect(r.cd.received.at(-1)!.update.content.text).toMatch(/^turn 3, history 2: Resume input: looks good/);
     expect(assertStockSafe(r.log)).toEqual([]);
     expect(r.errors).toEqual([]);
@@ -111,7 +112,7 @@ describe("over stdio with the stock SDK agent as a child process", () => {
   it("a non-standard update from the agent reaches the bridge over stdio and is dropped and reported; the client gets only standard updates", async () => {
     const r = await stdioRig(STOCK);
     expect((await prompt(r.ctx, r.sessionId, "worker run")).stopReason).toBe("end_turn");
-    await settle();
+    await until(() => r.errors.length > 0, "the dropped update reported");
     expect(r.errors).toContain("dropped a non-standard session/update (worker_update) from the agent");
     expect(r.cd.received.map((u) => u.update.sessionUpdate)).toEqual(["agent_message_chunk"]);
     assertStockSafe(r.log);
@@ -125,7 +126,7 @@ describe("over stdio with the stock SDK agent as a child process", () => {
     const sus = await suspend(r.ctx, { sessionId: r.sessionId });
     const firstChild = r.agent.child!;
     firstChild.kill("SIGKILL");
-    await until(() => r.exits.length === 1, "agent exit reported", 1_000_000);
+    await until(() => r.exits.length === 1, "agent exit reported");
     expect(r.exits[0]!.suspended).toEqual([r.sessionId]);
     expect(r.bridge.stateOf(r.sessionId)).toBe("suspended");
     const res = await resumeWith(r.ctx, r.sessionId, { handle: sus.handle });
@@ -133,7 +134,7 @@ describe("over stdio with the stock SDK agent as a child process", () => {
     expect(r.agent.child!.pid).not.toBe(firstChild.pid);
     const next = await prompt(r.ctx, r.sessionId, "second");
     expect(next.stopReason).toBe("end_turn");
-    await settle();
+    await until(() => /^turn 2/.test(String(r.cd.received.at(-1)?.update.content?.text)), "the second turn's reply");
     expect(r.cd.received.at(-1)!.update.content.text).toMatch(/^turn 2, history 1: second/);
   });
 });
@@ -146,14 +147,14 @@ describe("with the legacy @zed-industries/agent-client-protocol 0.4.5 (no sessio
     expect(r.bridge.agent.caps).toMatchObject({ resume: false, loadSession: true });
     await prompt(r.ctx, r.sessionId, "one");
     const p = prompt(r.ctx, r.sessionId, "please wait");
-    await settle(50);
+    await until(() => r.bridge.stateOf(r.sessionId) === "active.running", "the turn running");
     const sus = await suspend(r.ctx, { sessionId: r.sessionId, mode: "finish_step" });
     expect((await p).stopReason).toBe("end_turn");
     expect(sus._meta[META.suspend]).toMatchObject({ emulated: true, emulatedBoundary: true });
     // The agent dies while suspended; the resume starts a new one and re-attaches with session/load.
     const first = r.agent.child!;
     first.kill("SIGKILL");
-    await until(() => r.exits.length === 1, "agent exit", 1_000_000);
+    await until(() => r.exits.length === 1, "agent exit");
     const mark = r.log.length;
     await resumeWith(r.ctx, r.sessionId, { handle: sus.handle });
     expect(r.agent.child!.pid).not.toBe(first.pid);
@@ -161,8 +162,7 @@ describe("with the legacy @zed-industries/agent-client-protocol 0.4.5 (no sessio
     // The load replay (the earlier transcript) is discarded: only the lifecycle carrier reaches the client.
     expect(labels(r.log.slice(mark)).filter((l) => l.startsWith("update:") || l.startsWith("lifecycle:"))).toEqual(["lifecycle:resumed"]);
     expect((await prompt(r.ctx, r.sessionId, "two")).stopReason).toBe("end_turn");
-    await settle();
-    expect(r.log.slice(mark).some((e) => JSON.stringify(e.msg).includes("legacy reply to two"))).toBe(true);
+    await until(() => r.log.slice(mark).some((e) => JSON.stringify(e.msg).includes("legacy reply to two")), "the reply to two");
   });
 
   it("a legacy 0.4.5 client (no suspend, no session/resume) keeps working; its next prompt is the implicit resume", async () => {
@@ -197,7 +197,7 @@ describe("with the legacy @zed-industries/agent-client-protocol 0.4.5 (no sessio
     await (bridge as unknown as { suspendRequest(p: unknown): Promise<unknown> }).suspendRequest({ sessionId, reason: "operator pause" });
     const res = await conn.prompt({ sessionId, prompt: [{ type: "text", text: "are you there?" }] });
     expect(res.stopReason).toBe("end_turn");
-    await settle();
+    await until(() => received.length === 2, "both replies");
     expect(lifecycleEvents(pair.log).map((e) => e.event)).toEqual(["suspended", "resumed"]);
     expect(assertStockSafe(pair.log)).toEqual([]);
     // The 0.4.5 schema predates session_info_update: its client drops the carriers (closed union)

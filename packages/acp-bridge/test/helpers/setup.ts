@@ -196,13 +196,19 @@ export const resumeWith = (ctx: ClientContext, sessionId: string, resume?: Recor
     Record<string, any>
   >;
 
-/** Waits until `predicate` holds, re-checking after each macrotask (no wall-clock sleeps). */
-export async function until(predicate: () => boolean, what = "condition", max = 10_000): Promise<void> {
-  for (let i = 0; i < max; i++) {
+/**
+ * Waits until `predicate` holds, with a deadline in wall-clock time (default 60 s, generous for a
+ * busy machine), never a count of event-loop turns: re-checked after each macrotask at first (an
+ * in-memory rig settles within a few), then every few milliseconds (a child process may need
+ * seconds on a loaded machine).
+ */
+export async function until(predicate: () => boolean, what = "condition", ms = 60_000): Promise<void> {
+  const deadline = performance.now() + ms;
+  for (let i = 0; ; i++) {
     if (predicate()) return;
-    await new Promise((r) => setImmediate(r));
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => (i < 1000 ? setImmediate(r) : setTimeout(r, 5)));
   }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** Lets every queued message settle. */

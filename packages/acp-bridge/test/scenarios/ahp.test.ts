@@ -169,7 +169,15 @@ describe("AHP mapping", () => {
   it("S49 confirmation: approve continues, reject refuses without parking, escalate parks", async () => {
     for (const [decision, expectState, expectAnswer] of [
       [{ decision: "approve" }, "active.idle", { outcome: { outcome: "selected", optionId: "allow" } }],
-      [{ decision: "reject", reason: "no" }, "active.idle", { outcome: { outcome: "selected", optionId: "reject" } }],
+      [
+        { decision: "reject", reason: "no" },
+        "active.idle",
+        // The refusal is the harness's, and the agent's answer says so (ADR 0142).
+        {
+          outcome: { outcome: "selected", optionId: "reject" },
+          _meta: { "ahpHarness/decision": { decision: "block", reason: "no", by: "harness" } },
+        },
+      ],
       [{ decision: "escalate" }, "suspended", { outcome: { outcome: "cancelled" } }],
     ] as const) {
       const answers: unknown[] = [];
