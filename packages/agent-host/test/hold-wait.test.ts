@@ -122,10 +122,7 @@ describe("the record says what happened", () => {
       await until(() => toolCalls(alice.api.state.confirmed<ChatState>(S1_CHAT)).length === 1, "the tool call on the client");
       alice.api.dispatch(S1_CHAT, {
         type: "chat/toolCallConfirmed",
-        turnId:
-          toolCalls(run.host.state<ChatState>(S1_CHAT))[0]!.toolCallId === toolCallId
-            ? run.host.state<ChatState>(S1_CHAT)!.activeTurn!.id
-            : "",
+        turnId: run.host.state<ChatState>(S1_CHAT)!.activeTurn!.id,
         toolCallId,
         ...(approved ? { approved: true, confirmed: "user-action" } : { approved: false, reason: "denied", reasonMessage: "not today" }),
       });
