@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ApprovalEvent } from "../src/host/approvals.js";
 import { WAIT_MARGIN_MS } from "../src/host/hold-wait.js";
-import type { ChatState, ToolCallState } from "../src/wire/types.js";
+import type { ChatState } from "../src/wire/types.js";
 import { startHost, type Running } from "./helpers/harness.js";
 import { probe, S1_CHAT, toolCalls } from "./helpers/scenario.js";
 
@@ -48,9 +48,7 @@ async function start(approvalTimeoutMs = 300_000): Promise<{ run: Running; seen:
 const held = (seen: Observed) => until(() => seen.approvals.find((e) => e.phase === "held"), "the hold");
 const resolved = (seen: Observed) => until(() => seen.approvals.find((e) => e.phase === "resolved"), "the outcome");
 const recordOf = (run: Running): Record<string, unknown> | undefined =>
-  (toolCalls(run.host.state<ChatState>(S1_CHAT)).at(-1) as ToolCallState | undefined)?._meta?.[DECISION] as
-    | Record<string, unknown>
-    | undefined;
+  toolCalls(run.host.state<ChatState>(S1_CHAT)).at(-1)?._meta?.[DECISION] as Record<string, unknown> | undefined;
 
 describe("a hold bounded by the client's ahp_wait", () => {
   it('on_timeout "ask": ends WAIT_MARGIN_MS before max_ms and hands the call to the host\'s prompt, recorded as such', async () => {
