@@ -100,22 +100,29 @@ describe("runHookCommand: claude-code", () => {
     ).toContain("fail-closed applied");
   });
 
-  it("timeout: a harness that never answers is a failure after --timeout-ms", async () => {
+  it("timeout: a harness that holds the decision past --timeout-ms is handed to Claude Code's prompt, never allowed", async () => {
     const connect = fresh();
     const input = JSON.parse(fixture("claude-code", "pre-tool-use-bash")) as Record<string, unknown>;
     input.tool_input = { command: "sleep-forever" };
-    const started = Date.now();
-    const r = await run(["claude-code", "--connect", connect, "--timeout-ms", "300", "--fail-closed"], JSON.stringify(input));
-    expect(Date.now() - started).toBeLessThan(3_000);
-    expect(r.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
-    expect(JSON.stringify(r.json)).toContain("no verdict within 300 ms; fail-closed applied");
+    for (const policy of ["--fail-closed", "--fail-open"]) {
+      const started = Date.now();
+      const r = await run(["claude-code", "--connect", connect, "--timeout-ms", "300", policy], JSON.stringify(input));
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(r.code).toBe(0);
+      expect(r.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "ask" } });
+      expect(JSON.stringify(r.json)).toContain("Nobody answered");
+      expect(JSON.stringify(r.json)).toContain("handed to the host's prompt");
+    }
   });
 
-  it("configuration errors and bad input follow the failure policy, never a crash", async () => {
+  it("configuration errors block (exit 2) whatever the failure policy; bad input follows it; never a crash", async () => {
     fresh();
-    const noConnect = await run(["claude-code"], fixture("claude-code", "pre-tool-use-bash"));
-    expect(noConnect).toMatchObject({ code: 0, json: {} });
-    expect(noConnect.stderr).toContain("no harness configured");
+    for (const policy of [[], ["--fail-open"]]) {
+      const noConnect = await run(["claude-code", ...policy], fixture("claude-code", "pre-tool-use-bash"));
+      expect(noConnect.code).toBe(2);
+      expect(noConnect.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
+      expect(noConnect.stderr).toContain("no harness configured");
+    }
     const badFlag = await run(
       ["claude-code", "--connect", `unix:${harness.path}`, "--fail-closed", "--bogus"],
       fixture("claude-code", "pre-tool-use-bash"),
@@ -273,9 +280,32 @@ describe("runHookCommand: CLI surface", () => {
     const hooks = (printed.json as { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> }).hooks;
     expect(hooks.PreToolUse![0]).toEqual({
       matcher: "*",
-      hooks: [{ type: "command", command: "ahp-aarts-hook claude-code --connect unix:/run/ahp.sock --fail-closed", timeout: 30 }],
+      hooks: [
+        {
+          type: "command",
+          command: "ahp-aarts-hook claude-code --connect unix:/run/ahp.sock --fail-closed --host-timeout-ms 60000",
+          timeout: 60,
+        },
+      ],
     });
     expect(hooks.UserPromptSubmit![0]).not.toHaveProperty("matcher");
+    // Without a known version, only the events every supported Claude Code accepts: 2.1.83
+    // ignores the whole file when it meets PermissionDenied.
+    expect(Object.keys(hooks)).not.toContain("PermissionDenied");
+    expect(printed.stderr).not.toContain("recommended");
+    const viaStdio = await run(["install", "claude-code", "--connect", "stdio:ahp serve --stdio"], "");
+    expect(viaStdio.stderr).toContain("recommended: keep a harness running on a Unix socket");
+    const newer = await run(["install", "claude-code", "--host-version", "2.1.332", "--connect", "unix:/s"], "");
+    expect(Object.keys((newer.json as { hooks: object }).hooks)).toContain("PermissionDenied");
+    const older = await run(["install", "claude-code", "--host-version", "2.1.83", "--events", "PreToolUse,PermissionDenied"], "");
+    expect(older.code).toBe(64);
+    expect(older.stderr).toContain("PermissionDenied");
+    // A per-hook timeout that lets a person answer within the harness's approval timeout.
+    const approval = await run(["install", "claude-code", "--connect", "unix:/s", "--approval-timeout-ms", "300000"], "");
+    const pre = (approval.json as { hooks: { PreToolUse: { hooks: { command: string; timeout: number }[] }[] } }).hooks.PreToolUse[0]!;
+    expect(pre.hooks[0]!.timeout).toBe(315);
+    expect(pre.hooks[0]!.command).toContain("--host-timeout-ms 315000");
+    expect(approval.stderr).toContain("per-hook timeout written: 315 s");
     const settings = join(work, "home", ".claude", "settings.json");
     mkdirSync(join(work, "home", ".claude"), { recursive: true });
     writeFileSync(
@@ -288,7 +318,12 @@ describe("runHookCommand: CLI surface", () => {
     expect(written.model).toBe("opus");
     expect(written.hooks.PreToolUse).toEqual([
       { matcher: "Bash", hooks: [{ type: "command", command: "my-linter" }] },
-      { matcher: "*", hooks: [{ type: "command", command: "ahp-aarts-hook claude-code --connect unix:/run/ahp.sock", timeout: 30 }] },
+      {
+        matcher: "*",
+        hooks: [
+          { type: "command", command: "ahp-aarts-hook claude-code --connect unix:/run/ahp.sock --host-timeout-ms 60000", timeout: 60 },
+        ],
+      },
     ]);
   });
 
@@ -306,7 +341,9 @@ describe("runHookCommand: CLI surface", () => {
     const copilot = JSON.parse(readFileSync(join(work, ".github", "hooks", "ahp-aarts.json"), "utf8")) as {
       hooks: Record<string, { bash: string }[]>;
     };
-    expect(copilot.hooks.preToolUse![0]!.bash).toBe("ahp-aarts-hook copilot-cli --event preToolUse --connect unix:/s");
+    expect(copilot.hooks.preToolUse![0]!.bash).toBe(
+      "ahp-aarts-hook copilot-cli --event preToolUse --connect unix:/s --host-timeout-ms 30000",
+    );
     expect((await run(["install", "claude-code", "--events", "PreToolUse,Nope"], "")).code).toBe(64);
     expect((await run(["install", "cline", "--write", "--connect", "unix:/s"], "")).code).toBe(0);
     const script = join(work, "home", "Documents", "Cline", "Hooks", "PreToolUse");

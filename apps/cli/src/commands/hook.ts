@@ -8,6 +8,7 @@ import type { CliIo } from "../io.js";
 
 export const usage = `Usage: ahp hook <host> [options]          answer a host's hook (JSON on stdin) through an AHP harness
        ahp hook install <host> [--write]  print or write the host's hook configuration
+       ahp hook doctor <host>             prove the host will load the configuration
 
 Hosts: claude-code, cursor, copilot-cli, vscode, cline, windsurf.
 Run 'ahp hook --help' for every option (--connect, --fail-open/--fail-closed, --timeout-ms, ...).
@@ -21,5 +22,6 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     stderr: io.stderr,
     env: io.env,
     cwd: process.cwd(),
+    programName: "ahp hook",
   });
 }

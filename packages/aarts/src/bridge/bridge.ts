@@ -19,7 +19,7 @@ import { EngineFailure } from "../errors.js";
 import type { AartsEngine, EvaluateOptions } from "../host/engine.js";
 import type { AartsEvent, Verdict, VersionCheckRequest, VersionCheckResponse } from "../types.js";
 import { validateEvent } from "../validate/index.js";
-import { fromAhpDecision, toAhpEvent, type ModifyUnsupported } from "./mapping.js";
+import { fromAhpDecision, OBSERVE_ONLY, toAhpEvent, type ModifyUnsupported } from "./mapping.js";
 import { newRequestId, RpcChannel } from "./rpc.js";
 
 /** Every core AHP event type (assumed when the harness advertises no capabilities, §5.2 step 5). */
@@ -75,6 +75,20 @@ export interface AhpBridgeOptions {
   readonly salvageMalformedDeny?: boolean;
   /** Companion notifications (§5.4.2). Default false. */
   readonly lifecycleNotifications?: boolean;
+  /**
+   * Lifecycle hooks (SessionStart, PreCompact, and PreOutputDeliver events marked observe-only,
+   * e.g. Claude Code's `Stop`) are sent as AHP lifecycle notifications (`session_start`,
+   * `heartbeat` with `current_state: "compacting"`, `post_response`) and proceed; with `true` they
+   * are `pre_action` gates (`start_session`, `compact_context`, `deliver_output`) a policy can refuse.
+   * Default false (ADR 0139).
+   */
+  readonly lifecycleGates?: boolean;
+  /**
+   * Announce in each blocking request's `metadata.ahp_wait` how long this client waits (the
+   * request's timeout) and what the harness should answer when a hold outlasts it (ADR 0140).
+   * Default: not announced.
+   */
+  readonly announceWait?: "ask" | "block";
   /** Handshake timeout; default 10 000 ms (§5.2 step 8). */
   readonly handshakeTimeoutMs?: number;
   /** Resend after `defer` this many times (§5.5). Default 0. */
@@ -217,6 +231,8 @@ export class AhpBridge implements AartsEngine {
     } catch (error) {
       const failure = EngineFailure.from(error, BRIDGE_ENGINE_ID);
       this.#log({ level: "error", message: `AHP handshake failed: ${failure.message}` });
+      // An unreachable harness is not an incompatible one: the caller reports why it failed.
+      if (failure.failureCause === "transport") throw failure;
       return this.#incompatible();
     }
   }
@@ -280,6 +296,23 @@ export class AhpBridge implements AartsEngine {
         { engineId },
       );
     }
+    const lifecycle = this.#options.lifecycleGates === true ? undefined : lifecycleNotification(event);
+    if (lifecycle !== undefined) {
+      const params = toAhpEvent(event, { depth }).params;
+      await rpc.notify("ahp/event", {
+        ...params,
+        event_type: lifecycle.eventType,
+        payload: { ...params.payload, ...lifecycle.payload },
+        metadata: { ...params.metadata, aarts: { ...params.metadata.aarts, blocking: "notification" } },
+      });
+      return {
+        decision: "allow",
+        category: "none",
+        severity: "info",
+        source: this.#engineId,
+        reasons: [`${event.hook_point} sent as ${lifecycle.eventType} (lifecycle notification)`],
+      };
+    }
     const message = toAhpEvent(event, { depth });
     // Companions (§5.4.2) are an explicit opt-in; they are sent whether or not the harness advertised the type.
     if (this.#options.lifecycleNotifications && event.hook_point === "SessionStart") {
@@ -289,6 +322,9 @@ export class AhpBridge implements AartsEngine {
       options.timeoutMs ?? info.defaultTimeoutMs ?? 5_000,
       handshake.timeoutMs !== undefined && handshake.timeoutMs > 0 ? handshake.timeoutMs : Number.POSITIVE_INFINITY,
     );
+    if (this.#options.announceWait !== undefined && Number.isFinite(timeoutMs)) {
+      message.params.metadata.ahp_wait = { max_ms: Math.max(1, Math.floor(timeoutMs)), on_timeout: this.#options.announceWait };
+    }
     const deadline = this.#now() + timeoutMs;
     for (let attempt = 0; ; attempt++) {
       const remaining = Math.max(1, deadline - this.#now());
@@ -420,6 +456,21 @@ export class AhpBridge implements AartsEngine {
   /** Closes the connection to the harness; pending requests fail with `transport`. */
   async close(): Promise<void> {
     await this.#rpc?.close();
+  }
+}
+
+/** The AHP lifecycle notification a lifecycle hook becomes (option `lifecycleGates` off), if it is one. */
+export function lifecycleNotification(event: AartsEvent): { eventType: string; payload: Record<string, unknown> } | undefined {
+  const source = event as Record<string, unknown>;
+  switch (event.hook_point) {
+    case "SessionStart":
+      return { eventType: "session_start", payload: { session_id: event.session_id } };
+    case "PreCompact":
+      return { eventType: "heartbeat", payload: { current_state: "compacting" } };
+    case "PreOutputDeliver":
+      return source[OBSERVE_ONLY] === true ? { eventType: "post_response", payload: { response: source.output_text } } : undefined;
+    default:
+      return undefined;
   }
 }
 

@@ -12,6 +12,9 @@ import { salvageDeny } from "../host/policy.js";
 import type { AartsEvent, Verdict } from "../types.js";
 import { validateVerdict } from "../validate/index.js";
 
+/** Marks an event the host only observes (its verdict cannot change anything), e.g. Claude Code's `Stop`. */
+export const OBSERVE_ONLY = "x-ahp-observe-only";
+
 /** The params of an `ahp/event` message (an AhpEvent) built from an AARTS event. */
 export interface AhpEventParams {
   event_type: string;
@@ -20,7 +23,17 @@ export interface AhpEventParams {
   timestamp: string;
   depth: number;
   payload: Record<string, unknown>;
-  metadata: { aarts: Record<string, unknown> };
+  metadata: { aarts: Record<string, unknown>; ahp_wait?: AhpWait };
+}
+
+/**
+ * How long a client with a hard outer limit waits for a decision (ADR 0140), sent in the event's
+ * `metadata.ahp_wait`: the harness ends a hold for a person before `max_ms` itself and answers
+ * `escalate` (`on_timeout: "ask"`) or `block` (`"block"`), recording which.
+ */
+export interface AhpWait {
+  max_ms: number;
+  on_timeout: "ask" | "block";
 }
 
 /** Options of {@link toAhpEvent}. */
@@ -59,6 +72,12 @@ export function toAhpEvent(
   for (const [payloadKey, field] of route.projection) {
     const value = source[field];
     if (value !== undefined) setPath(payload, payloadKey, value);
+  }
+  // The host's working directory (every host whose hook input carries one): path rules such as
+  // "no write outside the workspace" resolve the action's paths against it.
+  const environment = source.environment as { working_directory?: unknown } | undefined;
+  if (typeof environment?.working_directory === "string" && payload.working_directory === undefined) {
+    payload.working_directory = environment.working_directory;
   }
   if (options.extraPayload !== undefined) Object.assign(payload, options.extraPayload);
   payload.aarts = event;

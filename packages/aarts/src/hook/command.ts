@@ -12,17 +12,19 @@
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { AARTS_PACKAGE_VERSION, HOOK_CATALOG, type HookPoint } from "../catalog.js";
+import { AARTS_PACKAGE_VERSION, type HookPoint } from "../catalog.js";
 import { AhpBridge } from "../bridge/bridge.js";
 import type { ModifyUnsupported } from "../bridge/mapping.js";
 import { EngineFailure } from "../errors.js";
-import { AartsHost, MemorySubAgentRegistry, type AuditRecord, type HookRegistration } from "../host/host.js";
+import { AartsHost, MemorySubAgentRegistry, unansweredVerdict, type AuditRecord, type HookRegistration } from "../host/host.js";
+import type { AartsEvent } from "../types.js";
 import { failureVerdict, type FailurePolicy, type MergePolicy } from "../host/policy.js";
 import { defaultStateDir, FileStateStore } from "../host/state.js";
 import { mkdirp, readText, writeText } from "../host/fs-async.js";
 import { decodeHookInput, type AdapterOptions, type HookRuntime, type NativeResponse } from "../hosts/common.js";
 import { SUBPROCESS_HOSTS } from "../hosts/registry.js";
-import { openTransport, parseConnect, type ConnectSpec } from "./connect.js";
+import { runDoctor } from "./doctor.js";
+import { commandArgv, openTransport, parseConnect, type ConnectSpec } from "./connect.js";
 import { INSTALL_HOSTS, installPlan, type InstallHost } from "./install.js";
 
 /**
@@ -42,15 +44,17 @@ export interface HookCommandIo {
   readonly cwd?: string;
   /** Clock (tests). */
   readonly now?: () => Date;
+  /** How the command is called, for usage text (`ahp hook` through the CLI). Default `ahp-aarts-hook`. */
+  readonly programName?: string;
 }
 
 /** Largest hook input accepted (bytes). */
 export const MAX_HOOK_INPUT_BYTES = 32 * 1024 * 1024;
 
-const USAGE = `Usage:
-  ahp-aarts-hook <host> [options]          read the host's hook JSON on stdin, answer natively
-  ahp-aarts-hook install <host> [options]  print (or --write) the host's hook configuration
-  ahp-aarts-hook --help | --version
+const usage = (prog: string) => `Usage: ${prog} <host> [options]          read the host's hook JSON on stdin, answer natively
+       ${prog} install <host> [options]  print (or --write) the host's hook configuration
+       ${prog} doctor <host> [options]   prove the host will load the installed configuration
+       ${prog} --help | --version
 
 Hosts: ${Object.keys(SUBPROCESS_HOSTS).join(", ")}
 
@@ -58,7 +62,12 @@ Options:
   --connect SPEC          harness: unix:PATH | stdio:CMD | http(s)://URL | ws(s)://URL (repeatable)
   --fail-open             engine failures allow (AARTS default)
   --fail-closed           engine failures deny
-  --timeout-ms N          verdict timeout for every hook (default per hook: 5000 / 10000)
+  --timeout-ms N          verdict timeout for every hook (default: the host's limit minus a margin)
+  --host-timeout-ms N     the host's own limit for this hook (default Claude Code / VS Code 60000,
+                          others 30000); a decision held for a person past it is never allowed:
+                          the host's own prompt answers (ask) where it has one, else deny
+  --gate-lifecycle        send lifecycle hooks (SessionStart, PreCompact, Stop) as pre_action
+                          gates a policy can refuse, instead of lifecycle notifications
   --merge POLICY          permissive (AARTS default) | strict (recommended for security) | majority
   --modify-unsupported M  deny | ask | allow: harness modification this host cannot apply
   --modify-as M           ask | allow: how Claude Code shows an applied modification (default ask)
@@ -74,6 +83,16 @@ Install options:
   --project               allow writing a project-scope configuration (Copilot CLI, VS Code)
   --command CMD           command to put in the configuration (default ahp-aarts-hook)
   --events A,B            restrict to these native events
+  --host-version V        the host's version (default: \`claude --version\` for Claude Code)
+  --approval-timeout-ms N the harness's --approval-timeout-ms: the per-hook timeout written fits it
+Doctor options:
+  --settings FILE         configuration to check (default: the file install writes)
+  --claude CMD            Claude Code command to run the host's own check (default: claude)
+
+Exit codes: 0 answered (the answer is on stdout); 2 blocked because the hook itself is not
+usable (no harness configured, bad option: the reason is on stderr; hosts treat 2 as a block);
+64 usage error. Recommended: a running harness on a Unix socket (\`ahp serve --unix PATH\`,
+then --connect unix:PATH); --connect stdio: starts a whole harness for every tool call.
 
 Environment: AHP_CONNECT, AHP_HOOK_FAILURE_POLICY, AHP_HOOK_TIMEOUT_MS, AHP_HOOK_MERGE,
 AHP_HOOK_CONFIG, AHP_HOOK_STATE_DIR, AHP_REMOTE_CONSENT=1. Flags win over the environment,
@@ -95,6 +114,8 @@ interface HookSettings {
   event?: string;
   verbose: boolean;
   lifecycleNotifications: boolean;
+  lifecycleGates: boolean;
+  hostTimeoutMs?: number;
   recommendedTimeoutProceeds: boolean;
   adapter: AdapterOptions;
 }
@@ -120,6 +141,9 @@ const VALUE_FLAGS = new Set([
   "--host-version",
   "--settings",
   "--max-input-bytes",
+  "--host-timeout-ms",
+  "--approval-timeout-ms",
+  "--claude",
 ]);
 const SWITCHES = new Set([
   "--fail-open",
@@ -133,6 +157,7 @@ const SWITCHES = new Set([
   "--version",
   "--lifecycle-notifications",
   "--recommended-timeout-proceeds",
+  "--gate-lifecycle",
 ]);
 
 function parseArgs(argv: readonly string[]): ParsedArgs {
@@ -162,7 +187,7 @@ const last = (args: ParsedArgs, name: string) => args.flags.get(name)?.at(-1);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function loadConfigFile(args: ParsedArgs, env: Readonly<Record<string, string | undefined>>, errors: string[]): Record<string, unknown> {
-  const explicit = last(args, "--config") ?? env.AHP_HOOK_CONFIG;
+  const explicit = last(args, "--config") ?? (env.AHP_HOOK_CONFIG || undefined);
   const home = env.HOME ?? homedir();
   const path = explicit ?? join(env.XDG_CONFIG_HOME ?? join(home, ".config"), "ahp", "hook.json");
   let text: string;
@@ -250,6 +275,17 @@ function resolveSettings(
     : undefined;
   const mcpTools = Array.isArray(file.mcpTools) ? file.mcpTools.filter((t): t is string => typeof t === "string") : undefined;
   const event = last(args, "--event");
+  let hostTimeoutMs: number | undefined;
+  const hostTimeoutText =
+    last(args, "--host-timeout-ms") ??
+    env.AHP_HOOK_HOST_TIMEOUT_MS ??
+    (typeof file.hostTimeoutMs === "number" ? String(file.hostTimeoutMs) : undefined);
+  if (hostTimeoutText !== undefined) {
+    const n = Number(hostTimeoutText);
+    if (!Number.isInteger(n) || n < 2_000 || n > 3_600_000)
+      errors.push(`--host-timeout-ms ${JSON.stringify(hostTimeoutText)}: expected an integer 2000..3600000`);
+    else hostTimeoutMs = n;
+  }
   let maxInputBytes = MAX_HOOK_INPUT_BYTES;
   const maxText = last(args, "--max-input-bytes") ?? (typeof file.maxInputBytes === "number" ? String(file.maxInputBytes) : undefined);
   if (maxText !== undefined) {
@@ -274,6 +310,8 @@ function resolveSettings(
       ...(event === undefined ? {} : { event }),
       verbose: args.flags.has("--verbose"),
       lifecycleNotifications: args.flags.has("--lifecycle-notifications") || file.lifecycleNotifications === true,
+      lifecycleGates: args.flags.has("--gate-lifecycle") || file.lifecycleGates === true,
+      ...(hostTimeoutMs === undefined ? {} : { hostTimeoutMs }),
       recommendedTimeoutProceeds: args.flags.has("--recommended-timeout-proceeds") || file.recommendedTimeoutProceeds === true,
       adapter: {
         ...(modifyAs === "ask" || modifyAs === "allow" ? { modifyAs } : {}),
@@ -319,8 +357,9 @@ export async function runHookCommand(argv: readonly string[], io: HookCommandIo)
   const env = io.env ?? process.env;
   const args = parseArgs(argv);
   const [first, second] = args.positional;
+  const prog = io.programName ?? "ahp-aarts-hook";
   if (args.flags.has("--help") || args.flags.has("-h") || first === "help") {
-    io.stdout.write(USAGE);
+    io.stdout.write(usage(prog));
     return 0;
   }
   if (args.flags.has("--version")) {
@@ -328,9 +367,10 @@ export async function runHookCommand(argv: readonly string[], io: HookCommandIo)
     return 0;
   }
   if (first === "install") return runInstall(second, args, io, env);
+  if (first === "doctor") return runDoctor(second, args.flags, io, env);
   const host = first === undefined ? undefined : SUBPROCESS_HOSTS[first];
   if (host === undefined) {
-    io.stderr.write(`${first === undefined ? "missing host" : `unknown host ${JSON.stringify(first)}`}\n\n${USAGE}`);
+    io.stderr.write(`${first === undefined ? "missing host" : `unknown host ${JSON.stringify(first)}`}\n\n${usage(prog)}`);
     return 64;
   }
   return runHook(host.hostId, args, io, env);
@@ -382,11 +422,20 @@ async function runHook(
     await Promise.allSettled(pendingWrites);
     return code;
   }
+  // A hook that is not usable (no harness, bad option) blocks whatever the failure policy says:
+  // --fail-open is for a harness that is down, not for a hook that was never set up. The host's
+  // deny answer goes to stdout, the reason to stderr, and the exit code is 2 (a block for
+  // Claude Code, VS Code, Cursor and Windsurf).
+  const configError = (problems: string[]): number => {
+    for (const p of problems) log("config", p);
+    const failure = new EngineFailure("incompatible", `configuration error: ${problems.join("; ")}`);
+    write(io, host.renderFailure(input, failureVerdict([failure], "fail-closed"), "ahp-aarts-hook", settings.event));
+    return 2;
+  };
   if (errors.length > 0 || settings.connect.length === 0) {
     const problems =
       settings.connect.length === 0 ? [...errors, "no harness configured (--connect, AHP_CONNECT or the configuration file)"] : errors;
-    for (const p of problems) log("config", p);
-    const code = fail(new EngineFailure("incompatible", `configuration error: ${problems.join("; ")}`));
+    const code = configError(problems);
     await Promise.allSettled(pendingWrites);
     return code;
   }
@@ -395,8 +444,7 @@ async function runHook(
   try {
     specs = settings.connect.map(parseConnect);
   } catch (error) {
-    log("config", (error as Error).message);
-    const code = fail(new EngineFailure("incompatible", `configuration error: ${(error as Error).message}`));
+    const code = configError([(error as Error).message]);
     await Promise.allSettled(pendingWrites);
     return code;
   }
@@ -404,6 +452,13 @@ async function runHook(
   const canPrompt = new Set<HookPoint>(host.canPrompt(input, settings.event));
   const hostModifiable = host.modifiable(input, settings.event);
   const versionTimeout = Math.min(10_000, settings.timeoutMs ?? 10_000);
+  // The host kills the hook at its own limit; a decision still held for a person by then must
+  // not become the host's default (allow). Wait up to the limit minus a margin, tell the harness
+  // so (metadata.ahp_wait), and answer the host's own prompt (ask) or deny when nothing came.
+  const hostTimeoutMs = settings.hostTimeoutMs ?? (hostId === "claude-code" || hostId === "vscode" ? 60_000 : 30_000);
+  const margin = Math.max(2_000, Math.round(hostTimeoutMs * 0.1));
+  const waitMs = settings.timeoutMs ?? hostTimeoutMs - margin - 1_000;
+  const unanswered: "ask" | "deny" = canPrompt.size > 0 ? "ask" : "deny";
   const hooks: HookRegistration[] = specs.map((spec, i) => ({
     id: specs.length === 1 ? "ahp" : `ahp${i + 1}`,
     engine: new AhpBridge({
@@ -412,13 +467,15 @@ async function runHook(
           ...(io.cwd === undefined ? {} : { cwd: io.cwd }),
           env,
           connectTimeoutMs: versionTimeout,
-          requestTimeoutMs: Math.max(settings.timeoutMs ?? 10_000, 10_000),
+          requestTimeoutMs: Math.max(waitMs, 10_000),
         }),
       remote: spec.remote,
       remoteTransmissionConsent: settings.remoteConsent,
       hostModifiable,
       ...(settings.modifyUnsupported === undefined ? {} : { modifyUnsupported: settings.modifyUnsupported }),
       lifecycleNotifications: settings.lifecycleNotifications,
+      lifecycleGates: settings.lifecycleGates,
+      announceWait: unanswered === "ask" ? "ask" : "block",
       handshakeTimeoutMs: versionTimeout,
       onlog: (entry) => log(entry.level, `bridge: ${entry.message}`),
     }),
@@ -430,7 +487,8 @@ async function runHook(
     hooks,
     failurePolicy: settings.failurePolicy,
     mergePolicy: settings.mergePolicy,
-    ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
+    timeoutMs: waitMs,
+    unanswered,
     versionCheckTimeoutMs: versionTimeout,
     recommendedTimeoutProceeds: settings.recommendedTimeoutProceeds,
     canPrompt: (hook) => canPrompt.has(hook),
@@ -439,12 +497,13 @@ async function runHook(
     onlog: (entry) => log(entry.level, entry.message),
     now,
   });
+  const cwd = hostCwd(input);
   const runtime: HookRuntime = {
     evaluate: async (event, options) => {
       const tEval = performance.now();
       try {
         return await aartsHost.evaluate(
-          event,
+          withWorkingDirectory(event, cwd),
           options?.subAgents === undefined ? {} : { subAgents: new MemorySubAgentRegistry(options.subAgents) },
         );
       } finally {
@@ -454,7 +513,7 @@ async function runHook(
     notify: async (event) => {
       const tNotify = performance.now();
       try {
-        await aartsHost.notify(event);
+        await aartsHost.notify(withWorkingDirectory(event, cwd));
       } finally {
         mark("engine", tNotify);
       }
@@ -464,26 +523,30 @@ async function runHook(
     options: settings.adapter,
   };
 
-  // Safety net: whatever hangs, the host gets an answer before its own hook timeout.
-  const longest = Math.max(...Object.values(HOOK_CATALOG).map((h) => h.defaultTimeoutMs ?? 0));
-  const budget = versionTimeout + (settings.timeoutMs ?? longest) + 2_000;
+  // Safety net: whatever hangs, the host gets an answer before its own hook timeout, and that
+  // answer is never allow (the harness may be holding the decision for a person).
+  const budget = Math.max(1_000, hostTimeoutMs - 1_000);
   let watchdog: ReturnType<typeof setTimeout> | undefined;
+  const watchdogFailure = new EngineFailure("timeout", `hook did not finish within ${budget} ms`);
+  const watchdogFired = (error: unknown) => error === watchdogFailure;
   let code: number;
   const tRun = performance.now();
   try {
     const response = await Promise.race([
       host.run(input, runtime, settings.event),
       new Promise<never>((_, reject) => {
-        watchdog = setTimeout(() => reject(new EngineFailure("timeout", `hook did not finish within ${budget} ms`)), budget);
+        watchdog = setTimeout(() => reject(watchdogFailure), budget);
       }),
     ]);
     code = write(io, response);
   } catch (error) {
-    code = fail(
-      EngineFailure.isInstance(error)
-        ? error
-        : new EngineFailure("internal", `adapter failed: ${(error as Error)?.message ?? String(error)}`, { cause: error }),
-    );
+    code = watchdogFired(error)
+      ? write(io, host.renderFailure(input, unansweredVerdict(unanswered, "ahp-aarts-hook", budget), "ahp-aarts-hook", settings.event))
+      : fail(
+          EngineFailure.isInstance(error)
+            ? error
+            : new EngineFailure("internal", `adapter failed: ${(error as Error)?.message ?? String(error)}`, { cause: error }),
+        );
   } finally {
     clearTimeout(watchdog);
     mark("adapter", tRun);
@@ -502,10 +565,47 @@ async function runHook(
   return code;
 }
 
+/** The host's working directory from its hook input (`cwd`, else the first workspace root). */
+export function hostCwd(input: Record<string, unknown>): string | undefined {
+  if (typeof input.cwd === "string" && input.cwd !== "") return input.cwd;
+  for (const key of ["workspace_roots", "workspaceRoots"]) {
+    const roots = input[key];
+    if (Array.isArray(roots) && typeof roots[0] === "string" && roots[0] !== "") return roots[0];
+  }
+  return undefined;
+}
+
+/** The event with the host's working directory in `environment.working_directory` (kept when already set). */
+function withWorkingDirectory<E extends AartsEvent>(event: E, cwd: string | undefined): E {
+  if (cwd === undefined) return event;
+  const environment = (event as { environment?: Record<string, unknown> }).environment;
+  if (typeof environment?.working_directory === "string") return event;
+  return { ...event, environment: { ...(environment ?? {}), working_directory: cwd } };
+}
+
 /** Appends one JSON line (synchronously: tiny, and off the thread pool on the hook's critical path). */
 async function appendLine(file: string, record: unknown): Promise<void> {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   appendFileSync(file, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+}
+
+/** `claude --version` → `2.1.83`, or undefined when it cannot be run or read. */
+async function detectClaudeVersion(command: string, env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> {
+  const argv = commandArgv(command);
+  if (argv.length === 0) return undefined;
+  // Loaded here only: the hook itself never starts a process.
+  const { execFileSync } = await import("node:child_process");
+  try {
+    const out = execFileSync(argv[0]!, [...argv.slice(1), "--version"], {
+      encoding: "utf8",
+      timeout: 15_000,
+      stdio: ["ignore", "pipe", "ignore"],
+      env: env,
+    });
+    return /\d+\.\d+\.\d+/.exec(out)?.[0];
+  } catch {
+    return undefined;
+  }
 }
 
 /** Quotes one argument for a POSIX shell command line inside a configuration file. */
@@ -543,6 +643,24 @@ async function runInstall(
     if (v !== undefined) embed.push(name, shellQuote(v));
   }
   if (args.flags.has("--remote-consent")) embed.push("--remote-consent");
+  if (args.flags.has("--gate-lifecycle")) embed.push("--gate-lifecycle");
+  // The per-hook timeout the host gets: Claude Code's default (60 s), or long enough for a
+  // person to answer within the harness's --approval-timeout-ms; the hook is told the same.
+  let hookTimeoutSec = host === "copilot-cli" ? 30 : 60;
+  const approvalText = last(args, "--approval-timeout-ms");
+  if (approvalText !== undefined) {
+    const n = Number(approvalText);
+    if (!Number.isInteger(n) || n <= 0 || n > 3_000_000) {
+      io.stderr.write(`install: --approval-timeout-ms ${JSON.stringify(approvalText)}: expected an integer 1..3000000\n`);
+      return 64;
+    }
+    hookTimeoutSec = Math.max(hookTimeoutSec, Math.ceil(n / 1000) + 15);
+  }
+  if (!args.flags.has("--host-timeout-ms") && host !== "cline" && host !== "windsurf" && host !== "cursor")
+    embed.push("--host-timeout-ms", String(hookTimeoutSec * 1000));
+  else if (args.flags.has("--host-timeout-ms")) embed.push("--host-timeout-ms", shellQuote(last(args, "--host-timeout-ms")!));
+  let hostVersion = last(args, "--host-version");
+  if (hostVersion === undefined && host === "claude-code") hostVersion = await detectClaudeVersion(last(args, "--claude") ?? "claude", env);
   const events = last(args, "--events")
     ?.split(",")
     .map((e) => e.trim())
@@ -556,16 +674,31 @@ async function runInstall(
       home: env.HOME ?? homedir(),
       cwd: io.cwd ?? process.cwd(),
       ...(events === undefined ? {} : { events }),
+      ...(hostVersion === undefined ? {} : { hostVersion }),
+      hookTimeoutSec,
     });
   } catch (error) {
     io.stderr.write(`install: ${(error as Error).message}\n`);
     return 64;
   }
   const target = last(args, "--settings") ?? plan.path;
+  const advice: string[] = [];
+  const connects = args.flags.get("--connect") ?? [];
+  if (connects.length === 0)
+    advice.push("no --connect given: the hook needs AHP_CONNECT or a configuration file, else it blocks every call (exit 2)");
+  if (connects.length === 0 || connects.some((c) => c.startsWith("stdio:")))
+    advice.push(
+      "recommended: keep a harness running on a Unix socket (ahp serve --unix ~/.ahp/harness.sock) and install with --connect unix:~/.ahp/harness.sock; --connect stdio: starts a whole harness for every tool call",
+    );
+  if (host === "claude-code")
+    advice.push(
+      `per-hook timeout written: ${hookTimeoutSec} s${approvalText === undefined ? " (fit it to the harness with --approval-timeout-ms)" : ""}`,
+    );
+  const notes = [...plan.notes, ...advice];
   if (!args.flags.has("--write")) {
     io.stdout.write(plan.text);
     io.stderr.write(
-      `# ${plan.scope} scope: ${target}\n${plan.notes.map((n) => `# ${n}`).join("\n")}\n# add --write to install it${plan.scope === "project" ? " (with --project)" : ""}\n`,
+      `# ${plan.scope} scope: ${target}\n${notes.map((n) => `# ${n}`).join("\n")}\n# add --write to install it${plan.scope === "project" ? " (with --project)" : ""}\n`,
     );
     return 0;
   }
@@ -593,7 +726,7 @@ async function runInstall(
     }
     await mkdirp(dirname(target));
     await writeText(target, `${JSON.stringify(plan.merge!(existing), null, 2)}\n`);
-    io.stderr.write(`updated ${target}\n`);
+    io.stderr.write(`updated ${target}\n${notes.map((n) => `# ${n}`).join("\n")}\n`);
     return 0;
   } catch (error) {
     io.stderr.write(`install: cannot write ${target}: ${(error as Error).message}\n`);

@@ -101,11 +101,19 @@ function openUnix(path: string, timeoutMs: number): Promise<Transport> {
     const socket = createConnection({ path });
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new EngineFailure("transport", `connect to ${path} timed out after ${timeoutMs} ms`));
+      reject(new EngineFailure("transport", `cannot connect to the harness at unix:${path}: timed out after ${timeoutMs} ms`));
     }, timeoutMs);
     socket.once("error", (error) => {
       clearTimeout(timer);
-      reject(new EngineFailure("transport", `cannot connect to unix:${path}: ${error.message}`, { cause: error }));
+      reject(
+        new EngineFailure(
+          "transport",
+          `cannot connect to the harness at unix:${path}: ${error.message} (is \`ahp serve --unix ${path}\` running?)`,
+          {
+            cause: error,
+          },
+        ),
+      );
     });
     socket.once("connect", () => {
       clearTimeout(timer);

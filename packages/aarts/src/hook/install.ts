@@ -22,8 +22,12 @@ export interface InstallOptions {
   readonly home: string;
   /** Project directory: project-scope configuration files (Copilot CLI, VS Code) live under it. */
   readonly cwd: string;
-  /** Native events to register (default: every mapped event of the host). */
+  /** Native events to register (default: every mapped event the host version accepts). */
   readonly events?: readonly string[];
+  /** The host's version (Claude Code: `claude --version`); decides which events are written. */
+  readonly hostVersion?: string;
+  /** Per-hook timeout written into the configuration, in seconds, where the host has one. Default 60 for Claude Code. */
+  readonly hookTimeoutSec?: number;
 }
 
 /** What `install` prints or writes for one host (see {@link installPlan}): a JSON configuration to merge, or hook scripts. */
@@ -40,6 +44,37 @@ export interface InstallPlan {
   readonly text: string;
   /** Remarks for the user (printed as `#` comments): what the configuration does and where it applies. */
   readonly notes: readonly string[];
+}
+
+/**
+ * Claude Code events and the first version known to accept each (verified with the real CLI in
+ * the real-host rig). Claude Code ignores the WHOLE hooks configuration when it meets an event
+ * name it does not know (2.1.83 with `PermissionDenied`: no hook runs at all), so an event is
+ * written only when the host's version is known to accept it.
+ */
+export const CLAUDE_EVENT_SINCE: Readonly<Record<string, string>> = {
+  PermissionDenied: "2.1.332",
+};
+/** Claude Code versions whose acceptance of the events written was verified with the real CLI. */
+export const CLAUDE_VERIFIED_VERSIONS = ["2.1.83", "2.1.332"] as const;
+
+/** Compares dotted numeric versions (`2.1.83` < `2.1.332`); non-numeric parts count as 0. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[.-]/).map((x) => Number.parseInt(x, 10) || 0);
+  const pb = b.split(/[.-]/).map((x) => Number.parseInt(x, 10) || 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length, 3); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** The Claude Code events a version accepts; without a version, the events every supported version accepts. */
+export function claudeEventsFor(version: string | undefined): string[] {
+  return Object.keys(CLAUDE_EVENTS).filter((event) => {
+    const since = CLAUDE_EVENT_SINCE[event];
+    return since === undefined || (version !== undefined && compareVersions(version, since) >= 0);
+  });
 }
 
 const CLAUDE_EVENTS: Readonly<Record<string, boolean>> = {
@@ -123,12 +158,23 @@ function pick(all: readonly string[], wanted: readonly string[] | undefined): st
 }
 
 function claudeLike(host: "claude-code" | "vscode", options: InstallOptions): InstallPlan {
-  const events = pick(host === "claude-code" ? Object.keys(CLAUDE_EVENTS) : VSCODE_EVENTS, options.events);
+  const accepted = host === "claude-code" ? claudeEventsFor(options.hostVersion) : VSCODE_EVENTS;
+  if (host === "claude-code" && options.events !== undefined) {
+    const rejected = options.events.filter((e) => e in CLAUDE_EVENTS && !accepted.includes(e));
+    if (rejected.length > 0) {
+      throw new Error(
+        `Claude Code ${options.hostVersion ?? "(version unknown)"} is not known to accept ${rejected.join(", ")}; ` +
+          "an unknown event makes it ignore every hook in the file (give --host-version when the host is newer)",
+      );
+    }
+  }
+  const events = pick(host === "claude-code" ? Object.keys(CLAUDE_EVENTS) : VSCODE_EVENTS, options.events ?? accepted);
   const command = line(options, host);
   const prefix = `${options.command} ${host}`;
   const ours: Record<string, unknown[]> = {};
+  const timeout = options.hookTimeoutSec ?? 60;
   for (const event of events) {
-    const hook = { type: "command", command, timeout: 30 };
+    const hook = { type: "command", command, timeout };
     ours[event] = [CLAUDE_EVENTS[event] ? { matcher: "*", hooks: [hook] } : { hooks: [hook] }];
   }
   const merge = (existing: Record<string, unknown> | undefined) => {
@@ -159,6 +205,11 @@ function claudeLike(host: "claude-code" | "vscode", options: InstallOptions): In
       host === "claude-code"
         ? [
             "Claude Code: user settings (~/.claude/settings.json). Allow is rendered as {} so Claude Code's own permission prompts still apply.",
+            `Claude Code ${options.hostVersion ?? "version unknown"}: events written: ${events.join(", ")}` +
+              (options.hostVersion === undefined
+                ? " (the ones every supported version accepts; give --host-version to add newer ones)"
+                : ""),
+            `Each hook may run ${timeout} s (Claude Code's per-hook timeout); a decision still held for a person after that is handed to Claude Code's own prompt, never allowed.`,
           ]
         : [
             "VS Code agent hooks use Claude-compatible JSON; their configuration lives in the workspace (.github/hooks): written only with --project.",

@@ -129,6 +129,13 @@ export interface AartsHostOptions {
    */
   readonly recommendedTimeoutProceeds?: boolean;
   /**
+   * What a blocking hook becomes when a reachable engine gave no verdict in time (it held the
+   * decision, e.g. for a person who has not answered): `ask` (the host's own prompt where it can
+   * prompt, else `deny`) or `deny`. Never `allow`, whatever the failure policy: the failure policy
+   * is for a broken engine. Default: unset (timeouts go to the failure policy, spec §2.2).
+   */
+  readonly unanswered?: "ask" | "deny";
+  /**
    * An invalid verdict that still says `deny` counts as a `deny`, never as a failure (spec §2.2, Q4).
    * Default `true`.
    */
@@ -411,6 +418,9 @@ export class AartsHost {
       const failure = EngineFailure.from(error, engineId);
       const tagged =
         failure.engineId === undefined ? new EngineFailure(failure.failureCause, failure.message, { engineId, cause: failure }) : failure;
+      if (tagged.failureCause === "timeout" && this.#options.unanswered !== undefined) {
+        return { hookId, ok: true, verdict: unansweredVerdict(this.#options.unanswered, engineId, timeoutMs) };
+      }
       if (
         tagged.failureCause === "timeout" &&
         HOOK_CATALOG[hookPoint].blocking === "recommended" &&
@@ -570,6 +580,21 @@ export function buildAskResolution(
 /** Whether a resolution lets the action proceed (spec §2.4 step 4). */
 export const resolutionProceeds = (resolution: Resolution): boolean =>
   resolution === "approved" || resolution === "allow_always" || resolution === "allow_similar";
+
+/** The verdict of a blocking hook a reachable engine did not answer in time (option `unanswered`). */
+export function unansweredVerdict(decision: "ask" | "deny", engineId: string, timeoutMs: number): Verdict {
+  return {
+    decision,
+    category: "engine_timeout",
+    severity: "warning",
+    source: "host",
+    reasons: [
+      decision === "ask"
+        ? `Nobody answered ${engineId} within ${timeoutMs} ms; handed to the host's prompt`
+        : `Nobody answered ${engineId} within ${timeoutMs} ms; timed out, blocked`,
+    ],
+  };
+}
 
 async function withTimeout<T>(fn: (signal: AbortSignal) => Promise<T>, timeoutMs: number, engineId: string): Promise<T> {
   const controller = new AbortController();

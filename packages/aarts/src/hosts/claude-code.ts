@@ -8,7 +8,7 @@ import { readText } from "../host/fs-async.js";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative } from "node:path";
 import type { HookPoint } from "../catalog.js";
-import { modificationOf } from "../bridge/mapping.js";
+import { modificationOf, OBSERVE_ONLY } from "../bridge/mapping.js";
 import { buildAskResolution, type HostDecision } from "../host/host.js";
 import { reasonText } from "../host/policy.js";
 import type { AartsEvent, Verdict } from "../types.js";
@@ -479,8 +479,10 @@ export async function runClaudeCompatibleHook(
         ...base("PreOutputDeliver", ctx, attribution(input, state).sessionId),
         turn_id: turnIdOf(input, state),
         output_text: text,
-      } as AartsEvent;
-      await evaluate(event); // observe only: Stop cannot withhold output
+        // Observe only (Stop cannot withhold output): sent as a post_response notification.
+        [OBSERVE_ONLY]: true,
+      } as unknown as AartsEvent;
+      await evaluate(event);
       return EMPTY;
     }
     case "SessionEnd": {

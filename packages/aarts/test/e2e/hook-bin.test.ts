@@ -150,15 +150,16 @@ describe("e2e: Claude Code payloads through the real hook command", () => {
     expect(closed.json).toMatchObject({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" } });
   });
 
-  it("timeout ⇒ failure policy after --timeout-ms (fail-open {} / fail-closed deny)", async () => {
+  it("a decision held past --timeout-ms ⇒ Claude Code's own prompt (ask), never allow, whatever the failure policy", async () => {
     const input = withCommand(claude("pre-tool-use-bash"), "sleep-forever");
-    const open = await hook([...args(), "--timeout-ms", "250"], input);
-    expect(open).toMatchObject({ code: 0, json: {} });
-    expect(open.ms).toBeLessThan(5_000);
-    const closed = await hook([...args(), "--timeout-ms", "250", "--fail-closed"], input);
-    expect(closed.json).toMatchObject({
-      hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("no verdict within 250 ms") },
-    });
+    for (const policy of ["--fail-open", "--fail-closed"]) {
+      const held = await hook([...args(), "--timeout-ms", "250", policy], input);
+      expect(held.code).toBe(0);
+      expect(held.ms).toBeLessThan(10_000);
+      expect(held.json).toMatchObject({
+        hookSpecificOutput: { permissionDecision: "ask", permissionDecisionReason: expect.stringContaining("Nobody answered") },
+      });
+    }
   });
 
   it("UserPromptSubmit deny ⇒ decision block", async () => {
@@ -202,10 +203,10 @@ describe("e2e: Cursor payloads through the real hook command", () => {
     expect((await hook([...down, "--fail-closed"], cursor("before-shell-execution"))).json).toMatchObject({ permission: "deny" });
   });
 
-  it("timeout ⇒ failure policy", async () => {
+  it("a decision held past --timeout-ms ⇒ Cursor's ask, never allow", async () => {
     const input = withCommand(cursor("before-shell-execution"), "sleep-forever");
-    expect((await hook([...args(), "--timeout-ms", "250"], input)).json).toEqual({ permission: "allow" });
-    expect((await hook([...args(), "--timeout-ms", "250", "--fail-closed"], input)).json).toMatchObject({ permission: "deny" });
+    expect((await hook([...args(), "--timeout-ms", "250"], input)).json).toMatchObject({ permission: "ask" });
+    expect((await hook([...args(), "--timeout-ms", "250", "--fail-closed"], input)).json).toMatchObject({ permission: "ask" });
   });
 });
 

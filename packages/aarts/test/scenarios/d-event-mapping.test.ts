@@ -76,9 +76,21 @@ describe("D. event mapping", () => {
     await h.close();
   });
 
-  it("C26 SessionStart: one pre_action start_session request; with lifecycleNotifications a session_start notification first", async () => {
+  it("SessionStart is a session_start notification by default (ADR 0139), never a gate a rule on unnamed actions refuses", async () => {
+    const h = harness();
+    await h.bridge.versionCheck({ aarts_version: "1" });
+    const verdict = await h.bridge.evaluate({ hook_point: "SessionStart", ...E0, environment: { working_directory: "/w" } } as never);
+    expect(verdict.decision).toBe("allow");
+    expect(h.agent.events.map((m) => [m.params.event_type, "id" in m ? "request" : "notification"])).toEqual([
+      ["session_start", "notification"],
+    ]);
+    expect(h.agent.events[0]!.params.payload).toMatchObject({ working_directory: "/w" });
+    await h.close();
+  });
+
+  it("C26 (lifecycleGates) SessionStart: one pre_action start_session request; with lifecycleNotifications a session_start notification first", async () => {
     for (const lifecycle of [false, true]) {
-      const h = harness(undefined, { bridge: { lifecycleNotifications: lifecycle } });
+      const h = harness(undefined, { bridge: { lifecycleNotifications: lifecycle, lifecycleGates: true } });
       await h.bridge.versionCheck({ aarts_version: "1" });
       await h.bridge.evaluate({ hook_point: "SessionStart", ...E0 });
       const kinds = h.agent.events.map((m) => [m.params.event_type, "id" in m ? "request" : "notification"]);
