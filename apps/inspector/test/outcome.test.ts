@@ -44,6 +44,54 @@ describe("outcome lines", () => {
     for (const [fields, text] of cases) expect(toolOutcome({ ...base, status: "running", ...fields })?.text).toBe(text);
   });
 
+  it("tool calls with the host's outcome: what happened wins over the tool call's later status", () => {
+    const cases: Array<[Partial<ToolCallState>, Record<string, unknown>, string]> = [
+      // Approved, then cancelled by the agent (the ACP path): still approved, never "cancelled by alice".
+      [
+        { status: "cancelled", reason: "skipped" },
+        { decision: "allow", decidedBy: "human", approver: "alice", outcome: "approved" },
+        "approved by alice",
+      ],
+      [
+        { status: "running" },
+        { decision: "modify", decidedBy: "human", approver: "alice", outcome: "edited" },
+        "approved by alice with edits",
+      ],
+      [
+        { status: "cancelled", reason: "denied" },
+        { decision: "block", decidedBy: "human", approver: "bob", outcome: "denied" },
+        "denied by bob",
+      ],
+      [
+        { status: "cancelled", reason: "skipped" },
+        { decision: "escalate", decidedBy: "timeout", outcome: "handed-to-host" },
+        "timed out · nobody answered in time; handed to the host's own prompt",
+      ],
+      [
+        { status: "cancelled", reason: "skipped" },
+        { decision: "block", decidedBy: "timeout", outcome: "timed-out" },
+        "timed out · nobody answered in time; blocked",
+      ],
+      [
+        { status: "cancelled", reason: "skipped" },
+        { decision: "block", decidedBy: "timeout", outcome: "agent-gone" },
+        "the agent went away before an answer",
+      ],
+      [
+        { status: "cancelled", reason: "skipped" },
+        { decision: "block", decidedBy: "human", approver: "olga", outcome: "cancelled" },
+        "run cancelled by olga",
+      ],
+      [
+        { status: "cancelled", reason: "skipped" },
+        { decision: "block", decidedBy: "timeout", outcome: "stopped" },
+        "the harness stopped before an answer",
+      ],
+    ];
+    for (const [fields, r, text] of cases)
+      expect(toolOutcome({ ...base, status: "running", ...fields, _meta: record(r) })?.text).toBe(text);
+  });
+
   it("confirmations: approved, rejected, declined, handed back, cancelled, timed out, unanswered", () => {
     const human = (decision: string) => ({ decision, decidedBy: "human", approver: "ana" });
     expect(inputOutcome("accept", human("approve"))?.text).toBe("approved by ana");

@@ -7,7 +7,18 @@ export { staticFiles, type RouteHandler } from "./host/static.js";
 export { DEFAULT_LIMITS, type ConnectionLimits } from "./host/connection.js";
 export { realScheduler, type Scheduler } from "./host/scheduler.js";
 export { sessionUri, chatUri, uuidV5, URI_NAMESPACE } from "./host/uri.js";
-export type { Role, Dispatcher, DecidedInfo } from "./host/approvals.js";
+export type { Role, Dispatcher, DecidedInfo, ApprovalEvent } from "./host/approvals.js";
+export { WAIT_MARGIN_MS, parseClientWait, type ClientWait, type HoldOutcome } from "./host/hold-wait.js";
+export {
+  ApprovalNotifier,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  signWebhook,
+  webhookText,
+  type ApprovalWebhook,
+  type NotifierOptions,
+} from "./host/webhooks.js";
+export type { HostLog } from "./host/host-log.js";
 export type { ReplayLogLimits } from "./host/store.js";
 export type { ActionRelay, ActionRelayListener, ReplicationOptions, ReplicationStats } from "./host/replication.js";
 export { DEFAULT_LABELS, type ApprovalLabels } from "./host/tool-calls.js";

@@ -30,7 +30,8 @@ function emptyChat(): ChatState {
 /** The status from scratch: a structural copy carries no remembered counts. */
 const fresh = (state: ChatState) => chatStatus(structuredClone(state));
 
-describe("chat status of long turns", () => {
+// CPU-bound (thousands of reductions checked from scratch): a generous limit, so that a busy machine only makes it slower.
+describe("chat status of long turns", { timeout: 180_000 }, () => {
   it("equals the status computed from scratch after every action of a turn of 4,000 random actions", () => {
     const next = random(20261126);
     let state = reduceChat(emptyChat(), { type: "chat/turnStarted", turnId: TURN, startedAt: 1, message: "go" }, clock);

@@ -71,7 +71,7 @@ describe("who decided a held request", () => {
     const echo = await vera.action("chat/toolCallConfirmed", S1_CHAT, from);
     expect(echo.origin).toEqual({ clientId: "A", clientSeq: 1 });
     expect(echo.action._meta).toEqual({
-      [DECISION]: { decision: "allow", decidedBy: "human", approver: "alice" },
+      [DECISION]: { decision: "allow", outcome: "approved", decidedBy: "human", approver: "alice" },
       "example/note": "checked",
     });
     await vera.action("session/inputNeededRemoved", S1_URI, from);
@@ -80,6 +80,7 @@ describe("who decided a held request", () => {
     for (const c of [alice, bob, vera])
       expect(recordOf(toolCalls(c.api.state.confirmed<ChatState>(S1_CHAT))[0])).toEqual({
         decision: "allow",
+        outcome: "approved",
         decidedBy: "human",
         approver: "alice",
       });
@@ -101,7 +102,7 @@ describe("who decided a held request", () => {
     });
     expect(await second).toMatchObject({ decision: "block", reason: "not on main" });
     await vera.action("session/inputNeededRemoved", S1_URI, from);
-    const denied = { decision: "block", reason: "not on main", decidedBy: "human", approver: "bob" };
+    const denied = { decision: "block", reason: "not on main", outcome: "denied", decidedBy: "human", approver: "bob" };
     expect(recordOf(toolCalls(vera.api.state.confirmed<ChatState>(S1_CHAT))[1])).toEqual(denied);
 
     // A page reloaded after the decisions gets them from its snapshot.
@@ -109,7 +110,7 @@ describe("who decided a held request", () => {
     await late.api.initialize([S1_URI, S1_CHAT]);
     const calls = toolCalls(late.api.state.confirmed<ChatState>(S1_CHAT));
     expect(calls.map((t) => [t.status, recordOf(t)])).toEqual([
-      ["running", { decision: "allow", decidedBy: "human", approver: "alice" }],
+      ["running", { decision: "allow", outcome: "approved", decidedBy: "human", approver: "alice" }],
       ["cancelled", denied],
     ]);
     expect(calls).toEqual(toolCalls(run.host.state<ChatState>(S1_CHAT)));
@@ -133,6 +134,7 @@ describe("who decided a held request", () => {
     expect(recordOf(toolCalls(vera.api.state.confirmed<ChatState>(S1_CHAT))[0])).toEqual({
       decision: "block",
       reason: "No decision within 1 s",
+      outcome: "timed-out",
       decidedBy: "timeout",
     });
 
@@ -146,7 +148,7 @@ describe("who decided a held request", () => {
     expect(state.turns.at(-1)!.state).toBe("cancelled");
     const tool = toolCalls(state)[1]!;
     expect([tool.status, tool.reason]).toEqual(["cancelled", "skipped"]);
-    expect(recordOf(tool)).toEqual({ decision: "block", reason: CANCELLED, decidedBy: "human", approver: "olga" });
+    expect(recordOf(tool)).toEqual({ decision: "block", reason: CANCELLED, outcome: "cancelled", decidedBy: "human", approver: "olga" });
     // The record precedes the turn's end; the operator's own turnCancelled is the committed echo.
     const types = vera
       .envelopes()
@@ -181,7 +183,7 @@ describe("confirmation events answered by a human", () => {
     expect(outcomes(vera.api.state.confirmed<ChatState>(S1_CHAT))).toEqual([
       {
         content: "Confirmation approved by alice",
-        record: { decision: "approve", decidedBy: "human", approver: "alice", requestId: firstId },
+        record: { decision: "approve", outcome: "approved", decidedBy: "human", approver: "alice", requestId: firstId },
       },
     ]);
 
@@ -219,15 +221,22 @@ describe("confirmation events answered by a human", () => {
     const expected = [
       {
         content: "Confirmation approved by alice",
-        record: { decision: "approve", decidedBy: "human", approver: "alice", requestId: firstId },
+        record: { decision: "approve", outcome: "approved", decidedBy: "human", approver: "alice", requestId: firstId },
       },
       {
         content: "Confirmation rejected by bob: too much",
-        record: { decision: "reject", reason: "too much", decidedBy: "human", approver: "bob", requestId: secondId },
+        record: { decision: "reject", reason: "too much", outcome: "denied", decidedBy: "human", approver: "bob", requestId: secondId },
       },
       {
         content: "Confirmation rejected by alice",
-        record: { decision: "reject", reason: "Rejected by alice", decidedBy: "human", approver: "alice", requestId: thirdId },
+        record: {
+          decision: "reject",
+          reason: "Rejected by alice",
+          outcome: "denied",
+          decidedBy: "human",
+          approver: "alice",
+          requestId: thirdId,
+        },
       },
     ];
     expect(outcomes(vera.api.state.confirmed<ChatState>(S1_CHAT))).toEqual(expected);
@@ -285,7 +294,7 @@ describe("confirmation events answered by a human", () => {
     expect(outcomes(vera.api.state.confirmed<ChatState>(S1_CHAT))).toEqual([
       {
         content: "Confirmation declined by bob",
-        record: { decision: "reject", reason: "Declined by bob", decidedBy: "human", approver: "bob", requestId: id },
+        record: { decision: "reject", reason: "Declined by bob", outcome: "denied", decidedBy: "human", approver: "bob", requestId: id },
       },
     ]);
     expect(alice.api.state.pending).toHaveLength(0);
@@ -308,7 +317,7 @@ describe("confirmation events answered by a human", () => {
     expect(outcomes(vera.api.state.confirmed<ChatState>(S1_CHAT))).toEqual([
       {
         content: "Confirmation timed out: No decision within 2 s",
-        record: { decision: "reject", reason: "No decision within 2 s", decidedBy: "timeout", requestId: first },
+        record: { decision: "reject", reason: "No decision within 2 s", outcome: "timed-out", decidedBy: "timeout", requestId: first },
       },
     ]);
 
@@ -322,7 +331,7 @@ describe("confirmation events answered by a human", () => {
     expect(state.turns.at(-1)!.state).toBe("cancelled");
     expect(outcomes(state)[1]).toEqual({
       content: `Confirmation cancelled by olga: ${CANCELLED}`,
-      record: { decision: "reject", reason: CANCELLED, decidedBy: "human", approver: "olga", requestId: second },
+      record: { decision: "reject", reason: CANCELLED, outcome: "cancelled", decidedBy: "human", approver: "olga", requestId: second },
     });
 
     await agent.send("run_lifecycle", runEvent("run-2", "executing", { prompt: "again" }));

@@ -31,6 +31,11 @@ import type { z } from "zod";
 export const AHP_CLIENT_FRAMEWORK = "@ahp/core";
 /** The `agent_info.version` that {@link AhpClient} sends in the handshake when `agentInfo.version` is not given. */
 export const AHP_CLIENT_VERSION = "0.1.0";
+/**
+ * How much longer than the harness's advertised `timeout_ms` a client waits for a decision: the
+ * harness answers by its own deadline, and the answer still has to travel back (ADR 0145).
+ */
+export const HOLD_GRACE_MS = 5000;
 
 /**
  * Configuration of an {@link AhpClient}: the identity it sends in the handshake, the call timeout, and which checks it makes before
@@ -43,7 +48,11 @@ export interface AhpClientOptions {
   sessionId?: string;
   /** Default: a random UUID v4 chosen once per client (as the reference). */
   agentId?: string;
-  /** Per-call timeout in ms. Default 10000 (the reference's). `0` disables. */
+  /**
+   * Per-call timeout in ms. Default 10000 (the reference's). `0` disables. A blocking event (and a
+   * batch) waits at least the harness's advertised `timeout_ms` plus {@link HOLD_GRACE_MS}: the
+   * harness may hold its decision for a person that long (ADR 0145). A call's own `timeoutMs` wins.
+   */
   timeoutMs?: number;
   /** Enforce the harness's advertised `batch_size` and `max_depth` before sending (Recommended). Default true. */
   enforceHarnessLimits?: boolean;
@@ -197,6 +206,19 @@ export class AhpClient {
   /** The limits the harness advertised (empty before the handshake). */
   get harnessConfig(): HarnessConfig {
     return this.#handshake?.config ?? {};
+  }
+
+  /**
+   * How long a decision may take by default: the client's own timeout, raised to the harness's
+   * advertised `timeout_ms` plus {@link HOLD_GRACE_MS} (a decision held for a person is not a
+   * transport timeout, ADR 0145). `0` when the client's timeout is disabled.
+   */
+  get decisionTimeoutMs(): number {
+    const own = this.#options.timeoutMs ?? 10_000;
+    if (!(own > 0) || !Number.isFinite(own)) return 0;
+    const advertised = this.#handshake?.config?.timeout_ms;
+    if (typeof advertised !== "number" || !(advertised > 0) || !Number.isFinite(advertised)) return own;
+    return Math.max(own, advertised + HOLD_GRACE_MS);
   }
 
   /** True when the harness advertised `capability` in its handshake. */
@@ -432,7 +454,8 @@ export class AhpClient {
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(new AhpLocalError("ABORTED", `${op} aborted`, { cause: signal.reason }));
     const id = (this.#options.generateId ?? newId)();
-    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs ?? 10_000;
+    const timeoutMs =
+      options.timeoutMs ?? (op === "Event" || op === "Batch" ? this.decisionTimeoutMs : (this.#options.timeoutMs ?? 10_000));
     return new Promise<T>((resolve, reject) => {
       // One object per call and no closures: this is the per-request hot path.
       const pending = new PendingCall(this.#pending, id, op, schema, resolve as (value: unknown) => void, reject);

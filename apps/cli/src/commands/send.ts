@@ -37,7 +37,8 @@ ${CONNECT_HELP}
   --session-id ID       session id (default: random UUID v4)
   --agent-id ID         agent id (default: random UUID v4)
   --capabilities LIST   comma-separated capabilities for the handshake
-  --timeout-ms N        per-request timeout (default 10000)
+  --timeout-ms N        per-request timeout (default 10000); a decision waits at least as long as
+                        the harness says it may hold one for a person (its handshake timeout_ms)
   --fail-on LIST        exit 1 when a decision is one of these comma-separated tags, e.g.
                         --fail-on block,escalate (a gate for shell scripts; all are still printed)
   -h, --help            this text
@@ -112,8 +113,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   if (values.raw && failOn.size > 0) throw new UsageError("--fail-on does not apply to --raw");
   const timeoutMs = toInt("timeout-ms", values["timeout-ms"], { min: 1 }) ?? 10_000;
   const depth = toInt("depth", values.depth) ?? 0;
+  // A bad --payload is a usage problem, found before anything is sent.
+  const payload = values.file === undefined ? parseJson("--payload", values.payload ?? "{}") : undefined;
   const auth = authFrom(values, io.env);
-  const transport = createClientTransport(spec, { ...(auth === undefined ? {} : { auth }), timeoutMs });
+  // With the client, each call has its own limit (raised for decisions a person may take);
+  // the HTTP exchange must not end them sooner. --raw keeps the transport's limit.
+  const transport = createClientTransport(spec, { ...(auth === undefined ? {} : { auth }), timeoutMs: values.raw ? timeoutMs : 0 });
   const write = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
   const fail = (error: unknown) => io.stderr.write(`ahp send: ${describe(error)}\n`);
 
@@ -136,14 +141,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           .filter(Boolean) ?? [],
     });
     const items: AsyncIterable<string> | string[] =
-      values.file !== undefined
-        ? lines(values.file, io)
-        : [JSON.stringify({ event_type: values["event-type"], payload: parseJson("--payload", values.payload ?? "{}"), depth })];
+      values.file !== undefined ? lines(values.file, io) : [JSON.stringify({ event_type: values["event-type"], payload, depth })];
     let lineNo = 0;
     for await (const line of items) {
       lineNo++;
       try {
-        const result = await sendItem(client, parseJson(`line ${lineNo}`, line));
+        const result = await waitingNotice(client, timeoutMs, io, () => sendItem(client, parseJson(`line ${lineNo}`, line)));
         write(result);
         if (decisionTags(result).some((tag) => failOn.has(tag))) gated = true;
       } catch (error) {
@@ -159,6 +162,26 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     await client.close().catch(() => undefined);
   }
   return status === EXIT_OK && gated ? EXIT_DECISION : status;
+}
+
+/**
+ * Runs one call; when the harness may hold decisions for a person longer than `--timeout-ms`
+ * and this one takes longer, says once on stderr that it is waiting for an approver (ADR 0145).
+ */
+async function waitingNotice<T>(client: AhpClient, ownMs: number, io: CliIo, call: () => Promise<T>): Promise<T> {
+  const holdMs = client.decisionTimeoutMs;
+  if (!(holdMs > ownMs)) return call();
+  const timer = setTimeout(
+    () => {
+      io.stderr.write(`ahp send: waiting for an approver (the harness may hold this decision up to ${Math.round(holdMs / 1000)} s)…\n`);
+    },
+    Math.min(ownMs, 2000),
+  );
+  try {
+    return await call();
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function sendItem(client: AhpClient, item: unknown): Promise<unknown> {

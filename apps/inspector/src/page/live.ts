@@ -15,7 +15,14 @@ import {
   type StateAction,
 } from "@ahp/agent-host/client";
 
-export type LinkStatus = "connecting" | "live" | "reconnecting" | "closed";
+/**
+ * `stopped`: the harness said it is going away (close 1001), or nothing answered for
+ * {@link STOPPED_AFTER_MS}. The page keeps trying and resumes by itself when the harness is back.
+ */
+export type LinkStatus = "connecting" | "live" | "reconnecting" | "stopped" | "closed";
+
+/** How long the link may stay down before the page says the harness stopped. */
+export const STOPPED_AFTER_MS = 15_000;
 
 export interface LiveEvents {
   onchange(): void;
@@ -39,6 +46,8 @@ export class Live {
   attempt = 0;
   #initialized = false;
   #stopped = false;
+  /** When the link went down (reset once live again). */
+  #downSince: number | undefined;
 
   constructor(
     readonly wsUrl: string,
@@ -49,7 +58,7 @@ export class Live {
       clientId: randomId(),
       onenvelope: (env) => this.#onEnvelope(env),
       onnotification: (method, params) => this.#onNotification(method, params as Record<string, unknown>),
-      onclose: () => this.#dropped(),
+      onclose: (code) => this.#dropped(code),
     });
   }
 
@@ -75,7 +84,7 @@ export class Live {
   #open(): void {
     const ws = new WebSocket(withToken(this.wsUrl, this.token));
     // Until it opens, a close means "try again later"; once open, the client owns the handlers.
-    ws.onclose = () => this.#dropped();
+    ws.onclose = (event) => this.#dropped(event.code);
     ws.onopen = () => {
       this.client.replaceSocket(ws as unknown as SocketLike);
       void this.#sync().catch((error: unknown) => {
@@ -101,6 +110,7 @@ export class Live {
     }
     this.status = "live";
     this.attempt = 0;
+    this.#downSince = undefined;
     const { items } = await this.client.request<{ items: SessionSummary[] }>("listSessions", { channel: ROOT_URI });
     this.sessions.clear();
     for (const s of items) this.sessions.set(s.resource, s);
@@ -108,10 +118,12 @@ export class Live {
     this.events.onchange();
   }
 
-  #dropped(): void {
+  #dropped(code?: number): void {
     if (this.#stopped) return;
-    this.status = "reconnecting";
     this.attempt++;
+    this.#downSince ??= Date.now();
+    const long = Date.now() - this.#downSince >= STOPPED_AFTER_MS;
+    this.status = code === 1001 || long || this.status === "stopped" ? "stopped" : "reconnecting";
     this.events.onchange();
     const delay = Math.min(5000, 200 * 2 ** Math.min(this.attempt - 1, 5)) * (0.75 + Math.random() / 2);
     setTimeout(() => this.#open(), delay);

@@ -3,7 +3,7 @@ import { needsInput, type ChatState, type ToolCallState } from "@ahp/agent-host/
 import { h } from "./dom.js";
 import { Live } from "./live.js";
 import { canApprove, takeToken, whoAmI, type WhoAmI } from "./token.js";
-import { sessionDetail, sessionList, type ApprovalHandlers, type PageModel } from "./view.js";
+import { sessionDetail, sessionList, tickCountdowns, type ApprovalHandlers, type PageModel } from "./view.js";
 
 const root = document.getElementById("app")!;
 const bar = document.getElementById("link")!;
@@ -125,8 +125,10 @@ async function boot(): Promise<void> {
       live.status === "live"
         ? `live${live.lastResync?.type === "replay" ? ` · resumed, ${live.lastResync.actions} missed updates replayed` : live.lastResync?.type === "snapshot" ? " · resumed from snapshots" : ""}`
         : live.status === "reconnecting"
-          ? `reconnecting… (attempt ${live.attempt})`
-          : live.status;
+          ? "connection lost · reconnecting…"
+          : live.status === "stopped"
+            ? "harness stopped · it is not running or not reachable; this page resumes by itself when it is back"
+            : live.status;
     // Keep the focus and caret of an open editor or answer field across the redraw.
     const active = document.activeElement;
     const focused = active instanceof HTMLTextAreaElement || active instanceof HTMLInputElement ? active : undefined;
@@ -154,6 +156,8 @@ async function boot(): Promise<void> {
 
   render();
   live.start();
+  // Countdowns on waiting cards move on their own, between redraws.
+  setInterval(() => tickCountdowns(root), 1000);
 }
 
 toast.addEventListener("click", () => {

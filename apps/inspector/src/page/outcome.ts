@@ -14,6 +14,12 @@ export interface Decision {
   approver?: string;
   /** Set on the record of a confirmation (input request) outcome. */
   requestId?: string;
+  /** What happened to a held request (ADR 0145): approved, edited, denied, handed-to-host, timed-out, agent-gone, cancelled, stopped. */
+  outcome?: string;
+  /** Set while the escalation waits for a person: when the hold ends, and who the policy escalated to. */
+  waiting?: boolean;
+  deadline?: string;
+  escalationTarget?: string;
 }
 
 export interface Outcome {
@@ -48,6 +54,30 @@ export function decisionOf(tool: ToolCallState): Decision {
 /** How a held tool call ended, once a person (or the clock) decided it; undefined for policy decisions and pending calls. */
 export function toolOutcome(tool: ToolCallState): Outcome | undefined {
   const d = decisionOf(tool);
+  const by = d.approver === undefined ? "" : ` by ${d.approver}`;
+  // The host's word for what happened wins over what the tool call's status suggests: an approved
+  // call that the agent later cancelled or failed was still approved.
+  switch (d.outcome) {
+    case "approved":
+      return {
+        kind: "approved",
+        text: tool.confirmed === "setting" ? `approved by ${d.approver}'s rule for this session` : `approved${by}`,
+      };
+    case "edited":
+      return { kind: "approved", text: `approved${by} with edits` };
+    case "denied":
+      return { kind: "denied", text: `denied${by}` };
+    case "handed-to-host":
+      return { kind: "handed-to-host", text: "timed out · nobody answered in time; handed to the host's own prompt" };
+    case "timed-out":
+      return { kind: "timed-out", text: "timed out · nobody answered in time; blocked" };
+    case "agent-gone":
+      return { kind: "agent-gone", text: "the agent went away before an answer" };
+    case "cancelled":
+      return { kind: "cancelled", text: `run cancelled${by}` };
+    case "stopped":
+      return { kind: "stopped", text: "the harness stopped before an answer" };
+  }
   if (d.decidedBy === "timeout") return { kind: "timed-out", text: "timed out" };
   if (d.decidedBy === "human" && d.approver !== undefined) {
     if (tool.status === "cancelled")

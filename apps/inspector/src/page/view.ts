@@ -38,6 +38,55 @@ const perChat = (session: SessionState, key: string, chat: string): Record<strin
   return value === undefined ? undefined : obj(value);
 };
 
+/** Time left until `deadline` for people: "answer within 4:59", or "deadline passed". */
+export function countdownText(deadline: string, now = Date.now()): string {
+  const left = Date.parse(deadline) - now;
+  if (!Number.isFinite(left)) return "";
+  if (left <= 0) return "deadline passed";
+  const total = Math.ceil(left / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = String(total % 60).padStart(2, "0");
+  return `answer within ${h > 0 ? `${h}:${String(m).padStart(2, "0")}` : m}:${sec}`;
+}
+
+/** Updates every countdown on the page (called once a second; no full redraw). */
+export function tickCountdowns(root: ParentNode, now = Date.now()): void {
+  for (const el of root.querySelectorAll<HTMLElement>("[data-deadline]")) el.textContent = countdownText(el.dataset.deadline ?? "", now);
+}
+
+/** A tool call's status in words (the raw status stays in `data-status`). */
+function statusWords(tool: ToolCallState, d: Decision): string {
+  switch (tool.status) {
+    case "pending-confirmation":
+      return "waiting for approval";
+    case "streaming":
+      return "preparing";
+    case "running":
+      return "running";
+    case "completed":
+      return "done";
+    case "cancelled":
+      return d.decision === "allow" || d.decision === "modify" ? "stopped" : "not run";
+    default:
+      return String(tool.status);
+  }
+}
+
+/** What a waiting card says besides its buttons: who it waits for, for how long. */
+function waitingFor(d: Decision): HTMLElement {
+  const target = d.escalationTarget;
+  return h(
+    "p",
+    { class: "waiting-for" },
+    "Waiting for a person",
+    ...(target === undefined ? [] : [" · escalated to ", h("span", { class: "target", "data-target": target }, target)]),
+    ...(d.deadline === undefined
+      ? []
+      : [" · ", h("span", { class: "countdown", "data-deadline": d.deadline, title: d.deadline }, countdownText(d.deadline))]),
+  );
+}
+
 /** The tool input as pretty JSON (the host sends compact JSON text). */
 export function prettyInput(input: unknown): string {
   if (typeof input === "string") {
@@ -125,16 +174,18 @@ function toolCard(chat: string, turnId: string, tool: ToolCallState, actions: Ap
       "header",
       {},
       h("b", {}, tool.displayName || tool.toolName),
-      h("span", { class: "status" }, tool.status),
+      h("span", { class: "status" }, statusWords(tool, d)),
       d.decision === undefined ? null : h("span", { class: `decision decision-${d.decision}`, "data-decision": d.decision }, d.decision),
     ),
     input === undefined ? null : h("pre", { class: "input" }, typeof input === "string" ? input : JSON.stringify(input)),
     reason === undefined ? null : h("p", { class: "reason" }, reason),
     d.rules === undefined || d.rules.length === 0 ? null : h("p", { class: "rule" }, "rule: ", h("code", {}, d.rules.join(", "))),
     outcome === undefined
-      ? d.decidedBy === undefined
-        ? null
-        : h("p", { class: "by" }, `decided by ${d.decidedBy}`)
+      ? pending
+        ? waitingFor(d)
+        : d.decidedBy === undefined
+          ? null
+          : h("p", { class: "by" }, d.decidedBy === "policy" ? "decided by policy" : `decided by ${d.decidedBy}`)
       : h("p", { class: `outcome outcome-${outcome.kind}`, "data-outcome": outcome.kind }, outcome.text),
     pending && !actions.canApprove ? h("p", { class: "waiting" }, "Waiting for an approver") : null,
     buttons,

@@ -16,7 +16,9 @@ import { tapHandlers, type TapTarget } from "./tap.js";
 import { systemClock, type Clock } from "../reducers/clock.js";
 import { ROOT_URI } from "../wire/constants.js";
 import type { ChannelState, Implementation, SessionSummary } from "../wire/types.js";
-import { ApprovalBroker, type DecidedInfo, type Role } from "./approvals.js";
+import { ApprovalBroker, type ApprovalEvent, type DecidedInfo, type Role } from "./approvals.js";
+import { approvalLogLine, type HostLog } from "./host-log.js";
+import { ApprovalNotifier, type ApprovalWebhook, type NotifierOptions } from "./webhooks.js";
 import { Catalogue } from "./catalogue.js";
 import { DEFAULT_LIMITS, type ClientConnection, type ConnectionLimits } from "./connection.js";
 import type { HostContext } from "./context.js";
@@ -86,6 +88,22 @@ export interface AgentHostOptions {
   replication?: ReplicationOptions;
   /** A client connection was closed by the host (limits, replacement, protocol errors). */
   onclose?: (info: { principal: string; clientId?: string; code: number; reason: string }) => void;
+  /**
+   * Receivers told of every hold and its outcome (ADR 0146): an HTTP POST, signed with the
+   * receiver's secret, retried with backoff, never on the decision path.
+   */
+  approvalWebhooks?: readonly ApprovalWebhook[];
+  /** Retry and timeout settings of the webhook deliveries. */
+  webhookDelivery?: Omit<NotifierOptions, "webhooks" | "inspectorUrl">;
+  /** The inspector's address (no token) for links in notifications. Default: set by `listenAgentHost` when it serves the inspector. */
+  inspectorUrl?: string;
+  /**
+   * Log lines worth an operator's eye: holds, answers, timeouts, refused credentials, ignored
+   * `ahp_wait` metadata. Never carries a token.
+   */
+  onlog?: HostLog;
+  /** Every hold and its outcome, as the notifications see them. */
+  onapproval?: (event: ApprovalEvent) => void;
 }
 
 /**
@@ -111,6 +129,8 @@ export class AgentHost implements HostContext, TapTarget {
   readonly #watched = new WeakSet<AhpServerConnection>();
   readonly connections = new Set<ClientConnection>();
   readonly #replication: Replication | undefined;
+  readonly #notifier: ApprovalNotifier | undefined;
+  #inspectorUrl: string | undefined;
 
   constructor(options: AgentHostOptions = {}) {
     this.#options = options;
@@ -134,9 +154,32 @@ export class AgentHost implements HostContext, TapTarget {
       this.#replication?.touched(session);
     };
     const onDecided = (info: DecidedInfo) => this.telemetry.record(info);
+    this.#inspectorUrl = options.inspectorUrl;
+    this.#notifier =
+      options.approvalWebhooks === undefined || options.approvalWebhooks.length === 0
+        ? undefined
+        : new ApprovalNotifier({
+            ...options.webhookDelivery,
+            webhooks: options.approvalWebhooks,
+            inspectorUrl: () => this.#inspectorUrl,
+            onfailure: (f) => {
+              options.webhookDelivery?.onfailure?.(f);
+              options.onlog?.(f.final ? "warn" : "info", f.final ? "approval webhook gave up" : "approval webhook failed; retrying", {
+                url: f.url,
+                attempt: f.attempt,
+                error: f.error,
+              });
+            },
+          });
     this.broker = new ApprovalBroker(this.store, this.sessions, scheduler, {
       timeoutDecision: options.timeoutDecision ?? "block",
       onDecided,
+      onapproval: (event) => {
+        this.#notifier?.notify(event);
+        const line = approvalLogLine(event);
+        options.onlog?.("info", line.message, line.fields);
+        options.onapproval?.(event);
+      },
       touched,
     });
     const gate = options.humanGate ?? true;
@@ -146,6 +189,8 @@ export class AgentHost implements HostContext, TapTarget {
       holdBudgetMs: () => this.holdBudgetMs,
       ...(options.labels === undefined ? {} : { labels: options.labels }),
       onDecided,
+      onignored: (problem, event) =>
+        options.onlog?.("warn", "ahp_wait metadata ignored", { problem, session_id: event.session_id, event_type: event.event_type }),
       touched,
     });
     this.sessions.setHooks({
@@ -373,9 +418,29 @@ export class AgentHost implements HostContext, TapTarget {
     return this.#replication?.stats();
   }
 
+  /** The inspector's address (no token), linked from notifications; `listenAgentHost` sets it when it serves the inspector. */
+  get inspectorUrl(): string | undefined {
+    return this.#inspectorUrl;
+  }
+
+  set inspectorUrl(url: string | undefined) {
+    this.#inspectorUrl = url;
+  }
+
+  /** Resolves once every queued approval notification was delivered or given up. */
+  notificationsIdle(): Promise<void> {
+    return this.#notifier?.idle() ?? Promise.resolve();
+  }
+
+  /** @internal A credential was refused at the HTTP server (logged without the credential). */
+  refused(info: { reason: "missing" | "invalid"; path: string; remote?: string; upgrade: boolean }): void {
+    this.#options.onlog?.("warn", "agent-host credentials refused", { ...info });
+  }
+
   /** Fails every held request closed and stops the timers (and replication, after telling the other replicas). */
   dispose(reason = "The Agent Host adapter stopped"): void {
     this.broker.failAll(reason);
+    this.#notifier?.close();
     this.#replication?.stop();
     this.sessions.dispose();
   }

@@ -12,6 +12,7 @@ import type { Scheduler } from "./scheduler.js";
 import type { Sessions } from "./sessions.js";
 import type { ChannelStore } from "./store.js";
 import { asObject } from "./tool-calls.js";
+import { seconds, type ClientWait, type HoldOutcome } from "./hold-wait.js";
 
 /**
  * What a client may do (spec §3): a `viewer` watches, an `approver` also answers tool approvals and
@@ -42,6 +43,40 @@ export interface DecidedInfo {
   decidedBy: "policy" | "human" | "timeout";
 }
 
+/**
+ * A held request as approvers should hear of it (notifications, harness log): when it starts to
+ * wait (`held`) and how it ended (`resolved`). Carries no client credentials.
+ */
+export interface ApprovalEvent {
+  phase: "held" | "resolved";
+  /** The held request's id (`<chat uri>#<tool call or request id>`). */
+  id: string;
+  kind: "tool" | "input";
+  sessionId: string;
+  sessionUri: string;
+  agentId: string;
+  /** Tool name, or "confirmation". */
+  subject: string;
+  /** What the policy said when it escalated (or the confirmation's message). */
+  why?: string;
+  /** Who the policy escalated to (`escalation_target`), when it said. */
+  target?: string;
+  /** When the hold ends on its own (ISO 8601). */
+  deadline: string;
+  /** On `resolved`: the decision the agent got, what happened, who decided, and why. */
+  decision?: string;
+  outcome?: HoldOutcome;
+  approver?: string;
+  reason?: string;
+}
+
+/** What the broker knows of a hold besides its budget: the client's own limit, the policy's target and reason. */
+export interface HoldContext {
+  wait?: ClientWait;
+  target?: string;
+  why?: string;
+}
+
 interface HeldBase {
   id: string;
   session: SessionRecord;
@@ -49,6 +84,8 @@ interface HeldBase {
   turnId: string;
   timer: unknown;
   budgetMs: number;
+  context: HoldContext;
+  deadline: string;
 }
 interface HeldTool extends HeldBase {
   kind: "tool";
@@ -68,6 +105,8 @@ export interface ApprovalOptions {
   /** Decision when a held tool approval times out or its agent is gone. Default `block` (fail closed). */
   timeoutDecision: "block" | "escalate";
   onDecided?: (info: DecidedInfo) => void;
+  /** A hold started or ended (notifications, log lines). Never on the decision path: errors are swallowed. */
+  onapproval?: (event: ApprovalEvent) => void;
   touched: (session: SessionRecord) => void;
 }
 
@@ -97,6 +136,7 @@ export class ApprovalBroker {
     options: ConfirmationOption[],
     budgetMs: number,
     signal?: () => AbortSignal,
+    context: HoldContext = {},
   ): Promise<DecisionInput> {
     const id = `${chat.uri}#${tool.toolCallId}`;
     const toolCall = findToolCall(this.store.get<ChatState>(chat.uri), tool.toolCallId);
@@ -118,12 +158,12 @@ export class ApprovalBroker {
         settle,
         budgetMs,
         timer: undefined,
+        context,
+        deadline: this.#deadline(budgetMs),
       };
-      held.timer = this.scheduler.setTimeout(
-        () => this.#fail(held, `No decision within ${Math.round(budgetMs / 1000)} s`, "timeout"),
-        budgetMs,
-      );
+      held.timer = this.scheduler.setTimeout(() => this.#timedOut(held), budgetMs);
       this.#held.set(id, held);
+      this.#announce(held, { phase: "held" });
       this.#watch(held, signal);
     });
   }
@@ -132,7 +172,7 @@ export class ApprovalBroker {
   #watch(held: Held, signalOf: (() => AbortSignal) | undefined): void {
     if (signalOf === undefined) return;
     const signal = signalOf();
-    const onAbort = () => this.#fail(held, "The agent is gone", "timeout");
+    const onAbort = () => this.#fail(held, "The agent is gone", "timeout", undefined, undefined, "agent-gone");
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
   }
@@ -145,6 +185,7 @@ export class ApprovalBroker {
     payload: unknown,
     budgetMs: number,
     signal?: () => AbortSignal,
+    context: HoldContext = {},
   ): Promise<ConfirmationDecisionInput> {
     const p = asObject(payload);
     const message = typeof p.message === "string" ? p.message : "Confirmation requested";
@@ -172,12 +213,22 @@ export class ApprovalBroker {
     this.store.commit(session.uri, { type: "session/inputNeededSet", request: { kind: "chatInput", id, chat: chat.uri, request } });
     this.options.touched(session);
     return new Promise<ConfirmationDecisionInput>((settle) => {
-      const held: HeldInput = { kind: "input", id, session, chat, turnId, requestId, settle, budgetMs, timer: undefined };
-      held.timer = this.scheduler.setTimeout(
-        () => this.#fail(held, `No decision within ${Math.round(budgetMs / 1000)} s`, "timeout"),
+      const held: HeldInput = {
+        kind: "input",
+        id,
+        session,
+        chat,
+        turnId,
+        requestId,
+        settle,
         budgetMs,
-      );
+        timer: undefined,
+        context: { why: message, ...context },
+        deadline: this.#deadline(budgetMs),
+      };
+      held.timer = this.scheduler.setTimeout(() => this.#timedOut(held), budgetMs);
       this.#held.set(id, held);
+      this.#announce(held, { phase: "held" });
       this.#watch(held, signal);
     });
   }
@@ -215,7 +266,8 @@ export class ApprovalBroker {
       if (a.confirmed !== "user-action" && a.confirmed !== "setting") return 'confirmed must be "user-action"';
     } else if (a.reason !== "denied" && a.reason !== "skipped") return 'reason must be "denied" or "skipped"';
 
-    const metadata: Record<string, unknown> = { approved_by: who.principal, client_id: who.clientId };
+    const outcome: HoldOutcome = !a.approved ? "denied" : edited !== undefined ? "edited" : "approved";
+    const metadata: Record<string, unknown> = { approved_by: who.principal, client_id: who.clientId, outcome };
     if (option !== undefined) metadata.option = option.id;
     let decision: DecisionInput;
     if (!a.approved) {
@@ -224,7 +276,7 @@ export class ApprovalBroker {
     } else if (edited !== undefined) {
       decision = { decision: "modify", modified_payload: { ...asObject(held.tool.payload), arguments: edited }, metadata };
     } else decision = { decision: "allow", metadata };
-    const record = decisionRecord(decision, "human", who.principal);
+    const record = decisionRecord(decision, "human", who.principal, outcome);
     if (a.approved && option?.id === "allow-session") record.rules = [`allow-session:${held.tool.toolName}`];
     // Valid: commit the client's action carrying the harness's record of who decided (so every
     // client's reduced state says so), then the roll-up removal, then release the agent.
@@ -250,6 +302,7 @@ export class ApprovalBroker {
       decision: decision.decision,
       decidedBy: "human",
     });
+    this.#announce(held, { phase: "resolved", decision: decision.decision, outcome, approver: who.principal, ...reasonOf(decision) });
     held.settle(decision);
     return undefined;
   }
@@ -275,7 +328,9 @@ export class ApprovalBroker {
     else return 'response must be "accept", "decline" or "cancel"';
     this.#release(held);
     commitChat(this.store, held.session, held.chat, action, origin);
-    this.#inputOutcome(held, decision, "human", who.principal, a.response === "decline" ? "declined" : undefined);
+    const outcome: HoldOutcome =
+      decision.decision === "approve" ? "approved" : decision.decision === "reject" ? "denied" : "handed-to-host";
+    this.#inputOutcome(held, decision, "human", who.principal, outcome, a.response === "decline" ? "declined" : undefined);
     this.store.commit(held.session.uri, { type: "session/inputNeededRemoved", id: held.id });
     this.options.touched(held.session);
     this.options.onDecided?.({
@@ -286,6 +341,7 @@ export class ApprovalBroker {
       decision: decision.decision,
       decidedBy: "human",
     });
+    this.#announce(held, { phase: "resolved", decision: decision.decision, outcome, approver: who.principal, ...reasonOf(decision) });
     held.settle(decision);
     return undefined;
   }
@@ -298,7 +354,8 @@ export class ApprovalBroker {
   /** Fails closed every held request of a session (or of one chat). */
   failHeld(session: SessionRecord, chat: ChatRecord | undefined, reason: string): void {
     for (const held of [...this.#held.values()]) {
-      if (held.session === session && (chat === undefined || held.chat === chat)) this.#fail(held, reason, "timeout");
+      if (held.session === session && (chat === undefined || held.chat === chat))
+        this.#fail(held, reason, "timeout", undefined, undefined, "agent-gone");
     }
   }
 
@@ -308,7 +365,8 @@ export class ApprovalBroker {
    * sits in an active turn and records who cancelled it.
    */
   cancelSession(session: SessionRecord, principal: string): void {
-    for (const held of [...this.#held.values()]) if (held.session === session) this.#fail(held, CANCEL_REASON, "human", "block", principal);
+    for (const held of [...this.#held.values()])
+      if (held.session === session) this.#fail(held, CANCEL_REASON, "human", "block", principal, "cancelled");
   }
 
   /**
@@ -321,10 +379,11 @@ export class ApprovalBroker {
     decision: ConfirmationDecisionInput,
     by: DecidedInfo["decidedBy"],
     principal: string | undefined,
+    outcome: HoldOutcome,
     how?: "declined" | "cancelled",
   ): void {
     if (this.store.get<ChatState>(held.chat.uri)?.activeTurn?.id !== held.turnId) return;
-    const record: Record<string, unknown> = { ...decisionRecord(decision, by, principal), requestId: held.requestId };
+    const record: Record<string, unknown> = { ...decisionRecord(decision, by, principal, outcome), requestId: held.requestId };
     const verb =
       by === "timeout"
         ? "timed out"
@@ -348,7 +407,43 @@ export class ApprovalBroker {
 
   /** Fails closed every held request (host shutdown). */
   failAll(reason: string): void {
-    for (const held of [...this.#held.values()]) this.#fail(held, reason, "timeout");
+    for (const held of [...this.#held.values()]) this.#fail(held, reason, "timeout", undefined, undefined, "stopped");
+  }
+
+  /** The hold's own deadline passed: the client's `on_timeout` (ADR 0145), else the host's timeout decision. */
+  #timedOut(held: Held): void {
+    const wait = held.context.wait;
+    const after = `Nobody answered within ${seconds(held.budgetMs)}`;
+    if (wait?.onTimeout === "ask")
+      this.#fail(held, `${after}; handed to the host's prompt`, "timeout", "escalate", undefined, "handed-to-host");
+    else if (wait?.onTimeout === "block") this.#fail(held, `${after}; timed out and blocked`, "timeout", "block", undefined, "timed-out");
+    else this.#fail(held, `No decision within ${seconds(held.budgetMs)}`, "timeout", undefined, undefined, "timed-out");
+  }
+
+  #deadline(budgetMs: number): string {
+    return new Date(this.store.clock() + budgetMs).toISOString();
+  }
+
+  #announce(held: Held, fields: Pick<ApprovalEvent, "phase" | "decision" | "outcome" | "approver" | "reason">): void {
+    const listener = this.options.onapproval;
+    if (listener === undefined) return;
+    const event: ApprovalEvent = {
+      ...fields,
+      id: held.id,
+      kind: held.kind,
+      sessionId: held.session.sessionId,
+      sessionUri: held.session.uri,
+      agentId: held.chat.agentId,
+      subject: held.kind === "tool" ? held.tool.toolName : "confirmation",
+      deadline: held.deadline,
+      ...(held.context.why === undefined ? {} : { why: held.context.why }),
+      ...(held.context.target === undefined ? {} : { target: held.context.target }),
+    };
+    try {
+      listener(event);
+    } catch {
+      // A listener's failure must not touch the decision.
+    }
   }
 
   #release(held: Held): void {
@@ -356,14 +451,24 @@ export class ApprovalBroker {
     this.scheduler.clearTimeout(held.timer);
   }
 
-  #fail(held: Held, reason: string, by: DecidedInfo["decidedBy"], forced?: "block", principal?: string): void {
+  #fail(
+    held: Held,
+    reason: string,
+    by: DecidedInfo["decidedBy"],
+    forced: "block" | "escalate" | undefined,
+    principal: string | undefined,
+    outcome: HoldOutcome,
+  ): void {
     if (this.#held.get(held.id) !== held) return;
     this.#release(held);
     const state = this.store.get<ChatState>(held.chat.uri);
     const turnActive = state?.activeTurn?.id === held.turnId;
     const fallback = forced ?? this.options.timeoutDecision;
-    const toolDecision: DecisionInput = fallback === "escalate" ? { decision: "escalate", reason } : { decision: "block", reason };
-    const inputDecision: ConfirmationDecisionInput = { decision: "reject", reason };
+    const toolDecision: DecisionInput =
+      fallback === "escalate"
+        ? { decision: "escalate", reason, ...(held.context.target === undefined ? {} : { escalation_target: held.context.target }) }
+        : { decision: "block", reason, metadata: { outcome, ...(principal === undefined ? {} : { cancelled_by: principal }) } };
+    const inputDecision: ConfirmationDecisionInput = forced === "escalate" ? { decision: "escalate" } : { decision: "reject", reason };
     if (held.kind === "tool") {
       const tc = findToolCall(state, held.tool.toolCallId);
       if (turnActive && tc?.status === "pending-confirmation") {
@@ -374,18 +479,18 @@ export class ApprovalBroker {
           approved: false,
           reason: "skipped",
           reasonMessage: reason,
-          _meta: { [META.decision]: decisionRecord(toolDecision, by, principal) },
+          _meta: { [META.decision]: decisionRecord(toolDecision, by, principal, outcome) },
         });
       }
     } else if (turnActive) {
       commitChat(this.store, held.session, held.chat, { type: "chat/inputCompleted", requestId: held.requestId, response: "cancel" });
-      this.#inputOutcome(held, inputDecision, by, principal, by === "human" ? "cancelled" : undefined);
+      this.#inputOutcome(held, inputDecision, by, principal, outcome, by === "human" ? "cancelled" : undefined);
     }
     if (this.store.has(held.session.uri)) this.store.commit(held.session.uri, { type: "session/inputNeededRemoved", id: held.id });
     this.options.touched(held.session);
     if (held.kind === "tool") {
       const decision = toolDecision;
-      held.tool.pendingMeta = { [META.decision]: decisionRecord(decision, by, principal) };
+      held.tool.pendingMeta = { [META.decision]: decisionRecord(decision, by, principal, outcome) };
       this.options.onDecided?.({
         session: held.session,
         chat: held.chat,
@@ -395,6 +500,13 @@ export class ApprovalBroker {
         decision: decision.decision,
         decidedBy: by,
       });
+      this.#announce(held, {
+        phase: "resolved",
+        decision: decision.decision,
+        outcome,
+        reason,
+        ...(principal === undefined ? {} : { approver: principal }),
+      });
       held.settle(decision);
     } else {
       this.options.onDecided?.({
@@ -402,8 +514,15 @@ export class ApprovalBroker {
         chat: held.chat,
         turnId: held.turnId,
         eventType: "confirmation",
-        decision: "reject",
+        decision: inputDecision.decision,
         decidedBy: by,
+      });
+      this.#announce(held, {
+        phase: "resolved",
+        decision: inputDecision.decision,
+        outcome,
+        reason,
+        ...(principal === undefined ? {} : { approver: principal }),
       });
       held.settle(inputDecision);
     }
@@ -415,13 +534,26 @@ export function decisionRecord(
   decision: DecisionInput | ConfirmationDecisionInput,
   by: DecidedInfo["decidedBy"],
   principal?: string,
-): { decision: string; reason?: string; rules?: string[]; decidedBy: DecidedInfo["decidedBy"]; approver?: string } {
+  outcome?: HoldOutcome,
+): {
+  decision: string;
+  reason?: string;
+  rules?: string[];
+  decidedBy: DecidedInfo["decidedBy"];
+  approver?: string;
+  outcome?: HoldOutcome;
+} {
   return {
     decision: decision.decision,
     ...("reason" in decision && typeof decision.reason === "string" ? { reason: decision.reason } : {}),
     decidedBy: by,
     ...(principal === undefined ? {} : { approver: principal }),
+    ...(outcome === undefined ? {} : { outcome }),
   };
+}
+
+function reasonOf(decision: DecisionInput | ConfirmationDecisionInput): { reason?: string } {
+  return "reason" in decision && typeof decision.reason === "string" ? { reason: decision.reason } : {};
 }
 
 /**

@@ -8,6 +8,7 @@ import type { AhpEvent, ConfirmationDecisionInput, DecisionInput, HandshakeReque
 import { META } from "../wire/constants.js";
 import type { ChatState, Meta, StateAction } from "../wire/types.js";
 import { ALREADY_RESOLVED, CANCEL_REASON, type ApprovalBroker, type DecidedInfo } from "./approvals.js";
+import { holdBudget, parseClientWait, type ClientWait } from "./hold-wait.js";
 import { commitChat, nowIso, setChatMeta, type ChatRecord, type SessionRecord, type ToolRecord } from "./model.js";
 import type { Sessions } from "./sessions.js";
 import {
@@ -35,6 +36,8 @@ export interface ProjectorOptions {
   holdBudgetMs: () => number;
   labels?: ApprovalLabels;
   onDecided?: (info: DecidedInfo) => void;
+  /** A malformed `metadata.ahp_wait` was ignored (ADR 0145). */
+  onignored?: (problem: string, event: AhpEvent) => void;
   touched: (session: SessionRecord) => void;
 }
 
@@ -416,8 +419,11 @@ export class Projector {
         break;
       }
       case "escalate": {
-        const budget = this.options.holdBudgetMs();
-        if (this.options.humanGate(event) && budget > 0) {
+        const hostBudget = this.options.holdBudgetMs();
+        if (this.options.humanGate(event) && hostBudget > 0) {
+          const wait = this.#clientWait(event);
+          const budget = holdBudget(hostBudget, wait);
+          const target = out.escalation_target ?? undefined;
           const labels = this.options.labels ?? DEFAULT_LABELS;
           const options = confirmationOptions(toolName, labels);
           this.#chat(session, chat, {
@@ -425,10 +431,21 @@ export class Projector {
             confirmationTitle: labels.title(displayNameOf(toolName)),
             editable: this.options.editable,
             options,
-            _meta: { [META.decision]: decisionMeta(out, "policy") },
+            _meta: {
+              [META.decision]: {
+                ...decisionMeta(out, "policy"),
+                waiting: true,
+                deadline: new Date(this.store.clock() + budget).toISOString(),
+                ...(target === undefined || target === "" ? {} : { escalationTarget: target }),
+              },
+            },
           });
           this.options.touched(session);
-          return this.broker.holdTool(session, chat, tool, this.options.editable, options, budget, signal);
+          return this.broker.holdTool(session, chat, tool, this.options.editable, options, budget, signal, {
+            ...(wait === undefined ? {} : { wait }),
+            ...(target === undefined || target === "" ? {} : { target }),
+            why: out.reason,
+          });
         }
         this.#chat(session, chat, ready);
         this.#chat(session, chat, {
@@ -462,8 +479,8 @@ export class Projector {
   #confirmation(event: AhpEvent, decision: unknown, failure: unknown, connectionId: number, signal?: () => AbortSignal): unknown {
     const d = decision as ConfirmationDecisionInput | undefined;
     const wantsHuman = failure !== undefined || d?.decision === "escalate";
-    const budget = this.options.holdBudgetMs();
-    if (!wantsHuman || !this.options.humanGate(event) || budget <= 0) {
+    const hostBudget = this.options.holdBudgetMs();
+    if (!wantsHuman || !this.options.humanGate(event) || hostBudget <= 0) {
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the inner handler's own error unchanged
       if (failure !== undefined) throw failure;
       return decision;
@@ -471,7 +488,17 @@ export class Projector {
     const { session, chat } = this.sessions.resolve(event.session_id, event.agent_id, event.depth);
     this.sessions.attach(session, connectionId);
     const turnId = this.sessions.ensureTurn(session, chat);
-    return this.broker.holdInput(session, chat, turnId, event.payload, budget, signal);
+    const wait = this.#clientWait(event);
+    return this.broker.holdInput(session, chat, turnId, event.payload, holdBudget(hostBudget, wait), signal, {
+      ...(wait === undefined ? {} : { wait }),
+    });
+  }
+
+  /** The client's own limit from `metadata.ahp_wait`; a malformed one is reported and ignored. */
+  #clientWait(event: AhpEvent): ClientWait | undefined {
+    const { wait, problem } = parseClientWait(event.metadata);
+    if (problem !== undefined) this.options.onignored?.(problem, event);
+    return wait;
   }
 
   /**

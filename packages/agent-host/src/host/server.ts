@@ -16,6 +16,7 @@ import { ClientConnection } from "./connection.js";
 import { Flusher } from "./fanout.js";
 import { PageSessions } from "./page-session.js";
 import { serveDirectory, staticFiles, type RouteHandler } from "./static.js";
+import { signInPage, wantsHtml } from "./sign-in.js";
 
 /** Options of {@link listenAgentHost}: the accepted tokens (required), where to listen, and extra HTTP routes. */
 export interface ListenOptions {
@@ -90,8 +91,16 @@ let nextConnectionId = 1;
 export async function listenAgentHost(host: AgentHost, options: ListenOptions): Promise<AgentHostListener> {
   const auth = new TokenAuthenticator(options.tokens);
   const routes: RouteHandler[] = [...(options.routes ?? [])];
-  const refuse = (_req: http.IncomingMessage, res: http.ServerResponse) => {
-    const r = unauthorized();
+  const refuse = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    host.refused({
+      reason: tokenOf(req) === undefined ? "missing" : "invalid",
+      path,
+      upgrade: false,
+      ...(req.socket.remoteAddress === undefined ? {} : { remote: req.socket.remoteAddress }),
+    });
+    // A person's browser gets a page that says how to get a link; API clients keep the JSON.
+    const r = wantsHtml(req) ? signInPage(tokenOf(req) !== undefined) : unauthorized();
     res.writeHead(r.status, r.headers).end(r.body);
   };
   let page: { mount: string; sessions: PageSessions; files: RouteHandler } | undefined;
@@ -174,6 +183,12 @@ export async function listenAgentHost(host: AgentHost, options: ListenOptions): 
     socket.on("error", () => socket.destroy());
     const who = auth.authenticate(req);
     if (who === undefined) {
+      host.refused({
+        reason: tokenOf(req) === undefined ? "missing" : "invalid",
+        path: (req.url ?? "/").split("?")[0]!,
+        upgrade: true,
+        ...(req.socket.remoteAddress === undefined ? {} : { remote: req.socket.remoteAddress }),
+      });
       refuseUpgrade(socket);
       return;
     }
@@ -190,6 +205,7 @@ export async function listenAgentHost(host: AgentHost, options: ListenOptions): 
   const address = httpServer.address() as AddressInfo;
   const hostPart = address.address.includes(":") ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
+  if (page !== undefined && host.inspectorUrl === undefined) host.inspectorUrl = `http://${hostPart}:${address.port}${page.mount}`;
   return {
     url: `ws://${hostPart}:${address.port}/`,
     httpUrl: `http://${hostPart}:${address.port}/`,
