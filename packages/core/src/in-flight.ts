@@ -16,7 +16,7 @@ export class InFlightRequests {
   readonly #ids = new Map<JsonRpcId, number>();
   #requests = 0;
   /** The latest write; writes complete in order, so once it settled every earlier one has. */
-  #lastWrite?: Promise<unknown>;
+  #lastWrite: Promise<unknown> | undefined;
   #waiters: Array<() => void> = [];
 
   /** Requests received and not yet answered. */

@@ -40,7 +40,7 @@ export abstract class NdjsonClientTransport implements Transport {
   #opening?: Promise<void>;
   #inner?: NdjsonStreamTransport;
   #closeRequested = false;
-  #closeError?: Error;
+  #closeError: Error | undefined;
   #finished = false;
   #resolveClosed!: (error: Error | undefined) => void;
 
