@@ -224,7 +224,7 @@ describe("UnixSocketServer: connections", () => {
       },
     });
     await listen(path, { maxConnections: 2, onerror: (e) => errors.push(e), onconnection: (t) => accepted.push(t) }, busy);
-    const first = await client(path);
+    await client(path);
     const second = await client(path);
     // Both idle: the newcomer is served, the connection idle the longest (the first) is closed.
     const third = await client(path);
