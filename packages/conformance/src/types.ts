@@ -84,7 +84,8 @@ export type ConformanceExtraCheck =
   | "handshake-gating"
   | "v1-compat"
   | "notification-order"
-  | "typed-scripts";
+  | "typed-scripts"
+  | "large-id";
 
 export interface ConformanceOptions {
   /** `stream` (stdio, unix, memory, ws: no answer to notifications) or `http` (a status code for each POST). */

@@ -14,6 +14,6 @@ const coverage = describeConformance("NDJSON byte streams (core NdjsonStreamTran
 describe("checklist coverage of the NDJSON run", () => {
   it("runs every server item and every extra", () => {
     expect(coverage.items.size).toBe(65);
-    expect(coverage.extras.size).toBe(14);
+    expect(coverage.extras.size).toBe(15);
   });
 });

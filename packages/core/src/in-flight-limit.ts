@@ -8,6 +8,8 @@
  * peer that pipelines without reading its answers holds at most `max` answers and one read chunk
  * in the harness's memory.
  */
+import type { ConnectionActivity } from "./connection-roster.js";
+import { LargeIntegerId } from "./large-id.js";
 import type { JsonRpcId, JsonRpcMessage } from "./schema/jsonrpc.js";
 import type { Transport, TransportInfo, TransportSendOptions } from "./transport.js";
 
@@ -25,6 +27,7 @@ function requestId(message: unknown): JsonRpcId | undefined {
   const m = message as Record<string, unknown>;
   if (typeof m.method !== "string") return undefined;
   const id = m.id;
+  if (id instanceof LargeIntegerId) return id as unknown as JsonRpcId; // the answer carries this same object
   return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : undefined;
 }
 
@@ -32,6 +35,7 @@ function responseId(message: JsonRpcMessage): JsonRpcId | undefined {
   const m = message as Record<string, unknown>;
   if ("method" in m) return undefined;
   const id = m.id;
+  if (id instanceof LargeIntegerId) return id as unknown as JsonRpcId;
   return typeof id === "string" || typeof id === "number" ? id : undefined;
 }
 
@@ -40,7 +44,13 @@ function responseId(message: JsonRpcMessage): JsonRpcId | undefined {
  * stops and restarts reading. `onlimit` is called the first time the limit is reached.
  */
 /** Wraps a server-side transport so that at most `max` of its requests are in handling at once (see the module comment). */
-export function limitInFlight(inner: Transport, max: number, gate: ReadGate, onlimit?: (inFlight: number) => void): Transport {
+export function limitInFlight(
+  inner: Transport,
+  max: number,
+  gate: ReadGate,
+  onlimit?: (inFlight: number) => void,
+  activity?: ConnectionActivity,
+): Transport {
   const pending = new Map<JsonRpcId, number>();
   let count = 0;
   let paused = false;
@@ -53,6 +63,7 @@ export function limitInFlight(inner: Transport, max: number, gate: ReadGate, onl
     if (id !== undefined) {
       pending.set(id, (pending.get(id) ?? 0) + 1);
       count++;
+      if (activity !== undefined) activity.inFlight = count;
     }
     onmessage?.(message);
   };
@@ -62,6 +73,11 @@ export function limitInFlight(inner: Transport, max: number, gate: ReadGate, onl
     if (n <= 1) pending.delete(id);
     else pending.set(id, n - 1);
     count--;
+    if (activity !== undefined) {
+      activity.inFlight = count;
+      // Idle time counts from the last answer too: a long decision is not silence.
+      activity.lastActive = Date.now();
+    }
     while (backlog.length > 0 && count < max) deliver(backlog.shift());
     if (paused && count < max && backlog.length === 0) {
       paused = false;
@@ -69,6 +85,7 @@ export function limitInFlight(inner: Transport, max: number, gate: ReadGate, onl
     }
   };
   inner.onmessage = (message) => {
+    if (activity !== undefined) activity.lastActive = Date.now();
     if (count >= max || backlog.length > 0) {
       backlog.push(message);
       if (!paused) {

@@ -6,6 +6,7 @@
  * response. A stream transport counts the requests it received and the answers it wrote, and
  * on end of input waits for {@link InFlightRequests.idle} before it closes.
  */
+import { LargeIntegerId } from "./large-id.js";
 import type { JsonRpcId } from "./schema/jsonrpc.js";
 
 /**
@@ -16,7 +17,7 @@ export class InFlightRequests {
   readonly #ids = new Map<JsonRpcId, number>();
   #requests = 0;
   /** The latest write; writes complete in order, so once it settled every earlier one has. */
-  #lastWrite?: Promise<unknown>;
+  #lastWrite: Promise<unknown> | undefined;
   #waiters: Array<() => void> = [];
 
   /** Requests received and not yet answered. */
@@ -101,6 +102,7 @@ function requestId(message: unknown): JsonRpcId | undefined {
   const m = message as Record<string, unknown>;
   if (typeof m.method !== "string") return undefined;
   const id = m.id;
+  if (id instanceof LargeIntegerId) return id as unknown as JsonRpcId; // the answer carries this same object
   return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : undefined;
 }
 
@@ -109,5 +111,6 @@ function responseId(message: unknown): JsonRpcId | undefined {
   const m = message as Record<string, unknown>;
   if ("method" in m) return undefined;
   const id = m.id;
+  if (id instanceof LargeIntegerId) return id as unknown as JsonRpcId;
   return typeof id === "string" || typeof id === "number" ? id : undefined;
 }

@@ -1,5 +1,6 @@
 /** Decoding of one JSON text with size and nesting limits. */
 import { AhpError, AhpErrorCode } from "./errors.js";
+import { isUnsafeIntegerId, keepLargeId, LargeIntegerId } from "./large-id.js";
 import { markFrameLimit } from "./limits.js";
 import { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, type MessageLimits } from "./transport.js";
 
@@ -59,11 +60,25 @@ export function parseJsonText(text: string, limits: MessageLimits = {}, byteLeng
       value: maxDepth,
     });
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new AhpError(AhpErrorCode.ParseError, `Parse error: ${(error as Error).message}`);
   }
+  // An integer id past 2^53 was rounded by JSON.parse: keep its text so that it is echoed exactly.
+  if (typeof value === "object" && value !== null && isUnsafeIntegerId((value as { id?: unknown }).id)) {
+    keepLargeId(value, text);
+  }
+  return value;
+}
+
+/** JSON text of a message whose `id` is a {@link LargeIntegerId}: the id's original text, envelope members first. */
+function stringifyWithLargeId(message: Record<string, unknown>, id: LargeIntegerId): string {
+  const { jsonrpc, id: _id, ...rest } = message;
+  const head = `{${jsonrpc === undefined ? "" : `"jsonrpc":${JSON.stringify(jsonrpc)},`}"id":${id.text}`;
+  const body = JSON.stringify(rest);
+  return body === "{}" ? `${head}}` : `${head},${body.slice(1)}`;
 }
 
 /**
@@ -73,7 +88,8 @@ export function parseJsonText(text: string, limits: MessageLimits = {}, byteLeng
 export function stringifyMessage(message: unknown, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES): string {
   let text: string | undefined;
   try {
-    text = JSON.stringify(message);
+    const id = typeof message === "object" && message !== null ? (message as { id?: unknown }).id : undefined;
+    text = id instanceof LargeIntegerId ? stringifyWithLargeId(message as Record<string, unknown>, id) : JSON.stringify(message);
   } catch (error) {
     throw new AhpError(AhpErrorCode.InternalError, `Internal error: ${(error as Error).message}`);
   }

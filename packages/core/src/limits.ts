@@ -21,7 +21,11 @@ import { AhpLocalError, type AhpLocalErrorCode } from "./errors.js";
  * - `request_timeout`: an HTTP request (or WebSocket upgrade) not received in time (Node does not
  *   tell the headers timeout from the whole-request one; the value is the headers timeout, the
  *   message names both);
- * - `outbound_stall`: a WebSocket peer that read no answers for the stall timeout.
+ * - `outbound_stall`: a WebSocket peer that read no answers for the stall timeout;
+ * - `idle_timeout`: a connection silent (no message, nothing in flight) for its idle timeout, or a
+ *   connection to the WebSocket listener that did not upgrade in time;
+ * - `open_files`: the process ran out of file descriptors (EMFILE, ENFILE) accepting a connection;
+ *   the value is the back-off in ms.
  */
 export type LimitName =
   | "max_in_flight"
@@ -33,7 +37,9 @@ export type LimitName =
   | "batch_size"
   | "max_depth"
   | "request_timeout"
-  | "outbound_stall";
+  | "outbound_stall"
+  | "idle_timeout"
+  | "open_files";
 
 /** One limit that acted: what a log line or a metric needs, never payload contents or secrets. */
 export interface LimitRejection {

@@ -19,7 +19,10 @@ export interface NdjsonStreams {
   release: () => Promise<void> | void;
 }
 
-type State = "new" | "opening" | "open" | "closed";
+type State = "new" | "opening" | "open" | "dormant" | "closed";
+
+/** How long a reopened connection waits for the answer to the repeated handshake (ms). */
+const REHANDSHAKE_TIMEOUT_MS = 10_000;
 
 /**
  * Base class of agent-side NDJSON stream transports (a spawned harness, a socket). Subclasses implement `openStreams()`; start,
@@ -40,15 +43,31 @@ export abstract class NdjsonClientTransport implements Transport {
   #opening?: Promise<void>;
   #inner?: NdjsonStreamTransport;
   #closeRequested = false;
-  #closeError?: Error;
+  #closeError: Error | undefined;
   #finished = false;
   #resolveClosed!: (error: Error | undefined) => void;
+  /** Reopen mode: ids of requests sent and not yet answered. */
+  readonly #pending: Set<unknown> | undefined;
+  /** Reopen mode: the last handshake request that was answered with a result, repeated on a reopened connection. */
+  #handshake: Record<string, unknown> | undefined;
+  #handshakeSent: Record<string, unknown> | undefined;
+  #reopening: Promise<void> | undefined;
+  #reopens = 0;
+  /** Answers to repeated handshakes, kept from `onmessage`. */
+  readonly #replays = new Map<string, (message: Record<string, unknown>) => void>();
 
-  protected constructor(name: string, info: TransportInfo, limits: MessageLimits & NdjsonWriteOptions = {}) {
+  /**
+   * `reopen`: a connection the peer closed while no request was waiting for an answer (a harness
+   * closing an idle connection, as {@link mayReopen} tells) is reopened for the next send instead of closing the transport,
+   * and the last successful handshake is repeated on it before anything else. Right for a socket;
+   * a spawned process that exited cannot be reopened.
+   */
+  protected constructor(name: string, info: TransportInfo, limits: MessageLimits & NdjsonWriteOptions = {}, reopen = false) {
     this.#name = name;
     this.#info = info;
     this.#limits = limits;
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+    this.#pending = reopen ? new Set() : undefined;
   }
 
   get info(): TransportInfo {
@@ -69,6 +88,11 @@ export abstract class NdjsonClientTransport implements Transport {
   /** Sees every incoming message before `onmessage`. */
   protected observe(_message: unknown): void {}
 
+  /** Reopen mode: whether the connection the peer just closed may be reopened (e.g. the peer said it closed an idle connection). Default true. */
+  protected mayReopen(): boolean {
+    return true;
+  }
+
   /** Runs once when the transport is closed, before `onclose`. */
   protected finished(_error: Error | undefined): void {}
 
@@ -88,6 +112,10 @@ export abstract class NdjsonClientTransport implements Transport {
       this.#finish(failure);
       throw failure;
     }
+    await this.#attach(streams);
+  }
+
+  async #attach(streams: NdjsonStreams): Promise<void> {
     this.#info = streams.info;
     const inner: NdjsonStreamTransport = new NdjsonStreamTransport({
       readable: streams.readable,
@@ -102,6 +130,7 @@ export abstract class NdjsonClientTransport implements Transport {
       sendFailure: (error): Promise<never> => this.#sendFailed(inner, error),
     });
     inner.onmessage = (message) => {
+      if (this.#pending !== undefined && this.#settled(message)) return;
       this.observe(message);
       this.onmessage?.(message);
     };
@@ -111,7 +140,15 @@ export abstract class NdjsonClientTransport implements Transport {
     };
     inner.onerror = (error) => this.onerror?.(error);
     // A close() while the peer is already going away keeps the real cause.
-    inner.onclose = (cause) => this.#finish(this.#closeRequested ? undefined : this.peerClosed(cause));
+    inner.onclose = (cause) => {
+      if (!this.#closeRequested && this.#pending !== undefined && this.#pending.size === 0 && this.#inner === inner && this.mayReopen()) {
+        // Closed by the peer with nothing outstanding (an idle connection): reopen on the next send.
+        this.#inner = undefined;
+        this.#state = "dormant";
+        return;
+      }
+      if (this.#inner === inner || this.#inner === undefined) this.#finish(this.#closeRequested ? undefined : this.peerClosed(cause));
+    };
     this.#inner = inner;
     this.#state = "open";
     await inner.start();
@@ -119,6 +156,10 @@ export abstract class NdjsonClientTransport implements Transport {
 
   send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
     const inner = this.#inner;
+    if (this.#pending !== undefined) {
+      if (this.#state === "dormant" || this.#reopening !== undefined) return this.#reopen().then(() => this.send(message, options));
+      this.#track(message);
+    }
     if (inner === undefined) {
       return Promise.reject(
         this.#closeError ??
@@ -133,7 +174,7 @@ export abstract class NdjsonClientTransport implements Transport {
   /** As `send()`, without a promise (see {@link Transport.post}). */
   post<C>(message: JsonRpcMessage, onFailure: (error: Error, context: C) => void, context: C): void {
     const inner = this.#inner;
-    if (inner !== undefined) inner.post(message, onFailure, context);
+    if (inner !== undefined && this.#pending === undefined) inner.post(message, onFailure, context);
     else this.send(message).then(undefined, (error: unknown) => onFailure(toError(error), context));
   }
 
@@ -147,7 +188,82 @@ export abstract class NdjsonClientTransport implements Transport {
     throw error;
   }
 
+  /** Reopen mode: remembers requests until answered, and the handshake to repeat. */
+  #track(message: JsonRpcMessage): void {
+    const m = message as Record<string, unknown>;
+    if (typeof m.method !== "string" || m.id === undefined || m.id === null) return;
+    this.#pending!.add(m.id);
+    if (m.method === "ahp/handshake") this.#handshakeSent = m;
+  }
+
+  /** Reopen mode: an incoming answer settles its request; true when it was a repeated handshake's answer (kept from `onmessage`). */
+  #settled(message: unknown): boolean {
+    if (message === null || typeof message !== "object") return false;
+    const m = message as Record<string, unknown>;
+    if ("method" in m || !("id" in m)) return false;
+    const replay = typeof m.id === "string" ? this.#replays.get(m.id) : undefined;
+    if (replay !== undefined) {
+      replay(m);
+      return true;
+    }
+    this.#pending!.delete(m.id);
+    if (this.#handshakeSent !== undefined && m.id === this.#handshakeSent.id && "result" in m) this.#handshake = this.#handshakeSent;
+    return false;
+  }
+
+  /** Reopens a connection the peer closed while idle, and repeats the handshake on it. */
+  #reopen(): Promise<void> {
+    this.#reopening ??= (async () => {
+      try {
+        this.#state = "opening";
+        let streams: NdjsonStreams;
+        try {
+          streams = await this.openStreams();
+        } catch (error) {
+          const failure = toError(error);
+          this.#finish(failure);
+          throw failure;
+        }
+        await this.#attach(streams);
+        if (this.#handshake !== undefined) await this.#rehandshake(this.#handshake);
+      } finally {
+        this.#reopening = undefined;
+      }
+    })();
+    return this.#reopening;
+  }
+
+  async #rehandshake(handshake: Record<string, unknown>): Promise<void> {
+    const id = `${String(handshake.id)}#reopen-${++this.#reopens}`;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const answer = new Promise<Record<string, unknown>>((resolve, reject) => {
+      this.#replays.set(id, resolve);
+      timer = setTimeout(
+        () =>
+          reject(new AhpLocalError("TIMEOUT", `${this.#name}: no answer to the repeated handshake within ${REHANDSHAKE_TIMEOUT_MS} ms`)),
+        REHANDSHAKE_TIMEOUT_MS,
+      );
+    });
+    try {
+      await this.#inner!.send({ ...handshake, id } as JsonRpcMessage);
+      const reply = await answer;
+      if (!("result" in reply)) throw new AhpLocalError("PROTOCOL_ERROR", `${this.#name}: the reopened connection refused the handshake`);
+    } catch (error) {
+      const failure = toError(error);
+      void this.#inner?.close();
+      this.#finish(failure);
+      throw failure;
+    } finally {
+      clearTimeout(timer);
+      this.#replays.delete(id);
+    }
+  }
+
   async close(): Promise<void> {
+    if (this.#state === "dormant") {
+      this.#finish(undefined);
+      return;
+    }
     if (this.#state === "new") {
       this.#finish(undefined);
       return;

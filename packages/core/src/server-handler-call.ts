@@ -2,6 +2,7 @@
  * One handler call as the server makes it: the context a handler gets (signal, holdAnswer), the
  * timeout, and how handler failures are told apart from the server's own errors.
  */
+import { LargeIntegerId } from "./large-id.js";
 import { AhpError, AhpErrorCode, toError } from "./errors.js";
 import { clearDeadline, startDeadline, TimedCall } from "./deadlines.js";
 import { markHandlerTimeout } from "./handler-timeout.js";
@@ -161,7 +162,12 @@ export function call<R, T = R>(
   mapError: (error: unknown) => Error = toError,
   then?: CallThen<R, T>,
 ): Awaitable<R> | Promise<T> {
-  const ctx = new HandlerCallContext(connection, id, batch);
+  // Handlers see an integer id past 2^53 as its decimal text (a number would be rounded).
+  const ctx = new HandlerCallContext(
+    connection,
+    (id as unknown) instanceof LargeIntegerId ? (id as unknown as LargeIntegerId).text : id,
+    batch,
+  );
   let result: Awaitable<R>;
   try {
     result = fn(ctx);

@@ -1,6 +1,7 @@
 /** The answers the server builds: JSON-RPC results and errors, and what a notification produced. */
 import { AhpError, AhpErrorCode, toError } from "./errors.js";
 import type { JsonRpcErrorResponse, JsonRpcId, JsonRpcSuccessResponse } from "./schema/jsonrpc.js";
+import { LargeIntegerId } from "./large-id.js";
 import { failureText } from "./server-handler-call.js";
 import type { AhpProcessResult } from "./server-types.js";
 
@@ -40,5 +41,7 @@ export function readId(message: unknown): JsonRpcId | null | undefined {
   if (message === null || typeof message !== "object" || Array.isArray(message)) return undefined;
   const id = (message as Record<string, unknown>).id;
   if (typeof id === "string" || (typeof id === "number" && Number.isInteger(id))) return id;
+  // An integer id past 2^53, kept as its text (typed as a number id on the wire).
+  if (id instanceof LargeIntegerId) return id as unknown as JsonRpcId;
   return undefined;
 }

@@ -35,9 +35,9 @@ export interface AhpHandlerContext {
   readonly signal: AbortSignal;
   readonly connection: AhpServerConnection;
   /** JSON-RPC id of the request; absent for notifications. */
-  readonly requestId?: JsonRpcId;
+  readonly requestId?: JsonRpcId | undefined;
   /** Position inside an `ahp/batch`. */
-  readonly batch?: { readonly index: number; readonly size: number };
+  readonly batch?: { readonly index: number; readonly size: number } | undefined;
   /**
    * Holds this call's answer until `until` settles: the handler's result or failure, and also
    * the answer the server gives on its own when the handler times out. For middleware that must

@@ -4,16 +4,21 @@
  */
 import { AhpError, AhpErrorCode } from "./errors.js";
 import { EVENT_TABLE } from "./event-table.js";
+import { LargeIntegerId } from "./large-id.js";
 import { connectionLimit, limitError } from "./limits.js";
 import { AhpEventSchema, type AhpEvent } from "./schema/event.js";
 import { invalidParams } from "./server-replies.js";
 import { decode } from "./validation.js";
 
-/** Request, notification, response or invalid (§11.3 steps 1–2); ids that are not strings or accepted integers make a notification. */
+/**
+ * Request, notification, response or invalid (§11.3 steps 1–2); ids that are not strings or
+ * accepted integers make a notification. A `jsonrpc` other than `"2.0"` (`"1.0"`, `"2"`, absent)
+ * makes the message invalid: it is answered -32600 when its id can be read (JSON-RPC 2.0).
+ */
 export function classify(message: unknown, acceptNumericIds: boolean | undefined): "request" | "notification" | "response" | "invalid" {
   if (message === null || typeof message !== "object" || Array.isArray(message)) return "invalid";
   const m = message as Record<string, unknown>;
-  if (typeof m.jsonrpc !== "string") return "invalid";
+  if (m.jsonrpc !== "2.0") return "invalid";
   if (typeof m.method !== "string") {
     return "id" in m && ("result" in m || "error" in m) ? "response" : "invalid";
   }
@@ -21,6 +26,7 @@ export function classify(message: unknown, acceptNumericIds: boolean | undefined
   const id = m.id;
   if (typeof id === "string") return "request";
   if (typeof id === "number" && Number.isInteger(id) && acceptNumericIds !== false) return "request";
+  if (id instanceof LargeIntegerId && acceptNumericIds !== false) return "request";
   return "notification";
 }
 

@@ -3,6 +3,7 @@
  * so that the peer can be answered with an error carrying its id instead of `null` (and its
  * request fails at once instead of running into its timeout).
  */
+import { LargeIntegerId } from "./large-id.js";
 import type { JsonRpcId } from "./schema/jsonrpc.js";
 
 /** How much of a message's start {@link sniffJsonRpcId} looks at. */
@@ -62,7 +63,8 @@ export function sniffJsonRpcId(head: string): JsonRpcId | undefined {
       const match = INTEGER.exec(head.slice(i, i + 32));
       if (match === null) return undefined;
       const id = Number(match[0]);
-      return Number.isSafeInteger(id) ? id : undefined;
+      // Past 2^53 the id is kept as its text, so that the error answer echoes it exactly.
+      return Number.isSafeInteger(id) ? id : (new LargeIntegerId(match[0]) as unknown as JsonRpcId);
     }
     if (head.charCodeAt(i) === 0x22) {
       if (readString() === undefined) return undefined;

@@ -49,18 +49,18 @@ export interface Transport {
   post?<C>(message: JsonRpcMessage, onFailure: (error: Error, context: C) => void, context: C): void;
   close(): Promise<void>;
   /** A decoded JSON value arrived (not yet classified: it may be anything). */
-  onmessage?: (message: unknown) => void;
+  onmessage?: ((message: unknown) => void) | undefined;
   /**
    * A frame could not be decoded (not JSON, too large, nested too deep). The connection stays
    * open. A server answers it with a JSON-RPC error whose id is `null` (or `context.id`).
    */
-  onparseerror?: (error: AhpError, context?: ParseErrorContext) => void;
+  onparseerror?: ((error: AhpError, context?: ParseErrorContext) => void) | undefined;
   /** A non-fatal problem; the connection may still be usable. */
-  onerror?: (error: Error) => void;
+  onerror?: ((error: Error) => void) | undefined;
   /** The connection is gone. `error` is the cause when it did not close cleanly. */
-  onclose?: (error?: Error) => void;
-  readonly sessionId?: string;
-  readonly info?: TransportInfo;
+  onclose?: ((error?: Error) => void) | undefined;
+  readonly sessionId?: string | undefined;
+  readonly info?: TransportInfo | undefined;
 }
 
 /** Limits every decoding transport applies. */

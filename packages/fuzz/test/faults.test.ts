@@ -65,6 +65,10 @@ async function expectHealthyEnd(h: HarnessProcess): Promise<void> {
 const warned = (h: HarnessProcess, pattern: RegExp): LogLine[] =>
   h.warnings().filter((l) => pattern.test(typeof l.error === "string" ? l.error : ""));
 
+/** How many reports the matching lines stand for (limit lines are aggregated per interval and carry `count`). */
+const warnedCount = (h: HarnessProcess, pattern: RegExp): number =>
+  warned(h, pattern).reduce((sum, l) => sum + (typeof l.count === "number" ? l.count : 1), 0);
+
 /** Samples the harness's memory every 100 ms while `work` runs. */
 async function sampled<T>(h: HarnessProcess, work: Promise<T>): Promise<T> {
   const timer = setInterval(() => h.rssBytes(), 100);
@@ -140,7 +144,9 @@ describe("fault injection against ahp serve", () => {
     // Cut by the header timeout (3 s, checked every second), not before, and not much later.
     expect(Math.min(...closedAfter)).toBeGreaterThan(2500);
     expect(Math.max(...closedAfter)).toBeLessThan(15_000);
-    expect(await h.waitForLogs(() => warned(h, /not received in time/).length >= 1000, 5000)).toBe(true);
+    // Aggregated: the lines after the first arrive at the end of the 10 s interval, with counts.
+    expect(await h.waitForLogs(() => warnedCount(h, /not received in time/) >= 1000, 30_000)).toBe(true);
+    expect(warned(h, /not received in time/).length).toBeLessThan(20);
     await expectHealthyEnd(h);
   });
 
@@ -188,14 +194,14 @@ describe("fault injection against ahp serve", () => {
     // all, must be a readable 413.
     const answered = statuses.filter((s) => s === 413).length;
     expect(answered).toBeGreaterThanOrEqual(120);
-    expect(await h.waitForLogs(() => warned(h, /exceeds maxBodyBytes/).length >= answered, 5000)).toBe(true);
+    expect(await h.waitForLogs(() => warnedCount(h, /exceeds maxBodyBytes/) >= answered, 30_000)).toBe(true);
     await expectHealthyEnd(h);
   });
 
-  it("2,000 idle WebSocket connections: 1,499 are held (with the good agent, the --max-connections 1500), 501 refused with 503 and logged", async () => {
+  it("2,000 idle WebSocket connections past --max-connections 1500: the good agent is served, the longest-idle make room, a few aggregated log lines", async () => {
     const h = await start({ ws: true, args: ["--max-connections", "1500"] });
     const idle: WebSocket[] = [];
-    let refused503 = 0;
+    let closedByHarness = 0;
     const result = await underAttack(
       () => WsRpc.open(h.urls.ws!),
       () =>
@@ -213,10 +219,8 @@ describe("fault injection against ahp serve", () => {
                         idle.push(ws);
                         resolve();
                       });
-                      ws.once("unexpected-response", (_req, res) => {
-                        if (res.statusCode === 503) refused503++;
-                        res.resume();
-                        resolve();
+                      ws.once("close", (code) => {
+                        if (code === 1001) closedByHarness++;
                       });
                       ws.once("error", () => resolve());
                     }),
@@ -229,13 +233,16 @@ describe("fault injection against ahp serve", () => {
         ),
     );
     expectGoodAgentServed("idle WebSocket connections", result, h);
-    expect(idle.length).toBe(1499);
-    expect(refused503).toBe(501);
-    expect(await h.waitForLogs(() => warned(h, /limit maxConnections/).length >= 501, 5000)).toBe(true);
-    const closing = idle.map((ws) => new Promise((r) => ws.once("close", r)));
+    // Never more than the cap at once: about 500 idle ones were closed to make room.
+    const open = idle.filter((ws) => ws.readyState === WebSocket.OPEN).length;
+    expect(open).toBeLessThanOrEqual(1500);
+    expect(await h.waitForLogs(() => closedByHarness >= 400, 30_000)).toBe(true);
+    // Logged aggregated: a handful of lines with counts, not one per connection.
+    expect(await h.waitForLogs(() => warned(h, /closed_longest_idle/).length >= 1, 30_000)).toBe(true);
+    expect(warned(h, /closed_longest_idle/).length).toBeLessThan(20);
+    const closing = idle.filter((ws) => ws.readyState === WebSocket.OPEN).map((ws) => new Promise((r) => ws.once("close", r)));
     for (const ws of idle) ws.close(1000);
     await Promise.all(closing);
-    // Room again once they are gone.
     const again = await WsRpc.open(h.urls.ws!);
     await again.close();
     await expectHealthyEnd(h);

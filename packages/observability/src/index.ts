@@ -28,5 +28,5 @@ export {
   type TracingOptions,
 } from "./tracing.js";
 export { withObservability, type ObservabilityOptions } from "./observe.js";
-export { limitReporter, type LimitReporterOptions } from "./limits.js";
+export { DEFAULT_LIMIT_LOG_INTERVAL_MS, limitReporter, type LimitReporter, type LimitReporterOptions } from "./limits.js";
 export { timeoutLogging, type TimeoutLoggingOptions } from "./timeouts.js";

@@ -13,6 +13,7 @@ export {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_SERVER_MAX_CONNECTIONS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   type HttpHandler,
   type HttpHandlerOptions,
   type HttpListener,

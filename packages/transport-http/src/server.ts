@@ -29,11 +29,18 @@ import type { AddressInfo, Socket } from "node:net";
 import {
   AhpError,
   AhpErrorCode,
+  answerReadiness,
+  ConnectionRoster,
+  DEFAULT_READY_PATH,
+  defaultMaxConnections,
   parseJsonText,
+  stringifyMessage,
   toError,
   type AhpProcessResult,
   type AhpServer,
   type AhpServerConnection,
+  type Readiness,
+  type RosterEntry,
   type TransportInfo,
 } from "@ahp/core";
 import {
@@ -55,8 +62,10 @@ export const DEFAULT_HEALTH_PATH = "/healthz";
 export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** Default `maxInFlight`: requests handled at once on one connection; further ones get 503. */
 export const DEFAULT_MAX_IN_FLIGHT = 256;
-/** Default `maxConnections` of {@link listenHttp}: TCP connections served at once. */
+/** The highest default `maxConnections` of {@link listenHttp} (the default is derived from the file-descriptor limit). */
 export const DEFAULT_SERVER_MAX_CONNECTIONS = 1024;
+/** Default `keepAliveTimeoutMs` of {@link listenHttp}: an idle keep-alive connection is closed after this long (ms). */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 /** Options of the HTTP request handler: route, health route, credentials and limits. */
 export interface HttpHandlerOptions {
@@ -64,6 +73,15 @@ export interface HttpHandlerOptions {
   path?: string;
   /** `GET` health route answering 200 `{"status":"ok"}` without credentials. Default `/healthz`; `false` disables. */
   healthPath?: string | false;
+  /**
+   * `GET` readiness route, without credentials like the health route: 200 `{"status":"ready","checks":{…}}`
+   * when `readiness` says ready, 503 `{"status":"not_ready",…}` otherwise. Default `/readyz`; `false` disables.
+   */
+  readyPath?: string | false;
+  /** Whether the harness can decide now (policy loaded, audit sink writable, …). Unset: ready whenever alive. */
+  readiness?: Readiness;
+  /** How long `/readyz` waits for `readiness` before answering 503 (ms). Default 5000. */
+  readinessTimeoutMs?: number;
   /**
    * Verify credentials: API keys (`X-API-Key`), bearer tokens (`Authorization: Bearer`), or
    * your own function. Unset: no check (as the reference).
@@ -199,6 +217,7 @@ function pathOf(url: string | undefined): string {
 export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions = {}): HttpHandler {
   const path = options.path ?? DEFAULT_HTTP_PATH;
   const healthPath = options.healthPath === undefined ? DEFAULT_HEALTH_PATH : options.healthPath;
+  const readyPath = options.readyPath === undefined ? DEFAULT_READY_PATH : options.readyPath;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const parseLimits = {
     // Size is enforced while reading; the text is re-measured only for the nesting limit.
@@ -266,6 +285,10 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
       if (healthPath !== false && requestPath === healthPath) {
         if (req.method === "GET" || req.method === "HEAD") sendJson(res, 200, '{"status":"ok"}');
         else sendJson(res, 405, errorJson("method not allowed"), { allow: "GET, HEAD" });
+        return;
+      }
+      if (readyPath !== false && requestPath === readyPath) {
+        await answerReadiness(req, res, options.readiness, options.readinessTimeoutMs);
         return;
       }
       if (next !== undefined) next();
@@ -344,7 +367,8 @@ export function createHttpHandler(server: AhpServer, options: HttpHandlerOptions
       case "response": {
         let text: string;
         try {
-          text = JSON.stringify(result.response);
+          // stringifyMessage echoes an integer id past 2^53 as the text it arrived as.
+          text = stringifyMessage(result.response, Number.MAX_SAFE_INTEGER);
         } catch (error) {
           const id = result.response.id;
           text = rpcError(
@@ -431,8 +455,15 @@ function tooLarge(req: IncomingMessage, res: ServerResponse, bytes: number, limi
 
 /** Options of {@link listenHttp}: the handler's options, plus address, TLS, connection limits and a fallback route. */
 export interface ListenHttpOptions extends HttpHandlerOptions, HttpServerLimits {
-  /** TCP connections served at once; further ones are closed at once (and reported). Default 1024. */
+  /**
+   * TCP connections served at once. At the cap the connection idle the longest with no request in
+   * progress is closed to make room (reported); only when every one has a request in progress is
+   * the newcomer closed at once. Default: derived from the file-descriptor limit
+   * (`defaultMaxConnections()`: 1024 at most, 192 under `ulimit -n 1024`).
+   */
   maxConnections?: number;
+  /** A keep-alive connection with no request for this long is closed (ms). Default 5000 (Node's). */
+  keepAliveTimeoutMs?: number;
   /** Requests outside the AHP and health paths (instead of 404), e.g. `/metrics`. */
   fallback?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Default `127.0.0.1` (loopback only). */
@@ -458,7 +489,19 @@ export interface HttpListener {
 
 /** Starts an HTTP(S) server on `host:port` (default `127.0.0.1`, a free port) serving `server`. */
 export async function listenHttp(server: AhpServer, options: ListenHttpOptions = {}): Promise<HttpListener> {
-  const { host = "127.0.0.1", port = 0, tls, fallback, headersTimeoutMs, requestTimeoutMs, maxConnections, ...handlerOptions } = options;
+  const {
+    host = "127.0.0.1",
+    port = 0,
+    tls,
+    fallback,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    maxConnections,
+    keepAliveTimeoutMs = DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+    ...handlerOptions
+  } = options;
+  if (!Number.isInteger(keepAliveTimeoutMs) || keepAliveTimeoutMs < 1)
+    throw new AhpLocalError("INVALID_ARGUMENT", "`keepAliveTimeoutMs` must be an integer >= 1");
   const ahp = createHttpHandler(server, handlerOptions);
   const handler = fallback === undefined ? ahp : (req: IncomingMessage, res: ServerResponse) => ahp(req, res, () => fallback(req, res));
   const serverOptions = httpServerOptions({
@@ -470,26 +513,33 @@ export async function listenHttp(server: AhpServer, options: ListenHttpOptions =
       ? http.createServer(serverOptions, handler)
       : https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, handler);
   reportClientErrors(httpServer, serverOptions, handlerOptions.onerror);
-  const connectionLimit = maxConnections ?? DEFAULT_SERVER_MAX_CONNECTIONS;
+  const connectionLimit = maxConnections ?? defaultMaxConnections();
   if (!Number.isInteger(connectionLimit) || connectionLimit < 1)
     throw new AhpLocalError("INVALID_ARGUMENT", "`maxConnections` must be an integer >= 1");
-  httpServer.maxConnections = connectionLimit;
-  httpServer.on("drop", (data?: { remoteAddress?: string }) => {
-    const remote = data?.remoteAddress;
-    handlerOptions.onerror?.(
-      new AhpLimitError(
-        "LIMIT_EXCEEDED",
-        `HTTP connection${remote === undefined ? "" : ` from ${remote}`} refused: ${connectionLimit} connections open (limit maxConnections)`,
-        {
-          transport: "http",
-          limit: "max_connections",
-          value: connectionLimit,
-          action: "refused",
-          ...(remote === undefined ? {} : { remote }),
-        },
-        { details: { maxConnections: connectionLimit } },
-      ),
-    );
+  httpServer.keepAliveTimeout = keepAliveTimeoutMs;
+  // Connections are capped here rather than with `httpServer.maxConnections` (which drops every
+  // newcomer at the cap): the longest-idle connection with no request in progress makes room.
+  const roster = new ConnectionRoster({ transport: "http", maxConnections: connectionLimit, onerror: handlerOptions.onerror });
+  const entries = new WeakMap<Socket, RosterEntry>();
+  httpServer.on("connection", (socket: Socket) => {
+    const remote = socket.remoteAddress === undefined ? undefined : `${socket.remoteAddress}:${socket.remotePort}`;
+    const entry = roster.admit(Number.POSITIVE_INFINITY, () => socket.destroy(), remote);
+    if (entry === undefined) {
+      socket.destroy();
+      return;
+    }
+    entries.set(socket, entry);
+    socket.once("close", () => roster.remove(entry));
+  });
+  httpServer.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    const entry = entries.get(req.socket);
+    if (entry === undefined) return;
+    entry.inFlight++;
+    entry.lastActive = Date.now();
+    res.once("close", () => {
+      entry.inFlight--;
+      entry.lastActive = Date.now();
+    });
   });
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
@@ -497,6 +547,10 @@ export async function listenHttp(server: AhpServer, options: ListenHttpOptions =
       httpServer.off("error", reject);
       resolve();
     });
+  });
+  // After listening, a server error is a failed accept: EMFILE/ENFILE back off, the rest is reported.
+  httpServer.on("error", (error) => {
+    if (!roster.acceptFailed(error)) handlerOptions.onerror?.(error);
   });
   const address = httpServer.address() as AddressInfo;
   const hostPart = address.family === "IPv6" || address.address.includes(":") ? `[${address.address}]` : address.address;
@@ -508,6 +562,7 @@ export async function listenHttp(server: AhpServer, options: ListenHttpOptions =
     httpServer,
     close() {
       closing ??= new Promise<void>((resolve) => {
+        roster.close();
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();
       });

@@ -93,8 +93,8 @@ export async function captureServer(): Promise<Capture> {
   return capture;
 }
 
-/** Waits until `check()` is true, polling every 5 ms, up to `timeoutMs`. */
-export async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+/** Waits until `check()` is true, polling every 5 ms, up to `timeoutMs` (generous: the machine may be busy). */
+export async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
   const start = Date.now();
   while (!check()) {
     if (Date.now() - start > timeoutMs) throw new Error("condition not met in time");

@@ -1,7 +1,7 @@
 /** Server-side limits of listenHttp: header/request timeouts, connections per listener, requests in flight per connection, body size. */
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { deferred, request, startHarness, type Harness } from "./helpers.js";
+import { deferred, rawRequest, request, startHarness, until, type Harness } from "./helpers.js";
 import { event, preAction } from "@ahp/conformance";
 
 const harnesses: Harness[] = [];
@@ -42,20 +42,57 @@ describe("listenHttp limits", () => {
     ]);
   });
 
-  it("maxConnections: connections past the limit are closed at once and reported; the others are served", async () => {
+  it("maxConnections: at the cap the longest-idle connection makes room; a newcomer is refused only when all are busy", async () => {
     const errors: Error[] = [];
-    const h = await startHarness({}, { maxConnections: 2, onerror: (e) => errors.push(e) });
+    const gate = deferred<void>();
+    let started = 0;
+    const h = await startHarness(
+      {
+        handlers: {
+          onEvent: async () => {
+            started++;
+            await gate.promise;
+            return { decision: "allow" };
+          },
+        },
+      },
+      { maxConnections: 2, onerror: (e) => errors.push(e) },
+    );
     harnesses.push(h);
     const a = await open(h.url);
     const b = await open(h.url);
-    const refused = await open(h.url);
-    await refused.closed;
-    expect(refused.text()).toBe("");
-    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/refused: 2 connections open \(limit maxConnections\)/)]);
-    a.socket.write(post(body("a1")));
-    await new Promise<void>((r) => a.socket.once("data", () => r()));
-    expect(a.text()).toMatch(/^HTTP\/1\.1 200 OK/);
-    b.socket.destroy();
+    // Both idle: the third is served and the first (idle the longest) is closed.
+    const c = await open(h.url);
+    await a.closed;
+    expect(errors.map((e) => (e as { rejection?: { action?: string } }).rejection?.action)).toEqual(["closed_longest_idle"]);
+    // b and c have a request in progress: a fourth is closed at once.
+    b.socket.write(post(body("b1")));
+    c.socket.write(post(body("c1")));
+    await until(() => started === 2, 30_000);
+    const d = await open(h.url);
+    await d.closed;
+    expect(d.text()).toBe("");
+    expect((errors.at(-1) as { rejection?: { action?: string } }).rejection?.action).toBe("refused");
+    gate.resolve();
+    await until(() => b.text().startsWith("HTTP/1.1 200") && c.text().startsWith("HTTP/1.1 200"), 30_000);
+  });
+
+  it("serves new agents within seconds while one process holds three times the cap in idle keep-alive connections", async () => {
+    const h = await startHarness({}, { maxConnections: 20, keepAliveTimeoutMs: 600_000 });
+    harnesses.push(h);
+    const held = [];
+    for (let i = 0; i < 60; i++) {
+      const idle = await open(h.url);
+      idle.socket.write(post(body(`k${i}`)));
+      held.push(idle);
+    }
+    const start = Date.now();
+    for (let i = 0; i < 10; i++) {
+      const r = await rawRequest(h.url, { body: body(`new${i}`) });
+      expect(r.status).toBe(200);
+      expect(JSON.parse(r.text)).toMatchObject({ id: `new${i}`, result: { decision: "allow" } });
+    }
+    expect(Date.now() - start).toBeLessThan(20_000);
   });
 
   it("maxInFlight: pipelined requests past the limit on one connection get 503 with -32003 and are reported", async () => {
@@ -75,7 +112,7 @@ describe("listenHttp limits", () => {
     harnesses.push(h);
     const c = await open(h.url);
     c.socket.write(post(body("p1")) + post(body("p2")) + post(body("p3")));
-    while (errors.length === 0) await new Promise<void>((r) => setImmediate(r));
+    await until(() => errors.length > 0, 30_000);
     expect(errors[0]!.message).toMatch(/2 requests in flight on one HTTP connection .*answered 503/);
     gate.resolve();
     while ((c.text().match(/HTTP\/1\.1/g) ?? []).length < 3) await new Promise<void>((r) => c.socket.once("data", () => r()));

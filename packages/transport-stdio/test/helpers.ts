@@ -11,3 +11,12 @@ export const nodeFixture = (name: string, ...args: string[]) => ({ command: proc
 
 /** Milliseconds since `start`. */
 export const since = (start: number): number => performance.now() - start;
+
+/** Waits until `check()` holds, polling every 10 ms, for at most `timeoutMs` (generous: the machine may be busy). */
+export async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -3,6 +3,7 @@ import { PassThrough } from "node:stream";
 import { AhpServer, type AhpLocalError } from "@ahp/core";
 import { serveStdio } from "@ahp/transport-stdio";
 import { deferred } from "@ahp/conformance";
+import { until } from "./helpers.js";
 import { describe, expect, it } from "vitest";
 
 const line = (id: string) =>
@@ -35,11 +36,11 @@ describe("serveStdio maxInFlight", () => {
     const limits: AhpLocalError[] = [];
     const served = serveStdio(server, { stdin, stdout, maxInFlight: 2, onlimit: (e) => limits.push(e) });
     stdin.write(Array.from({ length: 5 }, (_, i) => line(`s${i}`)).join(""));
-    while (limits.length === 0) await new Promise<void>((r) => setImmediate(r));
+    await until(() => limits.length > 0);
     expect(limits[0]!.message).toMatch(/2 requests in flight on stdin/);
     expect(seen).toEqual(["s0", "s1"]);
     for (let i = 0; i < 5; i++) {
-      while (gates.length <= i) await new Promise<void>((r) => setImmediate(r));
+      await until(() => gates.length > i);
       expect(seen.length).toBeLessThanOrEqual(i + 2);
       gates[i]!.resolve();
     }

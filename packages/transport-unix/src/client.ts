@@ -13,7 +13,7 @@ import {
   type NdjsonWriteOptions,
   type NdjsonStreams,
 } from "@ahp/core";
-import { errnoCode, finishSocket, noop } from "./socket.js";
+import { errnoCode, finishSocket, IDLE_CLOSE_MESSAGE, noop } from "./socket.js";
 
 /** Options of {@link UnixSocketClientTransport}: the socket path, timeouts, message limits and write grouping. */
 export interface UnixSocketClientTransportOptions extends MessageLimits, NdjsonWriteOptions {
@@ -23,6 +23,13 @@ export interface UnixSocketClientTransportOptions extends MessageLimits, NdjsonW
   connectTimeoutMs?: number;
   /** `close()` flushes what was written, then closes; it destroys the socket when that takes longer than this (ms). Default 2000. */
   closeGraceMs?: number;
+  /**
+   * When the harness closes the connection while no request waits for an answer, saying it closed
+   * an idle connection (its idle timeout, or room made at its cap), reconnect for the next call, repeating the last
+   * successful handshake first, so the caller sees nothing. Default true; false closes the
+   * transport instead.
+   */
+  reconnect?: boolean;
 }
 
 /** Default `connectTimeoutMs`: how long `start()` waits for the harness to accept the connection. */
@@ -45,7 +52,7 @@ export class UnixSocketClientTransport extends NdjsonClientTransport {
     if (typeof options?.path !== "string" || options.path.length === 0) {
       throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketClientTransport: `path` must be a non-empty string");
     }
-    super("UnixSocketClientTransport", { transport: "unix", remote: options.path }, options);
+    super("UnixSocketClientTransport", { transport: "unix", remote: options.path }, options, options.reconnect !== false);
     this.#options = options;
   }
 
@@ -87,6 +94,13 @@ export class UnixSocketClientTransport extends NdjsonClientTransport {
     }
     const graceMs = this.#options.closeGraceMs ?? DEFAULT_SOCKET_CLOSE_GRACE_MS;
     return { readable: socket, writable: socket, info: this.info, release: () => finishSocket(socket, graceMs) };
+  }
+
+  /** Reconnects only after the harness said it closed an idle connection; a shutdown or a refusal closes the transport. */
+  protected override mayReopen(): boolean {
+    const idle = this.#peerNotice === IDLE_CLOSE_MESSAGE;
+    if (idle) this.#peerNotice = undefined;
+    return idle;
   }
 
   protected override observe(message: unknown): void {

@@ -8,6 +8,9 @@ import {
   AhpErrorCode,
   AhpLimitError,
   AhpLocalError,
+  ConnectionRoster,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  defaultMaxConnections,
   toError,
   type AhpServer,
   type MessageLimits,
@@ -16,7 +19,7 @@ import {
 import { DEFAULT_MAX_IN_FLIGHT, limitInFlight } from "@ahp/core";
 import { UnixSocketServerTransport } from "./server-transport.js";
 import { clearStaleSocket, listenAt, removeSocketFile, type SocketIdentity } from "./socket-file.js";
-import { MAX_SOCKET_PATH_BYTES, endSocket, noop } from "./socket.js";
+import { IDLE_CLOSE_MESSAGE, MAX_SOCKET_PATH_BYTES, endSocket, noop } from "./socket.js";
 
 /** Options of {@link UnixSocketServer} and {@link listenUnix}: the socket file, limits and callbacks. */
 export interface UnixSocketServerOptions extends MessageLimits, NdjsonWriteOptions {
@@ -24,8 +27,18 @@ export interface UnixSocketServerOptions extends MessageLimits, NdjsonWriteOptio
   path: string;
   /** File mode of the socket. Default 0o600 (only this user can connect). */
   mode?: number;
-  /** Connections served at once; further ones get a -32003 notice and are closed. Default 1024. */
+  /**
+   * Connections served at once. At the cap the connection idle the longest with nothing in flight
+   * is closed to make room; only when every connection has requests in flight is the newcomer
+   * refused (a -32003 notice, then closed). Default: derived from the file-descriptor limit
+   * (`defaultMaxConnections()`: 1024 at most, 192 under `ulimit -n 1024`).
+   */
   maxConnections?: number;
+  /**
+   * A connection that sent no message for this long and has nothing in flight is closed (ms);
+   * 0 disables. Default 600000 (10 minutes). Clients reconnect for their next call.
+   */
+  idleTimeoutMs?: number;
   /**
    * Requests of one connection handled at once; at the limit the connection is not read until
    * answers have been written (socket backpressure for the agent). Default 256.
@@ -43,7 +56,7 @@ export interface UnixSocketServerOptions extends MessageLimits, NdjsonWriteOptio
 
 /** Default file mode of the socket: only the owner may connect. */
 export const DEFAULT_SOCKET_MODE = 0o600;
-/** Default `maxConnections`: connections served at once by one socket listener. */
+/** The highest default `maxConnections` (the default is derived from the file-descriptor limit, see `defaultMaxConnections`). */
 export const DEFAULT_MAX_CONNECTIONS = 1024;
 
 /**
@@ -58,6 +71,8 @@ export class UnixSocketServer {
   readonly #net: Server;
   readonly #transports = new Set<UnixSocketServerTransport>();
   readonly #refused = new Set<Socket>();
+  readonly #roster: ConnectionRoster;
+  readonly #idleMs: number;
   #identity?: SocketIdentity;
   #state: "new" | "binding" | "listening" | "closing" | "closed" = "new";
   #binding?: Promise<void>;
@@ -85,6 +100,10 @@ export class UnixSocketServer {
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
       throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketServer: `maxConnections` must be an integer >= 1");
     }
+    const idle = options.idleTimeoutMs;
+    if (idle !== undefined && (!Number.isInteger(idle) || idle < 0)) {
+      throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketServer: `idleTimeoutMs` must be an integer >= 0 (0 disables)");
+    }
     const inFlight = options.maxInFlight;
     if (inFlight !== undefined && (!Number.isInteger(inFlight) || inFlight < 1)) {
       throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketServer: `maxInFlight` must be an integer >= 1");
@@ -93,8 +112,17 @@ export class UnixSocketServer {
     this.#server = server;
     this.#options = options;
     // allowHalfOpen: an agent that ends its side still gets the answers to what it sent.
+    this.#idleMs = idle === 0 ? Number.POSITIVE_INFINITY : (idle ?? DEFAULT_IDLE_TIMEOUT_MS);
+    this.#roster = new ConnectionRoster({
+      transport: "unix",
+      maxConnections: limit ?? defaultMaxConnections(),
+      onerror: options.onerror,
+    });
     this.#net = createServer({ allowHalfOpen: true }, (socket) => this.#accept(socket));
-    this.#net.on("error", (error) => this.#options.onerror?.(error));
+    // EMFILE/ENFILE while accepting: reported and backed off by the roster; anything else reported.
+    this.#net.on("error", (error) => {
+      if (!this.#roster.acceptFailed(error)) this.#options.onerror?.(error);
+    });
   }
 
   get listening(): boolean {
@@ -131,6 +159,7 @@ export class UnixSocketServer {
 
   async #close(): Promise<void> {
     if (this.#state !== "closed") this.#state = "closing";
+    this.#roster.close();
     await this.#binding?.catch(noop);
     const stopped = this.#net.listening ? new Promise<void>((resolve) => this.#net.close(() => resolve())) : Promise.resolve();
     const graceMs = this.#options.closeGraceMs ?? 2000;
@@ -149,9 +178,12 @@ export class UnixSocketServer {
       socket.destroy();
       return;
     }
-    const limit = this.#options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-    if (this.#transports.size >= limit) {
-      this.#refuse(socket, `Server busy: too many connections (limit ${limit})`, limit);
+    // Closed by the roster (idle, or to make room) once it is served.
+    const served: { transport?: UnixSocketServerTransport } = {};
+    const entry = this.#roster.admit(this.#idleMs, (reason) => this.#closeIdle(served.transport, reason), this.path);
+    if (entry === undefined) {
+      // The roster reported why (every connection busy, or backing off after EMFILE).
+      this.#refuse(socket, `Server busy: too many connections (limit ${this.#roster.maxConnections})`);
       return;
     }
     const transport = new UnixSocketServerTransport(socket, {
@@ -162,23 +194,32 @@ export class UnixSocketServer {
       ...(this.#options.drainTimeoutMs === undefined ? {} : { drainTimeoutMs: this.#options.drainTimeoutMs }),
       ...(this.#options.closeGraceMs === undefined ? {} : { closeGraceMs: this.#options.closeGraceMs }),
     });
+    served.transport = transport;
     this.#transports.add(transport);
-    void transport.closed.then(() => this.#transports.delete(transport));
+    void transport.closed.then(() => {
+      this.#transports.delete(transport);
+      this.#roster.remove(entry);
+    });
     try {
       this.#options.onconnection?.(transport);
     } catch (error) {
       this.#options.onerror?.(toError(error));
     }
     const maxInFlight = this.#options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-    const gated = limitInFlight(transport, maxInFlight, { pause: () => socket.pause(), resume: () => socket.resume() }, () =>
-      this.#options.onerror?.(
-        new AhpLimitError(
-          "LIMIT_EXCEEDED",
-          `${maxInFlight} requests in flight on one connection to ${this.path}: reading paused until answers are written (reported once per connection)`,
-          { transport: "unix", limit: "max_in_flight", value: maxInFlight, action: "paused_reading", remote: this.path },
-          { details: { maxInFlight } },
+    const gated = limitInFlight(
+      transport,
+      maxInFlight,
+      { pause: () => socket.pause(), resume: () => socket.resume() },
+      () =>
+        this.#options.onerror?.(
+          new AhpLimitError(
+            "LIMIT_EXCEEDED",
+            `${maxInFlight} requests in flight on one connection to ${this.path}: reading paused until answers are written (reported once per connection)`,
+            { transport: "unix", limit: "max_in_flight", value: maxInFlight, action: "paused_reading", remote: this.path },
+            { details: { maxInFlight } },
+          ),
         ),
-      ),
+      entry,
     );
     this.#server.connect(gated).catch((error: unknown) => {
       this.#options.onerror?.(toError(error));
@@ -186,22 +227,26 @@ export class UnixSocketServer {
     });
   }
 
+  /** Closes a connection the roster let go; an idle or evicted one is told so first, so that its client reconnects. */
+  #closeIdle(transport: UnixSocketServerTransport | undefined, reason: "idle" | "evicted" | "shed"): void {
+    if (transport === undefined) return;
+    if (reason === "shed") {
+      void transport.close();
+      return;
+    }
+    transport.send({ jsonrpc: "2.0", id: null, error: { code: AhpErrorCode.ServerClosing, message: IDLE_CLOSE_MESSAGE } }).then(
+      () => transport.close(),
+      () => transport.close(),
+    );
+  }
+
   /** Tells the agent why (a -32003 notice with id null, which it can show) and closes the connection. */
-  #refuse(socket: Socket, message: string, limit: number): void {
+  #refuse(socket: Socket, message: string): void {
     this.#refused.add(socket);
     socket.once("close", () => this.#refused.delete(socket));
     const notice = { jsonrpc: "2.0", id: null, error: { code: AhpErrorCode.ServerClosing, message } };
     socket.write(`${JSON.stringify(notice)}\n`);
     void endSocket(socket, this.#options.closeGraceMs ?? 2000);
-    this.#options.onerror?.(
-      new AhpLimitError("LIMIT_EXCEEDED", `refused a connection on ${this.path}: ${message}`, {
-        transport: "unix",
-        limit: "max_connections",
-        value: limit,
-        action: "refused",
-        remote: this.path,
-      }),
-    );
   }
 }
 

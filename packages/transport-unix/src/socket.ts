@@ -1,6 +1,12 @@
 /** Small helpers shared by the client and the server side. */
 import type { Socket } from "node:net";
 
+/**
+ * The -32003 notice (id `null`) the server sends before closing a connection for its idle
+ * timeout or to make room at the cap; a client seeing it reconnects for its next call.
+ */
+export const IDLE_CLOSE_MESSAGE = "Idle connection closed by the harness (idle timeout or connection limit); reconnect to continue";
+
 /** Ends a socket (flushing what is buffered) and resolves once it is closed; destroys it after `graceMs`. */
 export function endSocket(socket: Socket, graceMs: number): Promise<void> {
   if (socket.closed) return Promise.resolve();

@@ -11,6 +11,15 @@ export const fixture = (name: string): string => fileURLToPath(new URL(`./fixtur
 
 export const since = (start: number): number => performance.now() - start;
 
+/** Waits until `check()` holds, polling every 10 ms, for at most `timeoutMs` (generous: the machine may be busy). */
+export async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** A fresh short directory under the OS temp dir (socket paths are limited to ~107 bytes). */
 export function tempDir(): { dir: string; path: (name?: string) => string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "ahp-"));

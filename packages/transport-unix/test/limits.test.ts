@@ -3,7 +3,7 @@ import { connect, type Socket } from "node:net";
 import { AhpServer } from "@ahp/core";
 import { listenUnix } from "@ahp/transport-unix";
 import { afterEach, describe, expect, it } from "vitest";
-import { deferred, tempDir } from "./helpers.js";
+import { deferred, tempDir, until } from "./helpers.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -86,10 +86,10 @@ describe("maxInFlight", () => {
     // Each answer lets one more request through, in arrival order.
     gates[0]!.resolve();
     await answers.next(1);
-    await new Promise<void>((r) => setImmediate(r));
+    await until(() => seen.length >= 4);
     expect(seen).toEqual(["r0", "r1", "r2", "r3"]);
     for (let i = 1; i < 10; i++) {
-      while (gates.length <= i) await new Promise<void>((r) => setImmediate(r));
+      await until(() => gates.length > i);
       gates[i]!.resolve();
     }
     await answers.next(10);

@@ -11,7 +11,7 @@ import {
   type UnixSocketServerOptions,
 } from "@ahp/transport-unix";
 import { afterEach, describe, expect, it } from "vitest";
-import { deferred, fixture, runNode, startHarness, tempDir } from "./helpers.js";
+import { deferred, fixture, runNode, startHarness, tempDir, until } from "./helpers.js";
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -213,27 +213,39 @@ describe("UnixSocketServer: connections", () => {
     );
   });
 
-  it("refuses connections past maxConnections with a -32003 notice, and accepts again later", async () => {
+  it("at maxConnections closes the longest-idle connection for a newcomer; refuses (-32003) only when every one is busy", async () => {
     const path = temp().path();
     const errors: Error[] = [];
     const accepted: UnixSocketServerTransport[] = [];
-    await listen(path, { maxConnections: 2, onerror: (e) => errors.push(e), onconnection: (t) => accepted.push(t) });
-    const first = await client(path);
+    const gates: Array<() => void> = [];
+    const busy = new AhpServer({
+      handlers: {
+        onEvent: () => new Promise((resolve) => gates.push(() => resolve({ decision: "allow" }))),
+      },
+    });
+    await listen(path, { maxConnections: 2, onerror: (e) => errors.push(e), onconnection: (t) => accepted.push(t) }, busy);
     await client(path);
-    const third = new AhpClient();
-    const error = await third.connect(new UnixSocketClientTransport({ path })).then(
+    const second = await client(path);
+    // Both idle: the newcomer is served, the connection idle the longest (the first) is closed.
+    const third = await client(path);
+    expect(third.isHandshaken).toBe(true);
+    await accepted[0]!.closed;
+    expect(errors.map((e) => (e as { rejection?: { action: string } }).rejection?.action)).toEqual(["closed_longest_idle"]);
+    // Both served connections have a request in flight: now a newcomer is refused.
+    const pending = [second.send("pre_action", {}), third.send("pre_action", {})];
+    await until(() => gates.length === 2);
+    const fourth = new AhpClient();
+    const error = await fourth.connect(new UnixSocketClientTransport({ path })).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(error).toMatchObject({ code: "CONNECTION_CLOSED", details: { peerError: "Server busy: too many connections (limit 2)" } });
-    expect((error as Error).message).toMatch(/too many connections/);
-    expect(errors).toEqual([expect.objectContaining({ code: "LIMIT_EXCEEDED" })]);
-    expect(accepted).toHaveLength(2);
-    await first.close();
-    await accepted[0]!.closed; // the server saw the first connection end: a slot is free
-    const fourth = await client(path);
-    expect(fourth.isHandshaken).toBe(true);
-    expect(accepted).toHaveLength(3);
+    expect((errors.at(-1) as { rejection?: { action: string } }).rejection?.action).toBe("refused");
+    for (const open of gates) open();
+    expect(await Promise.all(pending)).toEqual([{ decision: "allow" }, { decision: "allow" }]);
+    const fifth = await client(path);
+    expect(fifth.isHandshaken).toBe(true);
+    expect(accepted).toHaveLength(4);
   });
 
   it("close() ends every connection and resolves once they are gone", async () => {

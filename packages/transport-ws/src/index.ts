@@ -14,7 +14,6 @@ export type { Corkable } from "./sender.js";
 export {
   attachWebSocketServer,
   createVerifyClient,
-  listenWebSocket,
   WebSocketServerTransport,
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_SERVER_MAX_BUFFERED_BYTES,
@@ -24,10 +23,9 @@ export {
   DEFAULT_MAX_WS_CONNECTIONS,
   type AttachedWebSocketServer,
   type AttachWebSocketOptions,
-  type ListenWebSocketOptions,
   type WebSocketConnectionOptions,
-  type WebSocketListener,
 } from "./server.js";
+export { listenWebSocket, type ListenWebSocketOptions, type WebSocketListener } from "./listen.js";
 export { DEFAULT_MAX_IN_FLIGHT, limitInFlight, type ReadGate } from "@ahp/core";
 export {
   DEFAULT_HEADERS_TIMEOUT_MS,

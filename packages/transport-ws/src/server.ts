@@ -6,14 +6,15 @@
  * pings.
  */
 import { deliverFrame } from "./frame.js";
-import * as http from "node:http";
-import * as https from "node:https";
+import type * as http from "node:http";
+import type * as https from "node:https";
 import type { IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import {
   AhpLimitError,
   AhpLocalError,
+  type ConnectionRoster,
+  type RosterEntry,
   DEFAULT_MAX_MESSAGE_BYTES,
   stringifyMessage,
   toError,
@@ -29,14 +30,7 @@ import { closeCause, errorCause } from "./close-cause.js";
 import { CredentialVerifier, type AuthorizeRequest, type ServerAuthOption } from "@ahp/core";
 import { credentialsFromUpgrade } from "./credentials.js";
 import { FrameSender, type Corkable } from "./sender.js";
-import {
-  DEFAULT_MAX_IN_FLIGHT,
-  httpServerOptions,
-  limitInFlight,
-  reportClientErrors,
-  type HttpServerLimits,
-  type ReadGate,
-} from "@ahp/core";
+import { DEFAULT_MAX_IN_FLIGHT, limitInFlight, type ReadGate } from "@ahp/core";
 
 /** Default path `listenWebSocket` accepts agents on. */
 export const DEFAULT_WS_PATH = "/ahp";
@@ -86,9 +80,20 @@ export interface AttachWebSocketOptions extends WebSocketConnectionOptions {
   auth?: ServerAuthOption;
   /**
    * Agent connections served at once; further upgrades are refused with 503 (with `httpServer`)
-   * or closed with 1013 "try again later" (with `wss`). Default 1024.
+   * or closed with 1013 "try again later" (with `wss`). Default 1024. {@link listenWebSocket}
+   * instead caps every TCP connection to its port (upgraded or not): at the cap the one idle the
+   * longest with nothing in flight is closed to make room; its default is derived from the
+   * file-descriptor limit (`defaultMaxConnections()`).
    */
   maxConnections?: number;
+  /**
+   * {@link listenWebSocket}: an agent connection that sent no message for this long and has
+   * nothing in flight is closed (1001) (ms); 0 disables. Default 600000 (10 minutes). The
+   * server's pings and the peer's pongs do not count as activity.
+   */
+  idleTimeoutMs?: number;
+  /** {@link listenWebSocket}: time a TCP connection has to complete its WebSocket upgrade (or plain HTTP request) (ms). Default 10000. */
+  upgradeTimeoutMs?: number;
   /** Only with `httpServer`: permessage-deflate. Default false. */
   perMessageDeflate?: boolean;
   /** Non-fatal problems: binary frames, refused peers, stalled peers. Credentials are never included. */
@@ -163,7 +168,7 @@ export function createVerifyClient(
   };
 }
 
-function pathOf(url: string | undefined): string {
+export function pathOf(url: string | undefined): string {
   if (url === undefined) return "/";
   const q = url.indexOf("?");
   return q === -1 ? url : url.slice(0, q);
@@ -381,6 +386,17 @@ export class WebSocketServerTransport implements Transport {
  * listeners (or answered 404 when there are none) and refused agents get 401 before the
  * upgrade completes.
  */
+/** How `listenWebSocket` tells the attached server about the TCP connections it tracks. */
+export interface SocketRoster {
+  readonly roster: ConnectionRoster;
+  readonly entries: WeakMap<object, RosterEntry>;
+  readonly transports: WeakMap<object, WebSocketServerTransport>;
+  readonly idleMs: number;
+}
+
+/** Internal: the roster {@link listenWebSocket} hands to the server it attaches (not exported from the package). */
+export const socketRosters = new WeakMap<AttachWebSocketOptions, SocketRoster>();
+
 export function attachWebSocketServer(server: AhpServer, options: AttachWebSocketOptions): AttachedWebSocketServer {
   if ((options.wss === undefined) === (options.httpServer === undefined)) {
     throw new AhpLocalError("INVALID_ARGUMENT", "attachWebSocketServer needs exactly one of `wss` or `httpServer`");
@@ -407,7 +423,9 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
   }
   /** Upgrades accepted and not yet served (authentication still running). */
   let upgrading = 0;
-  const full = () => transports.size + upgrading >= maxConnections;
+  const tracked = socketRosters.get(options);
+  // Under listenWebSocket the roster caps TCP connections (and makes room) before any upgrade.
+  const full = () => tracked === undefined && transports.size + upgrading >= maxConnections;
   const refusedFull = (req: IncomingMessage) => {
     const remote = remoteOf(req);
     onerror?.(
@@ -438,23 +456,33 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
     if (typeof principal === "string") info.principal = principal;
     const transport = new WebSocketServerTransport(ws, info, connectionOptions, req.socket);
     transports.add(transport);
+    const entry = tracked?.entries.get(req.socket);
+    if (entry !== undefined) {
+      tracked!.transports.set(req.socket, transport);
+      tracked!.roster.setIdle(entry, tracked!.idleMs);
+    }
     void transport.closed.then(() => transports.delete(transport));
     // AhpServer.connect() installs its callbacks synchronously; report transport notices to ours too.
-    const gated = limitInFlight(transport, maxInFlight, transport.readGate("in-flight"), () =>
-      onerror?.(
-        new AhpLimitError(
-          "LIMIT_EXCEEDED",
-          `${maxInFlight} requests in flight on one WebSocket connection${remote === undefined ? "" : ` from ${remote}`}: reading paused until answers are sent (reported once per connection)`,
-          {
-            transport: "ws",
-            limit: "max_in_flight",
-            value: maxInFlight,
-            action: "paused_reading",
-            ...(remote === undefined ? {} : { remote }),
-          },
-          { details: { maxInFlight } },
+    const gated = limitInFlight(
+      transport,
+      maxInFlight,
+      transport.readGate("in-flight"),
+      () =>
+        onerror?.(
+          new AhpLimitError(
+            "LIMIT_EXCEEDED",
+            `${maxInFlight} requests in flight on one WebSocket connection${remote === undefined ? "" : ` from ${remote}`}: reading paused until answers are sent (reported once per connection)`,
+            {
+              transport: "ws",
+              limit: "max_in_flight",
+              value: maxInFlight,
+              action: "paused_reading",
+              ...(remote === undefined ? {} : { remote }),
+            },
+            { details: { maxInFlight } },
+          ),
         ),
-      ),
+      entry,
     );
     const connecting = server.connect(gated);
     if (onerror !== undefined) {
@@ -565,102 +593,6 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
       detach();
       await Promise.allSettled([...transports].map((t) => t.close()));
       transports.clear();
-    },
-  };
-}
-
-/** Options of {@link listenWebSocket}: those of {@link attachWebSocketServer}, plus address, path, TLS and HTTP server limits. */
-export interface ListenWebSocketOptions extends Omit<AttachWebSocketOptions, "wss" | "httpServer">, HttpServerLimits {
-  /** Plain HTTP requests this listener does not serve itself (instead of 404), e.g. `/metrics`. */
-  fallback?: (req: IncomingMessage, res: http.ServerResponse) => void;
-  /** Default `127.0.0.1` (loopback only). */
-  host?: string;
-  /** Default 0 (a free port). */
-  port?: number;
-  /** Serve `wss:` with this certificate and key (PEM). */
-  tls?: { cert: string | Buffer; key: string | Buffer };
-}
-
-/** A running {@link listenWebSocket} server: its URL and port, the underlying servers, and `close()`. */
-export interface WebSocketListener {
-  /** `ws://host:port/ahp` */
-  readonly url: string;
-  readonly port: number;
-  readonly httpServer: http.Server;
-  readonly wss: WebSocketServer;
-  readonly connectionCount: number;
-  /** Closes every agent connection (1001) and the listening server. Does not close the AhpServer. */
-  close(): Promise<void>;
-}
-
-/**
- * Starts an HTTP(S) server on `host:port` (default `127.0.0.1`, a free port) accepting
- * WebSocket agents on `path` (default `/ahp`). Plain HTTP requests get `GET /healthz` → 200
- * `{"status":"ok"}`, 426 on the AHP path and 404 elsewhere.
- */
-export async function listenWebSocket(server: AhpServer, options: ListenWebSocketOptions = {}): Promise<WebSocketListener> {
-  const {
-    host = "127.0.0.1",
-    port = 0,
-    tls,
-    path = DEFAULT_WS_PATH,
-    fallback,
-    headersTimeoutMs,
-    requestTimeoutMs,
-    ...attachOptions
-  } = options;
-  const onRequest = (req: IncomingMessage, res: http.ServerResponse) => {
-    const requestPath = pathOf(req.url);
-    const send = (status: number, body: string, extra: Record<string, string> = {}) => {
-      res.writeHead(status, { ...extra, "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-      res.end(body);
-    };
-    if (requestPath === "/healthz" && (req.method === "GET" || req.method === "HEAD")) send(200, '{"status":"ok"}');
-    else if (requestPath === path) send(426, JSON.stringify({ error: "WebSocket upgrade required" }), { upgrade: "websocket" });
-    else if (fallback !== undefined) fallback(req, res);
-    else send(404, JSON.stringify({ error: "not found" }));
-  };
-  const serverOptions = httpServerOptions({
-    ...(headersTimeoutMs === undefined ? {} : { headersTimeoutMs }),
-    ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
-  });
-  const httpServer: http.Server =
-    tls === undefined
-      ? http.createServer(serverOptions, onRequest)
-      : https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, onRequest);
-  reportClientErrors(httpServer, serverOptions, attachOptions.onerror, "ws");
-  const attached = attachWebSocketServer(server, { ...attachOptions, httpServer, path });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      httpServer.once("error", reject);
-      httpServer.listen(port, host, () => {
-        httpServer.off("error", reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    await attached.close();
-    throw error;
-  }
-  const address = httpServer.address() as AddressInfo;
-  const hostPart = address.address.includes(":") ? `[${address.address}]` : address.address;
-  let closing: Promise<void> | undefined;
-  return {
-    url: `${tls === undefined ? "ws" : "wss"}://${hostPart}:${address.port}${path}`,
-    port: address.port,
-    httpServer,
-    wss: attached.wss,
-    get connectionCount() {
-      return attached.connectionCount;
-    },
-    close() {
-      closing ??= (async () => {
-        const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
-        await attached.close();
-        httpServer.closeAllConnections();
-        await stopped;
-      })();
-      return closing;
     },
   };
 }

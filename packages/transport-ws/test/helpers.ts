@@ -82,7 +82,7 @@ export async function rejection(p: Promise<unknown>): Promise<Error & { code?: u
 }
 
 /** Waits until `check()` is true, polling every 5 ms, up to `timeoutMs`. */
-export async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+export async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
   const start = Date.now();
   while (!check()) {
     if (Date.now() - start > timeoutMs) throw new Error("condition not met in time");

@@ -2,7 +2,7 @@
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { deferred, event, preAction, startHarness, type Harness } from "./helpers.js";
+import { deferred, event, preAction, startHarness, until, type Harness } from "./helpers.js";
 
 const harnesses: Harness[] = [];
 const clients: WebSocket[] = [];
@@ -23,20 +23,19 @@ function open(url: string): Promise<WebSocket> {
 const request = (id: string) => JSON.stringify({ jsonrpc: "2.0", id, method: "ahp/event", params: event("pre_action", preAction("ls")) });
 
 describe("listenWebSocket limits", () => {
-  it("maxConnections: an upgrade past the limit is refused with 503 and reported", async () => {
+  it("maxConnections: at the cap the longest-idle connection is closed (1001) to serve the newcomer, and reported", async () => {
     const errors: Error[] = [];
     const h = await startHarness({}, { maxConnections: 2, onerror: (e) => errors.push(e) });
     harnesses.push(h);
+    const first = await open(h.url);
+    const code = new Promise<number>((resolve) => first.once("close", (c) => resolve(c)));
     await open(h.url);
-    await open(h.url);
-    const status = await new Promise<number>((resolve) => {
-      const ws = new WebSocket(h.url);
-      clients.push(ws);
-      ws.once("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
-      ws.once("error", () => undefined);
-    });
-    expect(status).toBe(503);
-    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/refused: 2 connections open \(limit maxConnections\)/)]);
+    const third = await open(h.url);
+    expect(await code).toBe(1001);
+    third.send(request("t1"));
+    const answer = await new Promise<string>((resolve) => third.once("message", (d: Buffer) => resolve(d.toString())));
+    expect(JSON.parse(answer)).toMatchObject({ id: "t1", result: { decision: "allow" } });
+    expect(errors.map((e) => e.message)).toContainEqual(expect.stringMatching(/closed the connection idle longest .*closed_longest_idle/));
   });
 
   it("maxInFlight: handlers see at most maxInFlight requests of a connection; the rest wait in order and are all answered", async () => {
@@ -62,11 +61,11 @@ describe("listenWebSocket limits", () => {
     const answers: string[] = [];
     ws.on("message", (d: Buffer) => answers.push((JSON.parse(d.toString()) as { id: string }).id));
     for (let i = 0; i < 6; i++) ws.send(request(`w${i}`));
-    while (errors.length === 0) await new Promise<void>((r) => setImmediate(r));
+    await until(() => errors.length > 0);
     expect(errors[0]!.message).toMatch(/2 requests in flight on one WebSocket connection/);
     expect(seen).toEqual(["w0", "w1"]);
     for (let i = 0; i < 6; i++) {
-      while (gates.length <= i) await new Promise<void>((r) => setImmediate(r));
+      await until(() => gates.length > i);
       expect(seen.length).toBeLessThanOrEqual(i + 2);
       gates[i]!.resolve();
     }
@@ -98,7 +97,7 @@ describe("listenWebSocket limits", () => {
     const code = new Promise<number>((resolve) => ws.once("close", (c) => resolve(c)));
     ws.send(Buffer.from([0x7b, 0xff, 0x7d]), { binary: false });
     expect(await code).toBe(1007);
-    while (errors.length === 0) await new Promise<void>((r) => setImmediate(r));
+    await until(() => errors.length > 0);
     expect(errors[0]!.message).toMatch(/WebSocket protocol error: .*UTF-8/i);
   });
 });

@@ -60,7 +60,8 @@ export function validateCases(harness: HarnessCase[], client: ClientCase[]): voi
       const seen = new Set<unknown>();
       for (const r of list as Array<{ id?: unknown }>) {
         if (r.id === null) continue;
-        if (seen.has(r.id)) problems.push(`${c.id}: two expected responses with id ${JSON.stringify(r.id)}`);
+        if (seen.has(r.id))
+          problems.push(`${c.id}: two expected responses with id ${typeof r.id === "bigint" ? r.id : JSON.stringify(r.id)}`);
         seen.add(r.id);
       }
     }
@@ -90,7 +91,11 @@ export function validateCases(harness: HarnessCase[], client: ClientCase[]): voi
   if (problems.length > 0) throw new Error(`invalid vectors:\n${problems.join("\n")}`);
 }
 
-const jsonl = (cases: unknown[]) => cases.map((c) => JSON.stringify(c)).join("\n") + "\n";
+/** A bigint in a case (an integer id past 2^53) is written as the JSON number it stands for, digit for digit. */
+const BIGINT = "\u0000bigint:";
+const withBigints = (_key: string, value: unknown) => (typeof value === "bigint" ? `${BIGINT}${value}` : value);
+const jsonl = (cases: unknown[]) =>
+  cases.map((c) => JSON.stringify(c, withBigints).replace(/"\\u0000bigint:(-?\d+)"/g, "$1")).join("\n") + "\n";
 const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 /** Checklist item -> the vectors that check it. */

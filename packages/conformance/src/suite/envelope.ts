@@ -166,13 +166,52 @@ export function registerEnvelopeChecks(env: SuiteEnv, h: () => ConformanceHarnes
     }
   });
 
-  env.item(10, '[Q] a request with "jsonrpc":"1.0" is processed normally (the value is not checked, as the reference)', async () => {
-    const s = env.session("i10");
-    const wire = await env.wire(h());
-    const id = wire.id("v10");
-    const response = await wire.call({ jsonrpc: "1.0", id, method: "ahp/event", params: wireEvent("pre_action", {}, s) });
-    expect(expectResult(response, id)).toEqual({ decision: "allow" });
-  });
+  env.item(
+    10,
+    '[Q] a request with "jsonrpc":"1.0" (or any value but "2.0") -> -32600 Invalid JSON-RPC message with its id, no handler call (the reference does not check the value)',
+    async () => {
+      const s = env.session("i10");
+      const wire = await env.wire(h());
+      for (const version of ["1.0", "2", "2.00", ""]) {
+        const id = wire.id("v10");
+        const response = await wire.call({ jsonrpc: version, id, method: "ahp/event", params: wireEvent("pre_action", {}, s) });
+        expectError(response, id, -32600, "Invalid JSON-RPC message");
+      }
+      const withoutVersion = wire.id("v10");
+      expectError(
+        await wire.call({ id: withoutVersion, method: "ahp/event", params: wireEvent("pre_action", {}, s) }),
+        withoutVersion,
+        -32600,
+        "Invalid JSON-RPC message",
+      );
+      expect(await wire.log(s)).toEqual([]);
+    },
+  );
+
+  env.extra(
+    "large-id",
+    "an integer id past 2^53 is echoed as the JSON text it was sent as (2^70 as 1180591620717411303424), in results, errors and ahp/batch",
+    async (ctx) => {
+      const raw = await env.raw(h(), ctx);
+      const s = env.session("large-id");
+      const event = JSON.stringify(wireEvent("pre_action", {}, s));
+      const cases: Array<[string, string]> = [
+        ["1180591620717411303424", `"method":"ahp/event","params":${event}`],
+        ["-9007199254740993", '"method":"ahp/nope","params":{}'],
+        ["9007199254740993", `"method":"ahp/batch","params":{"events":[${event}]}`],
+        ["18446744073709551617", `"method":"ahp/event","params":${event}`],
+      ];
+      for (const [id, rest] of cases) {
+        const frame = await rawExchange(env, raw, `{"jsonrpc":"2.0","id":${id},${rest}}`);
+        expect(frame, `the answer to id ${id}`).toBeDefined();
+        // The id's own text, not the rounded number JSON.parse makes of it (1.1805916207174113e+21).
+        expect(frame!.text).toMatch(new RegExp(`^\\{"jsonrpc":"2\\.0","id":${id}[,}]`));
+      }
+      // A refused envelope still echoes the id exactly.
+      const refused = await rawExchange(env, raw, `{"jsonrpc":"1.0","id":1180591620717411303424,"method":"ahp/event","params":${event}}`);
+      expect(refused?.text).toMatch(/^\{"jsonrpc":"2\.0","id":1180591620717411303424,"error":\{"code":-32600,/);
+    },
+  );
 
   env.item(11, 'handshake "2.4" succeeds with protocol_version, harness_info{name,version,capabilities} and config', async () => {
     const s = env.session("i11");

@@ -1,6 +1,6 @@
 /** Conformance factories over core's in-process transports: the linked pair and NDJSON streams. */
 import { PassThrough } from "node:stream";
-import { NdjsonStreamTransport, createLinkedPair, type Transport } from "@ahp/core";
+import { NdjsonStreamTransport, createLinkedPair, stringifyMessage, type Transport } from "@ahp/core";
 import { RawFrameQueue, createConformanceServer, createNdjsonRawChannel, type ConformanceFactory, type RawChannel } from "@ahp/conformance";
 
 /** The harness side of a `createLinkedPair()`; raw frames are injected as text (`message` framing). */
@@ -16,7 +16,7 @@ export const memoryFactory: ConformanceFactory = async (config) => {
       const [agent, harness] = createLinkedPair();
       await server.connect(harness);
       const frames = new RawFrameQueue();
-      agent.onmessage = (message) => frames.push({ text: JSON.stringify(message) });
+      agent.onmessage = (message) => frames.push({ text: stringifyMessage(message) });
       agent.onclose = () => frames.close();
       await agent.start();
       return {

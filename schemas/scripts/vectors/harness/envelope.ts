@@ -200,8 +200,41 @@ simple("jsonrpc-1.0", {
     { name: "reference", note: "§3.1: the reference server does not check the jsonrpc value", expect: [ok("v10", ALLOW)] },
     {
       name: "json-rpc",
-      note: "a strict JSON-RPC 2.0 server refuses the version with -32600 and the id",
+      note: "a strict JSON-RPC 2.0 server refuses the version with -32600 and the id (this implementation)",
       expect: [err("v10", -32600, { prefix: "Invalid" })],
+    },
+  ],
+});
+
+simple("large-integer-id", {
+  title: "An integer id past 2^53 is echoed as the JSON number it was sent as, digit for digit (2^70 + 1, -(2^53 + 1))",
+  checklist: [6],
+  spec: ["§3.4", "§3.9"],
+  send: [
+    text(
+      `{"jsonrpc":"2.0","id":1180591620717411303425,"method":"ahp/event","params":${JSON.stringify(event("pre_action", { tool_name: "shell" }))}}`,
+    ),
+    text('{"jsonrpc":"2.0","id":-9007199254740993,"method":"ahp/nope","params":{}}'),
+    text(
+      `{"jsonrpc":"2.0","id":18446744073709551617,"method":"ahp/batch","params":{"events":[${JSON.stringify(event("pre_prompt", { prompt: "hi" }))}]}}`,
+    ),
+    aliveRequest(),
+  ],
+  outcomes: [
+    {
+      name: "recommended",
+      note: "§3.4 Recommended server: integer ids are echoed verbatim, also those a double cannot hold (this implementation)",
+      expect: [
+        ok(1180591620717411303425n, ALLOW),
+        err(-9007199254740993n, -32601, "Method not found"),
+        ok(18446744073709551617n, { decisions: [ALLOW] }),
+        aliveResponse(),
+      ],
+    },
+    {
+      name: "reference",
+      note: "§3.4 reference: a non-string id makes the message a notification; nothing is answered",
+      expect: [aliveResponse()],
     },
   ],
 });
