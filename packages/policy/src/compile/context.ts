@@ -142,6 +142,27 @@ export class EvalContext {
   #firstText: string | undefined;
   #firstCommands: SimpleCommand[] | undefined;
 
+  /**
+   * The programs of every analysed command line of the event (distinct); `undefined` until a rule
+   * asks. A shell condition naming programs skips its per-command work when none of them is here.
+   */
+  get programs(): readonly string[] {
+    if (this.#programs === undefined) {
+      const out: string[] = [];
+      for (const text of this.shellTexts) {
+        const commands = this.shell(text);
+        if (commands === undefined) continue;
+        for (const cmd of commands) if (!out.includes(cmd.program)) out.push(cmd.program);
+      }
+      this.#programs = out;
+    }
+    return this.#programs;
+  }
+  #programs: readonly string[] | undefined;
+
+  /** The paths file tool calls change, resolved against the workspace root; filled by the `tool_call.writes` matchers. */
+  resolvedWrites: Map<ToolCall, readonly { path: string; inside: boolean | undefined }[]> | undefined;
+
   get counters(): SessionCounters {
     if (this.#counters === undefined) {
       const s = this.session();

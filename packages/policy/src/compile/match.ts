@@ -1,6 +1,7 @@
 /** A rule's `match`: every member compiled to a predicate, cheap ones first, combined with and/or/not. */
 import { valueContainsSecret } from "@ahp/core";
 import type { NumberCondition, PolicyMatchInput, SecretsMatch, SessionMatch, ToolCallMatch } from "../schema.js";
+import type { ToolCall } from "../shell.js";
 import {
   andP,
   asList,
@@ -42,6 +43,18 @@ function compileSession(m: SessionMatch, at: DocPath, issues: Issues): Predicate
 
 const ROOT_FIELDS = DEFAULT_ROOT_FIELDS.map((f) => compilePath(f));
 
+/** The paths a file tool call changes, resolved once per evaluation whatever the number of rules asking. */
+function resolvedWrites(ctx: EvalContext, call: ToolCall): readonly { path: string; inside: boolean | undefined }[] {
+  ctx.resolvedWrites ??= new Map();
+  let resolved = ctx.resolvedWrites.get(call);
+  if (resolved === undefined) {
+    const root = workspaceRootOf(ctx, call.cwd);
+    resolved = call.writes.map((file) => resolveWorkspacePath(file, root));
+    ctx.resolvedWrites.set(call, resolved);
+  }
+  return resolved;
+}
+
 /** The workspace root a file tool call is resolved against: the configured one, else the call's working directory, else the event's. */
 function workspaceRootOf(ctx: EvalContext, cwd: string | undefined): string | undefined {
   if (ctx.settings.workspaceRoot !== undefined) return ctx.settings.workspaceRoot;
@@ -80,9 +93,7 @@ function compileToolCall(m: ToolCallMatch, at: DocPath, issues: Issues, maxLen: 
     tests.push((ctx) => {
       for (const call of ctx.calls) {
         if (call.writes.length === 0) continue;
-        const root = workspaceRootOf(ctx, call.cwd);
-        for (const file of call.writes) {
-          const r = resolveWorkspacePath(file, root);
+        for (const r of resolvedWrites(ctx, call)) {
           if (outsideOnly && r.inside === true) continue;
           if (t(r.path)) return true;
         }

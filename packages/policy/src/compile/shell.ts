@@ -15,11 +15,14 @@ export function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen:
   const fields = m.fields === undefined ? undefined : compileFieldList(m.fields, [...at, "fields"], issues);
   const line = m.line === undefined ? undefined : compileFieldCondition(m.line, [...at, "line"], issues, maxLen);
   const per: ((cmd: SimpleCommand) => boolean)[] = [];
+  /** Plain program names of the condition: a line whose programs include none of them is not looked at further. */
+  let programSet: ReadonlySet<string> | undefined;
   if (m.program !== undefined) {
     const names = asList(m.program);
     if (!names.some(hasGlobSyntax)) {
       // Plain names (most rules): one Set lookup per command, no matcher call in between.
       const set = new Set(names.map((n) => n.toLowerCase()));
+      programSet = set;
       per.push((cmd) => set.has(cmd.program));
     } else {
       const re = issues.guard([...at, "program"], () => nameMatcher(names));
@@ -65,7 +68,11 @@ export function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen:
     const t = compileFieldCondition(m.redirect, [...at, "redirect"], issues, maxLen);
     per.push((cmd) => cmd.redirects.some((r) => OUTPUT_REDIRECTS.has(r.op) && t(normalizeShellPath(r.target))));
   }
+  /** Plain names of `piped_to`: output flows only into programs of the line, so one of them must be among them. */
+  let consumerSet: ReadonlySet<string> | undefined;
   if (m.piped_to !== undefined) {
+    const consumers = asList(m.piped_to);
+    if (!consumers.some(hasGlobSyntax)) consumerSet = new Set(consumers.map((n) => n.toLowerCase()));
     const re = issues.guard([...at, "piped_to"], () => nameMatcher(asList(m.piped_to!)));
     per.push(re === undefined ? () => false : (cmd) => pipesInto(cmd, re));
   }
@@ -116,7 +123,19 @@ export function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen:
             };
   // A line that was not analysed matches only a condition that asks for `too-long` (alone or with `line`).
   const tooLong = reasons?.has("too-long") === true && per.length === 1;
+  // The default texts only: the program list covers them (a `fields` list may name other texts).
+  const gates = fields === undefined && line === undefined ? [programSet, consumerSet].filter((g) => g !== undefined) : [];
   return (ctx) => {
+    for (const gate of gates) {
+      let present = false;
+      for (const p of ctx.programs) {
+        if (gate.has(p)) {
+          present = true;
+          break;
+        }
+      }
+      if (!present) return false;
+    }
     for (const text of fields === undefined ? ctx.shellTexts : stringsAt(fields, ctx)) {
       if (line !== undefined && !line(text)) continue;
       if (command === undefined && !staged) return true;
