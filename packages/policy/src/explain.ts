@@ -8,7 +8,7 @@
  * The decision is the engine's own (a fresh engine with empty state, at the given time): rate
  * limits start with a full bucket and session counters at zero unless the event reports them.
  */
-import type { AhpEvent, AhpEventInput } from "@ahp/core";
+import type { AhpEvent, EventType } from "@ahp/core";
 import { EvalContext, compileMatch } from "./compile.js";
 import { Issues } from "./compile/conditions.js";
 import { compileFieldList, compilePaths, DEFAULT_PATH_FIELDS, DEFAULT_ROOT_FIELDS } from "./compile/fields.js";
@@ -96,16 +96,28 @@ export interface ExplainOptions extends LoadPolicyOptions {
   now?: number;
 }
 
+/** An event to explain: `event_type` and `payload`; the other members of an AHP event get placeholders when left out. */
+export interface ExplainEventInput {
+  event_type: EventType;
+  payload?: unknown;
+  session_id?: string;
+  agent_id?: string;
+  depth?: number;
+  timestamp?: string;
+  context?: AhpEvent["context"];
+  metadata?: AhpEvent["metadata"];
+}
+
 const PLACEHOLDERS: Record<string, unknown> = {
   session_id: "explain",
   agent_id: "explain",
   depth: 0,
   timestamp: new Date(0).toISOString(),
 };
-const complete = (event: AhpEvent | AhpEventInput): AhpEvent => ({ ...PLACEHOLDERS, ...event });
+const complete = (event: ExplainEventInput): AhpEvent => ({ ...PLACEHOLDERS, payload: null, ...event }) as AhpEvent;
 
 /** Explains how `policy` decides `event` (missing `session_id`, `agent_id`, `depth` get placeholders). */
-export function explainEvent(policy: PolicySource, event: AhpEvent | AhpEventInput, options: ExplainOptions = {}): PolicyExplanation {
+export function explainEvent(policy: PolicySource, event: ExplainEventInput, options: ExplainOptions = {}): PolicyExplanation {
   const compiled: CompiledPolicy = loadPolicy(policy, options);
   const now = options.now ?? Date.now();
   const e = complete(event);

@@ -54,6 +54,7 @@ export { type RuleOrigin } from "./extends.js";
 export {
   explainEvent,
   type ExplainOptions,
+  type ExplainEventInput,
   type PolicyExplanation,
   type RuleExplanation,
   type ConditionExplanation,
