@@ -7,13 +7,15 @@
  * - `inserted`: a line that does not belong (a forged record whose MAC fails, or a copy of an
  *   earlier record), with the chain continuing around it;
  * - `deleted`: a seq gap with no later record filling it (the next record's `prev` does not
- *   match because records are missing);
+ *   match because records are missing), or a missing head (the log does not start at seq 1)
+ *   that no signed rotation manifest accounts for, unless `allowMissingHead`;
  * - `reordered`: records out of seq order (the missing seq appears later, or a seq reappears);
- * - `truncated`: the log ends before its signed checkpoint (checked by default) or before a
- *   published head (`expectHead`);
- * - `checkpoint`: the checkpoint file does not verify, belongs to another key or replica, or is
- *   missing although the log's writer said it kept one;
- * - `wrong_key`: no record was written with the given key (key id differs): not tampering.
+ * - `truncated`: the log ends before its signed checkpoint (checked by default), before an
+ *   external anchor's latest checkpoint (`anchor`) or before a published head (`expectHead`);
+ * - `checkpoint`: the checkpoint file (or the anchor) does not verify, belongs to another key or
+ *   replica, or is missing although the log's writer said it kept one;
+ * - `wrong_key`: no record verifies with the given key, and the records carry another key id or
+ *   their chain hashes are consistent: not tampering.
  *
  * A torn last line (a writer killed mid-write: one unterminated line that is not a record) is
  * reported as `tornTail`, not as a break, unless the checkpoint proves that the record it cut
