@@ -357,6 +357,10 @@ describe("the default policy", () => {
       ["mcp__filesystem__write_file", { path: "/tmp/x" }],
       ["MultiEdit", { file_path: "~/notes/todo.md" }],
       ["move_file", { source: "a.txt", destination: "/home/dev/bin/a" }],
+      // The AARTS canonical names the hooks send (Claude Code's Write and Edit, Cursor's Delete).
+      ["file_write", { file_path: "/tmp/escape.txt", content: "x" }],
+      ["file_edit", { file_path: "/home/dev/other/a.ts", old_string: "a", new_string: "b" }],
+      ["file_delete", { path: "/home/dev/other/a.ts" }],
     ])("trips on %s %j", (tool, args) => {
       expect(ruleFor(write(tool, args))).toBe("block-write-outside-workspace");
     });
@@ -366,6 +370,7 @@ describe("the default policy", () => {
       ["edit", { path: "./docs/../src/a.ts" }],
       ["read_file", { path: "/etc/hosts" }],
       ["write_file", { path: "/home/dev/project-other/x" }, "/home/dev/project-other"],
+      ["file_write", { file_path: "/home/dev/project/src/index.ts", content: "x" }],
     ])("lets %s %j through", (tool, args, wd?: string) => {
       expect(ruleFor(write(tool, args, wd))).not.toBe("block-write-outside-workspace");
     });

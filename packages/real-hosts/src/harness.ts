@@ -4,7 +4,7 @@
  * event without answering, the way a harness waiting for a person does.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -137,23 +137,4 @@ export async function startHoldingHarness(
         server.close(() => resolve());
       }),
   };
-}
-
-/** The project's default policy file. */
-export const DEFAULT_POLICY = fileURLToPath(new URL("../../policy/policies/default.yaml", import.meta.url));
-
-/**
- * The default policy with the AARTS canonical file tool names (`file_write`, `file_edit`) added to
- * `block-write-outside-workspace`. Hook events reach the harness under those names (the native
- * name, e.g. Claude Code's `Write`, travels as `tool_name_native`), and the default policy's list
- * does not name them yet.
- */
-export function defaultPolicyWithAartsNames(): string {
-  const text = readFileSync(DEFAULT_POLICY, "utf8");
-  const anchor = "  - id: block-write-outside-workspace\n";
-  const start = text.indexOf(anchor);
-  const toolList = text.indexOf("      tool:\n", start);
-  if (start === -1 || toolList === -1) throw new Error(`${DEFAULT_POLICY}: block-write-outside-workspace not found`);
-  const at = toolList + "      tool:\n".length;
-  return `${text.slice(0, at)}        - file_write\n        - file_edit\n${text.slice(at)}`;
 }

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startAnthropicStub } from "../src/anthropic-stub.js";
 import { runClaude } from "../src/claude.js";
-import { AHP_CLI, defaultPolicyWithAartsNames, startAhpServe, startHoldingHarness } from "../src/harness.js";
+import { AHP_CLI, startAhpServe, startHoldingHarness } from "../src/harness.js";
 import { claudeCliPath, ensureHost, HOSTS } from "../src/hosts.js";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -84,10 +84,8 @@ describe.each(VERSIONS)("real Claude Code via %s (%s) with the installed hooks a
     const outsideDir = join(work, "outside");
     await Promise.all([mkdir(cwd), mkdir(home), mkdir(outsideDir)]);
     const socket = join(work, "harness.sock");
-    // The default policy, with the AARTS canonical names of the file tools in its workspace rule.
-    const policy = join(work, "policy.yaml");
-    await writeFile(policy, defaultPolicyWithAartsNames());
-    const harness = await startAhpServe(socket, ["--policy", policy]);
+    // The built-in default policy, as `ahp serve` runs it without --policy.
+    const harness = await startAhpServe(socket, []);
     cleanups.push(() => harness.close());
     await install(home, socket, version, ["--fail-closed"]);
     const settings = readFileSync(join(home, ".claude", "settings.json"), "utf8");

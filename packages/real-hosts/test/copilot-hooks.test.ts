@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startAnthropicStub } from "../src/anthropic-stub.js";
-import { AHP_CLI, defaultPolicyWithAartsNames, startAhpServe } from "../src/harness.js";
+import { AHP_CLI, startAhpServe } from "../src/harness.js";
 import { ensureHost, HOSTS } from "../src/hosts.js";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -66,9 +66,8 @@ describe(`real Copilot CLI ${HOSTS.copilot.version} with the installed project h
     const outsideDir = join(work, "outside");
     await Promise.all([mkdir(cwd), mkdir(home), mkdir(outsideDir)]);
     const socket = join(work, "harness.sock");
-    const policy = join(work, "policy.yaml");
-    await writeFile(policy, defaultPolicyWithAartsNames());
-    const harness = await startAhpServe(socket, ["--policy", policy]);
+    // The built-in default policy, as `ahp serve` runs it without --policy.
+    const harness = await startAhpServe(socket, []);
     cleanups.push(() => harness.close());
     const installed = await new Promise<{ code: number; stderr: string }>((resolve) =>
       execFile(
