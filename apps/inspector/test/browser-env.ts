@@ -40,6 +40,8 @@ export function describeInBrowser(name: string, body: (env: InspectorEnv) => voi
     const env = {
       async open(role, viewport = { width: 1100, height: 800 }, direct = false) {
         const context = await env.browser.newContext({ viewport });
+        // Generous limits for every wait on the page: a busy machine only makes them slower.
+        context.setDefaultTimeout(120_000);
         const page = await context.newPage();
         pages.push(page);
         await page.goto(`${direct ? env.served.httpUrl : env.proxy.url}inspector/?token=${TOKENS[role]}`);

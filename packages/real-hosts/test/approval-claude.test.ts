@@ -21,12 +21,32 @@ import { runClaude } from "../src/claude.js";
 import { claudeCliPath, ensureHost, HOSTS } from "../src/hosts.js";
 
 const BIN = fileURLToPath(new URL("../../../apps/cli/dist/main.js", import.meta.url));
-const ARTIFACTS = fileURLToPath(new URL("../test-artifacts/", import.meta.url));
+// Beside the inspector's own screenshots (git-ignored there).
+const ARTIFACTS = fileURLToPath(new URL("../../../apps/inspector/test-artifacts/real-claude/", import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-// The browser driver the inspector's own tests use.
-const { chromium } = createRequire(new URL("../../../apps/inspector/package.json", import.meta.url))(
-  "playwright-core",
-) as typeof import("playwright-core");
+/** The part of playwright-core's API used here (the driver is the inspector's own test dependency). */
+interface Locator {
+  waitFor(options?: { timeout?: number }): Promise<void>;
+  locator(selector: string): Locator;
+  filter(options: { hasText: string }): Locator;
+  click(options?: { timeout?: number }): Promise<void>;
+}
+interface Page {
+  goto(url: string): Promise<unknown>;
+  locator(selector: string): Locator;
+  screenshot(options: { path: string; fullPage: boolean }): Promise<unknown>;
+  context(): { close(): Promise<void> };
+}
+interface Browser {
+  newContext(options: { viewport: { width: number; height: number } }): Promise<{
+    newPage(): Promise<Page>;
+    setDefaultTimeout(ms: number): void;
+  }>;
+  close(): Promise<void>;
+}
+const { chromium } = createRequire(new URL("../../../apps/inspector/package.json", import.meta.url))("playwright-core") as {
+  chromium: { launch(options: { executablePath: string; headless: boolean; args: string[] }): Promise<Browser> };
+};
 const TOKEN = `approver-${randomBytes(12).toString("hex")}`;
 
 let dir: string;
@@ -36,7 +56,7 @@ let inspectorUrl: string;
 let socket: string;
 let audit: string;
 let keyFile: string;
-let browser: import("playwright-core").Browser;
+let browser: Browser;
 let cli: string[];
 
 async function until<T>(check: () => T | undefined | false, what: string, ms = 120_000): Promise<T> {
@@ -134,27 +154,30 @@ async function runEscalated(
 }
 
 async function inspector() {
-  const page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+  // Generous limits for every wait on the page: a busy machine only makes them slower.
+  context.setDefaultTimeout(120_000);
+  const page = await context.newPage();
   await page.goto(`${inspectorUrl}?token=${TOKEN}`);
   await page.locator('#link[data-status="live"]').waitFor();
   return page;
 }
 
-/** The audit records of pre_action events for `marker`'s command, as JSON. */
-function auditDecisions(marker: string): Array<Record<string, unknown>> {
+/** The decision the audit log recorded for the last `pre_action` (each run makes exactly one). */
+function lastAudited(): Record<string, unknown> | undefined {
   const r = spawnSync(process.execPath, [BIN, "audit", "tail", audit, "-n", "1000", "--json"], { encoding: "utf8" });
+  expect(r.status, r.stderr).toBe(0);
   return r.stdout
     .split("\n")
     .filter((l) => l.startsWith("{"))
     .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((rec) => JSON.stringify(rec).includes("ran.txt") || rec.event_type === "pre_action")
-    .filter((rec) => marker !== "" && rec.decision !== undefined);
+    .filter((rec) => rec.event_type === "pre_action" && typeof rec.decision === "string")
+    .at(-1);
 }
 
-const card = (page: import("playwright-core").Page, status: string) =>
-  page.locator(`article.tool[data-status="${status}"]`).filter({ hasText: "eval" });
+const card = (page: Page, status: string) => page.locator(`article.tool[data-status="${status}"]`).filter({ hasText: "eval" });
 
-async function shot(page: import("playwright-core").Page, name: string) {
+async function shot(page: Page, name: string) {
   await mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
@@ -175,7 +198,7 @@ describe("real Claude Code, the hook, ahp serve --agent-host and a person in the
       expect(existsSync(marker), `${done.stdout}\n${done.stderr}`).toBe(true);
       await page.locator('.outcome[data-outcome="approved"]').filter({ hasText: "approved by alice" }).waitFor();
       await shot(page, "claude-approved");
-      expect(auditDecisions(marker).some((r) => r.decision === "allow")).toBe(true);
+      expect(lastAudited()).toMatchObject({ decision: "allow" });
     } finally {
       await stub.close();
       await page.context().close();
@@ -193,7 +216,7 @@ describe("real Claude Code, the hook, ahp serve --agent-host and a person in the
       expect(stub.toolResults()[0]?.is_error).toBe(true);
       await page.locator('.outcome[data-outcome="denied"]').filter({ hasText: "denied by alice" }).waitFor();
       await shot(page, "claude-denied");
-      expect(auditDecisions(marker).some((r) => r.decision === "block")).toBe(true);
+      expect(lastAudited()).toMatchObject({ decision: "block", reason: expect.stringContaining("alice") });
     } finally {
       await stub.close();
       await page.context().close();
@@ -209,7 +232,7 @@ describe("real Claude Code, the hook, ahp serve --agent-host and a person in the
       expect(existsSync(marker)).toBe(false);
       await page.locator('.outcome[data-outcome="handed-to-host"]').waitFor({ timeout: 120_000 });
       await shot(page, "claude-nobody-answered");
-      expect(auditDecisions(marker).some((r) => r.decision === "escalate")).toBe(true);
+      expect(lastAudited()).toMatchObject({ decision: "escalate", reason: expect.stringContaining("handed to the host's prompt") });
       expect(readFileSync(audit, "utf8")).not.toContain(TOKEN);
     } finally {
       await stub.close();
