@@ -13,7 +13,8 @@
  * limits: { max_depth: 10, batch_size: 100, timeout_ms: 10000 }
  * server_limits: { max_connections: 1024, max_in_flight: 256, header_timeout_ms: 10000, request_timeout_ms: 30000, stall_timeout_ms: 30000 }
  * policy: ./policy.yaml
- * audit: { file: ./audit.log, key_file: ./audit.key, sync: write, failure: closed, checkpoint_ms: 1000 }
+ * shadow_policy: ./candidate.yaml   # evaluated beside the policy, never enforced
+ * audit: { file: ./audit.log, key_file: ./audit.key, sync: write, failure: closed, checkpoint_ms: 1000, anchor: /mnt/other/audit.anchor }
  * metrics: 127.0.0.1:9464
  * log_level: info
  * state: { url: "redis://127.0.0.1:6379/0", password_env: AHP_STATE_PASSWORD, key_prefix: "ahp:policy:" }
@@ -21,6 +22,8 @@
  *   listen: 127.0.0.1:8090
  *   token_file: ./agent-host.tokens  # "token principal role" per line, mode 0600
  *   approval_timeout_ms: 300000
+ *   approval_webhooks: ["https://hooks.example/approvals"]
+ *   approval_webhook_secret_file: ./webhook.secret   # mode 0600
  * ```
  */
 import { readFile } from "node:fs/promises";
@@ -57,6 +60,8 @@ export const ServeConfigSchema = z.strictObject({
     })
     .optional(),
   policy: z.string().min(1).optional(),
+  /** A candidate policy evaluated beside `policy` and never enforced (`--shadow-policy`). */
+  shadow_policy: z.string().min(1).optional(),
   audit: z
     .strictObject({
       file: z.string().min(1),
@@ -68,6 +73,8 @@ export const ServeConfigSchema = z.strictObject({
       failure: z.enum(["closed", "open"]).optional(),
       /** Interval of signed checkpoints (ms); 0 turns them off. */
       checkpoint_ms: z.int().min(0).optional(),
+      /** Also publish each signed checkpoint to this file or http(s) URL (`--audit-anchor`). */
+      anchor: z.string().min(1).optional(),
       replica_id: z
         .string()
         .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, "letters, digits and ._:- (at most 64)")
@@ -92,6 +99,10 @@ export const ServeConfigSchema = z.strictObject({
       listen: z.string().min(1),
       token_file: z.string().min(1),
       approval_timeout_ms: z.int().min(1).optional(),
+      /** POST each held approval and its outcome to these URLs (`--approval-webhook`). */
+      approval_webhooks: strings.optional(),
+      /** A file holding the webhooks' HMAC secret, mode 0600 (`--approval-webhook-secret-file`). */
+      approval_webhook_secret_file: z.string().min(1).optional(),
       static_dir: z.string().min(1).optional(),
       editable: z.boolean().optional(),
       /** With `state:` on Redis, share sessions and approvals with the other replicas (default true). */
@@ -125,6 +136,7 @@ export async function loadServeConfig(file: string): Promise<ServeConfig> {
   return {
     ...config,
     ...(config.policy === undefined ? {} : { policy: rel(config.policy)! }),
+    ...(config.shadow_policy === undefined ? {} : { shadow_policy: rel(config.shadow_policy)! }),
     ...(config.audit === undefined
       ? {}
       : {
@@ -132,6 +144,7 @@ export async function loadServeConfig(file: string): Promise<ServeConfig> {
             ...config.audit,
             file: rel(config.audit.file)!,
             ...(config.audit.key_file === undefined ? {} : { key_file: rel(config.audit.key_file)! }),
+            ...(config.audit.anchor === undefined || /^https?:\/\//i.test(config.audit.anchor) ? {} : { anchor: rel(config.audit.anchor)! }),
           },
         }),
     ...(config.state?.password_file === undefined ? {} : { state: { ...config.state, password_file: rel(config.state.password_file)! } }),
@@ -143,6 +156,9 @@ export async function loadServeConfig(file: string): Promise<ServeConfig> {
             ...config.agent_host,
             token_file: rel(config.agent_host.token_file)!,
             ...(config.agent_host.static_dir === undefined ? {} : { static_dir: rel(config.agent_host.static_dir)! }),
+            ...(config.agent_host.approval_webhook_secret_file === undefined
+              ? {}
+              : { approval_webhook_secret_file: rel(config.agent_host.approval_webhook_secret_file)! }),
           },
         }),
   };

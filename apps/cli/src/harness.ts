@@ -28,6 +28,7 @@ import {
   type PolicyEvaluation,
   type PolicyFileInput,
   type PolicyWatcher,
+  type ShadowDisagreement,
 } from "@ahp/policy";
 
 /** Options of {@link createHarness}: the policy, audit log, metrics, logger, Agent Host and shared state of the harness. */
@@ -36,6 +37,12 @@ export interface HarnessOptions {
   policyFile?: string;
   /** A policy given in code (used when no file is given). */
   policy?: PolicyFileInput;
+  /**
+   * A candidate policy file evaluated beside the enforced policy and never enforced (shadow mode),
+   * hot-reloaded like the policy. Disagreements go to the audit record (`shadow`) and to
+   * `ahp_shadow_disagreements_total{from,to,rule}`.
+   */
+  shadowPolicyFile?: string;
   /** Audit log file and its HMAC key. */
   audit?: HarnessAuditOptions;
   /** Metrics registry to record into (created when absent). */
@@ -79,6 +86,8 @@ export interface HarnessAuditOptions {
   checkpointMs?: number;
   /** Replica id recorded in every record and checkpoint. */
   replicaId?: string;
+  /** Also publish every signed checkpoint here: a file (replaced atomically) or an http(s) URL (POST). */
+  anchor?: string;
 }
 
 /** A harness built by {@link createHarness}: the server to connect transports to, its policy engine, metrics and audit log. */
@@ -153,7 +162,32 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   } catch (error) {
     throw new HarnessStartError("state", "", error);
   }
+  let shadow: PolicyEngine | undefined;
+  if (options.shadowPolicyFile !== undefined) {
+    try {
+      shadow = await PolicyEngine.fromFile(options.shadowPolicyFile, { onerror: (error) => log.warn("shadow policy", { error: error.message }) });
+    } catch (error) {
+      await stateStore?.close();
+      throw new HarnessStartError("policy", options.shadowPolicyFile, error);
+    }
+  }
+  const shadowDisagreements =
+    shadow === undefined
+      ? undefined
+      : new Counter({
+          name: "ahp_shadow_disagreements_total",
+          help: "Events the shadow (candidate, never enforced) policy decided differently from the enforced one",
+          labelNames: ["from", "to", "rule"],
+          registers: [metrics.registry],
+        });
   const engineOptions = {
+    ...(shadow === undefined
+      ? {}
+      : {
+          shadow,
+          onShadowDisagreement: (d: ShadowDisagreement) =>
+            shadowDisagreements?.inc({ from: d.from, to: d.to, rule: d.shadowRule ?? d.enforcedRule ?? "(default)" }),
+        }),
     onDecision: (e: PolicyEvaluation) => {
       // Hand the rule id to the audit log and metrics (they read it from the event).
       if (e.ruleId !== undefined) annotate(e.event, { ruleId: e.ruleId, latencyNs: e.latencyNs });
@@ -196,6 +230,15 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     });
     await watcher.ready;
   }
+  let shadowWatcher: PolicyWatcher | undefined;
+  if (shadow !== undefined) {
+    log.info("shadow policy loaded", { policy: shadow.policy.name ?? options.shadowPolicyFile, rules: shadow.policy.data.rules.length });
+    shadowWatcher = shadow.watch({
+      onReload: (p) => log.info("shadow policy reloaded", { policy: p.name, rules: p.data.rules.length }),
+      onError: (error) => log.error("shadow policy reload failed; the previous candidate stays", { error: error.message }),
+    });
+    await shadowWatcher.ready;
+  }
 
   let audit: AuditLog | undefined;
   const auditOptions = options.audit;
@@ -225,6 +268,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
         sync: auditOptions.sync ?? "write",
         checkpoint: checkpointMs > 0 && auditOptions.sink === undefined ? { intervalMs: checkpointMs } : false,
         ...(auditOptions.replicaId === undefined ? {} : { replicaId: auditOptions.replicaId }),
+        ...(auditOptions.anchor === undefined ? {} : { anchor: auditOptions.anchor }),
         onincident: (incident) => {
           report(incident);
           if (incident.kind === "write_failed") setImmediate(probeAudit);
@@ -232,6 +276,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       });
     } catch (error) {
       await watcher?.close();
+      await shadowWatcher?.close();
       await stateStore?.close();
       throw new HarnessStartError("audit", auditOptions.file, error);
     }
@@ -243,6 +288,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       failure: auditOptions.failure ?? "closed",
       ...(audit.checkpointPath === undefined ? {} : { checkpoint: audit.checkpointPath, checkpoint_ms: checkpointMs }),
       ...(audit.replicaId === undefined ? {} : { replica_id: audit.replicaId }),
+      ...(auditOptions.anchor === undefined ? {} : { anchor: redactUrl(auditOptions.anchor) }),
     });
   }
 
@@ -319,6 +365,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       untrack();
       options.agentHost?.dispose("The harness stopped");
       await watcher?.close();
+      await shadowWatcher?.close();
       await server.close();
       await audit?.close();
       await stateStore?.close();
@@ -423,6 +470,26 @@ function auditIncidentReporter(log: Logger, metrics: AhpMetrics): (incident: Aud
         metrics.recordAuditFailure("checkpoint");
         if (loud(incident)) log.error("audit checkpoint failed", { error: incident.message, failures_in_a_row: incident.consecutive });
         break;
+      case "anchor_failed":
+        metrics.recordAuditFailure("anchor");
+        if (loud(incident)) log.error("audit anchor failed", { error: incident.message, failures_in_a_row: incident.consecutive });
+        break;
+      case "rotation_failed":
+        log.error("audit rotation manifest failed", { error: incident.message });
+        break;
     }
   };
+}
+
+/** A URL as logs may show it: no user name or password. A file path is returned as it is. */
+function redactUrl(target: string): string {
+  if (!/^https?:\/\//i.test(target)) return target;
+  try {
+    const url = new URL(target);
+    url.username = "";
+    url.password = "";
+    return url.toString();
+  } catch {
+    return "(invalid URL)";
+  }
 }

@@ -76,7 +76,7 @@ describe("ahp serve audit flags", () => {
         20_000,
         "ahp serve did not exit",
       );
-      expect(started.code).not.toBe(0);
+      expect(started.code).toBe(74);
       expect(started.stderr).toContain(`audit log ${log} is not writable: ENOSPC: no space left on device, write`);
       expect(started.stderr).not.toContain('"msg":"listening"');
       expect(existsSync(sock)).toBe(false);

@@ -275,7 +275,7 @@ describe("ahp", () => {
 
     const wrongKey = join(dir, "other.key");
     await writeFile(wrongKey, "cd".repeat(32));
-    expect((await ahp(["audit", "verify", log, "--key-file", wrongKey])).code).toBe(1);
+    expect((await ahp(["audit", "verify", log, "--key-file", wrongKey])).code).toBe(77);
     expect((await ahp(["audit", "verify", join(dir, "missing.log"), "--key-file", keyFile])).code).toBe(2);
   });
 

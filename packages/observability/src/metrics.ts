@@ -10,7 +10,7 @@
  * | `ahp_connected_agents` | gauge | |
  * | `ahp_handler_failures_total` | counter | `event_type` |
  * | `ahp_policy_reloads_total` | counter | `result` (`success`/`failure`) |
- * | `ahp_audit_failures_total` | counter | `kind` (`write`/`checkpoint`/`file_replaced`) |
+ * | `ahp_audit_failures_total` | counter | `kind` (`write`/`checkpoint`/`anchor`/`file_replaced`) |
  * | `ahp_audit_unrecorded_total` | counter | `outcome` (`failed_closed`/`released`) |
  * | `ahp_audit_available` | gauge | |
  * | `ahp_limit_rejections_total` | counter | `transport`, `limit` |
@@ -196,10 +196,10 @@ export class AhpMetrics {
   }
 
   /**
-   * An audit log problem (`write`: a group of records could not be written; `checkpoint`; `file_replaced`).
+   * An audit log problem (`write`: a group of records could not be written; `checkpoint`; `anchor`: publishing a checkpoint to its anchor; `file_replaced`).
    * The first call also shows the audit series (and `ahp_audit_available`) from then on.
    */
-  recordAuditFailure(kind: "write" | "checkpoint" | "file_replaced"): void {
+  recordAuditFailure(kind: "write" | "checkpoint" | "anchor" | "file_replaced"): void {
     this.auditFailures.inc({ kind });
     if (kind === "write") this.auditAvailable.set(0);
   }
@@ -208,7 +208,7 @@ export class AhpMetrics {
   setAuditAvailable(available: boolean): void {
     this.auditAvailable.set(available ? 1 : 0);
     // Show every series from the start so that alerts and rate() work before the first failure.
-    for (const kind of ["write", "checkpoint", "file_replaced"]) this.auditFailures.inc({ kind }, 0);
+    for (const kind of ["write", "checkpoint", "anchor", "file_replaced"]) this.auditFailures.inc({ kind }, 0);
     for (const outcome of ["failed_closed", "released"]) this.auditUnrecorded.inc({ outcome }, 0);
   }
 

@@ -1,7 +1,7 @@
 /** `ahp serve`: run the harness on one or several transports. */
 import { AUDIT_KEY_ENV, AUDIT_SYNC_MODES, loadAuditKey, type AuditSyncMode } from "@ahp/audit";
-import { readFile } from "node:fs/promises";
-import type { AgentHost, TokenEntry } from "@ahp/agent-host";
+import { readFile, stat } from "node:fs/promises";
+import type { AgentHost, ApprovalWebhook, TokenEntry } from "@ahp/agent-host";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HarnessConfig } from "@ahp/core";
 import { createLogger, listenMetrics, metricsHandler, type LogLevel } from "@ahp/observability";
@@ -29,6 +29,9 @@ Transports:
   --bearer TOKEN        require this bearer token / ?token=; repeatable; or env AHP_BEARER_TOKEN
 Policy and limits:
   --policy FILE         policy file (YAML or JSON), reloaded when it changes (default: built-in policy)
+  --shadow-policy FILE  a candidate policy evaluated beside --policy and never enforced: each
+                        disagreement goes to the audit record (shadow) and to
+                        ahp_shadow_disagreements_total{from,to,rule}; reloaded when it changes
   --block-tool NAME     with the built-in policy: also block pre_action events for this tool; repeatable
   --max-depth N         reject events deeper than N (default 10)
   --batch-size N        reject batches larger than N (default 100)
@@ -53,6 +56,9 @@ Audit, metrics, logs:
   --audit-failure MODE  when a record cannot be written: closed (fail-closed decision, default) | open
   --audit-checkpoint-ms N  signed checkpoint of the chain head next to the log every N ms (default 1000; 0 off)
   --audit-replica-id ID recorded in every record and checkpoint (one log per harness process)
+  --audit-anchor FILE|URL  also publish each signed checkpoint to FILE (replaced atomically) or POST it
+                        to URL, somewhere the log's host cannot rewrite; checked by
+                        ahp audit verify --anchor
   --metrics HOST:PORT   serve Prometheus metrics on their own port (also on --http at /metrics)
   --log-level LEVEL     debug | info | warn | error | silent (default info)
 Agent Host (inspectors and human approvals over the Agent Host Protocol):
@@ -60,6 +66,10 @@ Agent Host (inspectors and human approvals over the Agent Host Protocol):
                                 then wait for a human approver instead of going back to the agent
   --agent-host-token-file FILE  "token principal role" per line (viewer|approver|operator), # comments;
                                 must not be readable by group or others (chmod 600)
+  --approval-webhook URL        POST each held approval and its outcome to URL (JSON with a Slack-style
+                                "text", the inspector link, never a token; signed X-AHP-Signature);
+                                retried, never on the decision path; repeatable
+  --approval-webhook-secret-file F  HMAC secret of the webhooks; or env AHP_APPROVAL_WEBHOOK_SECRET
   --approval-timeout-ms N       how long an escalation waits for a human, then block (default 300000);
                                 the advertised timeout is raised to at least N + 2000 so that agents
                                 wait that long, while the policy itself stays bound by --timeout-ms
@@ -106,6 +116,10 @@ const options = {
   "agent-host": { type: "string" },
   "agent-host-token-file": { type: "string" },
   "approval-timeout-ms": { type: "string" },
+  "approval-webhook": { type: "string", multiple: true },
+  "approval-webhook-secret-file": { type: "string" },
+  "shadow-policy": { type: "string" },
+  "audit-anchor": { type: "string" },
   "agent-host-static": { type: "string" },
 } as const;
 
@@ -150,6 +164,48 @@ function auditSettings(
     ...(checkpointMs === undefined ? {} : { checkpointMs }),
     ...(replicaId === undefined ? {} : { replicaId }),
   };
+}
+
+/**
+ * `--approval-webhook URL...` (or config agent_host.approval_webhooks) with the HMAC secret from
+ * `--approval-webhook-secret-file` (mode 0600, like the token file) or AHP_APPROVAL_WEBHOOK_SECRET.
+ */
+async function approvalWebhooks(
+  values: { "approval-webhook"?: string[]; "approval-webhook-secret-file"?: string },
+  file: ServeConfig,
+  env: NodeJS.ProcessEnv,
+): Promise<ApprovalWebhook[]> {
+  const urls = values["approval-webhook"] ?? file.agent_host?.approval_webhooks ?? [];
+  for (const url of urls) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+      throw new UsageError("--approval-webhook must be an http(s) URL");
+    }
+  }
+  const secretFile = values["approval-webhook-secret-file"] ?? file.agent_host?.approval_webhook_secret_file;
+  let secret: string | undefined;
+  if (secretFile !== undefined) {
+    if (urls.length === 0) throw new UsageError("--approval-webhook-secret-file needs --approval-webhook");
+    await requireInput("--approval-webhook-secret-file", secretFile);
+    const info = await stat(secretFile);
+    if ((info.mode & 0o077) !== 0) {
+      throw new ConfigError(
+        `--approval-webhook-secret-file ${secretFile} is readable by group or others`,
+        `restrict it: chmod 600 ${secretFile}`,
+      );
+    }
+    secret = (await readFile(secretFile, "utf8")).trim();
+    if (secret.length === 0) throw new ConfigError(`--approval-webhook-secret-file ${secretFile} is empty`);
+  } else if (urls.length > 0) {
+    const fromEnv = env.AHP_APPROVAL_WEBHOOK_SECRET?.trim();
+    if (fromEnv !== undefined && fromEnv.length > 0) secret = fromEnv;
+  }
+  return urls.map((url) => (secret === undefined ? { url } : { url, secret }));
 }
 
 /** `--state` and its password (from a file or the environment, never logged), or undefined for in-memory state. */
@@ -240,7 +296,7 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
   if (policyFile !== undefined) await requireInput("--policy", policyFile);
 
   const auditFile = values.audit ?? file.audit?.file;
-  const auditFlag = (["audit-sync", "audit-failure", "audit-checkpoint-ms", "audit-replica-id"] as const).find(
+  const auditFlag = (["audit-sync", "audit-failure", "audit-checkpoint-ms", "audit-replica-id", "audit-anchor"] as const).find(
     (f) => values[f] !== undefined,
   );
   if (auditFile === undefined && auditFlag !== undefined) throw new UsageError(`--${auditFlag} needs --audit FILE`);
@@ -248,6 +304,11 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
   if (auditFile !== undefined) {
     const keyFile = values["audit-key-file"] ?? file.audit?.key_file;
     const auditTuning = auditSettings(values, file);
+    const anchor = values["audit-anchor"] ?? file.audit?.anchor;
+    if (anchor !== undefined && auditTuning.checkpointMs === 0) throw new UsageError("--audit-anchor needs checkpoints (not --audit-checkpoint-ms 0)");
+    if (anchor !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(anchor) && !/^https?:\/\//i.test(anchor)) {
+      throw new UsageError("--audit-anchor must be a file or an http(s) URL");
+    }
     if (keyFile !== undefined) await requireInput("--audit-key-file", keyFile);
     await requireAuditFile(auditFile);
     try {
@@ -257,6 +318,7 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
         key,
         ...((values["audit-payloads"] ?? file.audit?.include_payloads) ? { includePayloads: true } : {}),
         ...auditTuning,
+        ...(anchor === undefined ? {} : { anchor }),
       };
     } catch (error) {
       throw new ConfigError(
@@ -288,6 +350,7 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
     } catch (error) {
       throw new ExitError(`--agent-host-token-file ${tokenFile}: ${(error as Error).message}`, EXIT_FAILURE);
     }
+    const webhooks = await approvalWebhooks(values, file, io.env);
     const policyTimeoutMs = config.timeout_ms ?? 10_000;
     const advertised = Math.max(policyTimeoutMs, approvalTimeoutMs + 2000);
     if (advertised !== policyTimeoutMs)
@@ -304,6 +367,8 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
         harnessTimeoutMs: advertised,
         innerTimeoutMs: policyTimeoutMs,
         ...(file.agent_host?.editable ? { editable: true } : {}),
+        ...(webhooks.length === 0 ? {} : { approvalWebhooks: webhooks }),
+        onlog: (level, message, fields) => log[level](message, fields),
         onerror: (e) => log.debug("agent-host", { error: e.message }),
         onclose: (c) => log.info("agent-host client closed", { principal: c.principal, code: c.code, reason: c.reason }),
       }),
@@ -314,10 +379,16 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
   } else if (
     values["agent-host-token-file"] !== undefined ||
     values["approval-timeout-ms"] !== undefined ||
-    values["agent-host-static"] !== undefined
+    values["agent-host-static"] !== undefined ||
+    values["approval-webhook"] !== undefined ||
+    values["approval-webhook-secret-file"] !== undefined
   ) {
-    throw new UsageError("--agent-host-token-file, --approval-timeout-ms and --agent-host-static need --agent-host");
+    throw new UsageError(
+      "--agent-host-token-file, --approval-timeout-ms, --approval-webhook(-secret-file) and --agent-host-static need --agent-host",
+    );
   }
+  const shadowPolicyFile = values["shadow-policy"] ?? file.shadow_policy;
+  if (shadowPolicyFile !== undefined) await requireInput("--shadow-policy", shadowPolicyFile);
 
   let harness;
   try {
@@ -328,6 +399,7 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
       config,
       name: values.name ?? file.name ?? "ahp-harness",
       ...(policyFile === undefined ? { policy: blockToolPolicy(blockTools) } : { policyFile }),
+      ...(shadowPolicyFile === undefined ? {} : { shadowPolicyFile }),
       ...(audit === undefined ? {} : { audit }),
     });
   } catch (error) {
