@@ -144,7 +144,9 @@ export async function loadServeConfig(file: string): Promise<ServeConfig> {
             ...config.audit,
             file: rel(config.audit.file)!,
             ...(config.audit.key_file === undefined ? {} : { key_file: rel(config.audit.key_file)! }),
-            ...(config.audit.anchor === undefined || /^https?:\/\//i.test(config.audit.anchor) ? {} : { anchor: rel(config.audit.anchor)! }),
+            ...(config.audit.anchor === undefined || /^https?:\/\//i.test(config.audit.anchor)
+              ? {}
+              : { anchor: rel(config.audit.anchor)! }),
           },
         }),
     ...(config.state?.password_file === undefined ? {} : { state: { ...config.state, password_file: rel(config.state.password_file)! } }),

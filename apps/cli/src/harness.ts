@@ -165,7 +165,9 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   let shadow: PolicyEngine | undefined;
   if (options.shadowPolicyFile !== undefined) {
     try {
-      shadow = await PolicyEngine.fromFile(options.shadowPolicyFile, { onerror: (error) => log.warn("shadow policy", { error: error.message }) });
+      shadow = await PolicyEngine.fromFile(options.shadowPolicyFile, {
+        onerror: (error) => log.warn("shadow policy", { error: error.message }),
+      });
     } catch (error) {
       await stateStore?.close();
       throw new HarnessStartError("policy", options.shadowPolicyFile, error);

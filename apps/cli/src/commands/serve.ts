@@ -305,7 +305,8 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
     const keyFile = values["audit-key-file"] ?? file.audit?.key_file;
     const auditTuning = auditSettings(values, file);
     const anchor = values["audit-anchor"] ?? file.audit?.anchor;
-    if (anchor !== undefined && auditTuning.checkpointMs === 0) throw new UsageError("--audit-anchor needs checkpoints (not --audit-checkpoint-ms 0)");
+    if (anchor !== undefined && auditTuning.checkpointMs === 0)
+      throw new UsageError("--audit-anchor needs checkpoints (not --audit-checkpoint-ms 0)");
     if (anchor !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(anchor) && !/^https?:\/\//i.test(anchor)) {
       throw new UsageError("--audit-anchor must be a file or an http(s) URL");
     }
