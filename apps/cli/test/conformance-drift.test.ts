@@ -7,9 +7,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { CHECKLIST } from "../../../packages/conformance/src/checklist.js";
 import { loadHarnessCases } from "../src/commands/conformance.js";
+
+// Each test starts `ahp` processes; on a busy machine one start can take many seconds.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
 /**
  * The generator is a script of `@ahp/schemas` (outside this project's TypeScript program: that

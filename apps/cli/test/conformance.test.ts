@@ -10,7 +10,10 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+
+// Each test starts `ahp` processes; on a busy machine one start can take many seconds.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
 const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const HARNESS_DIR = fileURLToPath(new URL("../../../schemas/vectors/harness/", import.meta.url));

@@ -11,10 +11,13 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { AuditError } from "@ahp/audit";
 import { EXIT_FAILURE, EXIT_IOERR, EXIT_NOINPUT, EXIT_OSERR, EXIT_WRONG_KEY } from "../src/io.js";
 import { StartupLog, auditOpenFailure } from "../src/startup.js";
+
+// Each test starts `ahp` processes; on a busy machine one start can take many seconds.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
 const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const KEY = randomBytes(32).toString("hex");

@@ -8,8 +8,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { checkHostPorts, closest, hostPort } from "../src/args.js";
+
+// Each test starts `ahp` processes; on a busy machine one start can take many seconds.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
 const BIN = fileURLToPath(new URL("../bin/ahp.js", import.meta.url));
 
