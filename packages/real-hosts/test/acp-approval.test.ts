@@ -13,12 +13,33 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentHostSocket, serveWithAgentHost } from "../../../apps/cli/test/agent-host-socket.js";
 import { startAnthropicStub } from "../src/anthropic-stub.js";
 import { claudeEnv } from "../src/claude.js";
 import { ensureHost } from "../src/hosts.js";
 
 const CLI = fileURLToPath(new URL("../../../apps/cli/dist/main.js", import.meta.url));
+
+type Frame = Record<string, any>;
+/** The CLI tests' Agent Host client (it needs `ws`, a dependency of the CLI, not of this package). */
+interface AgentHostHelpers {
+  serveWithAgentHost: (
+    bin: string,
+    args: string[],
+    running: ChildProcess[],
+  ) => Promise<{ child: ChildProcess; ws: string; agentHost: string; logs: () => Frame[] }>;
+  agentHostSocket: (
+    url: string,
+    token: string,
+  ) => Promise<{
+    ws: { close: () => void };
+    frames: Frame[];
+    next: (test: (f: Frame) => boolean) => Promise<Frame>;
+    request: (method: string, params: Record<string, unknown>) => Promise<Frame>;
+    send: (m: unknown) => void;
+  }>;
+}
+const helpers = (): Promise<AgentHostHelpers> =>
+  import(/* @vite-ignore */ new URL("../../../apps/cli/test/agent-host-socket.ts", import.meta.url).href) as Promise<AgentHostHelpers>;
 const TOKEN = "approver-token-0123456789";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -88,6 +109,7 @@ function proxy(argv: string[], env: NodeJS.ProcessEnv) {
 describe("an escalated tool call of claude-agent-acp through ahp acp-proxy, answered by a person on the Agent Host", () => {
   for (const approved of [true, false]) {
     it(`${approved ? "approved" : "denied"} after a few seconds: the command ${approved ? "ran" : "did not run"}`, async () => {
+      const { agentHostSocket, serveWithAgentHost } = await helpers();
       const host = await ensureHost("claudeAgentAcp");
       const dir = await tempDir("acp-approval-");
       const tokens = join(dir, "tokens");
