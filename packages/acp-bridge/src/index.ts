@@ -16,3 +16,4 @@ export * from "./bridge.js";
 export * from "./upstream.js";
 export * from "./wiring.js";
 export * from "./v2.js";
+export * from "./permission.js";
