@@ -174,8 +174,10 @@ export abstract class NdjsonClientTransport implements Transport {
   /** As `send()`, without a promise (see {@link Transport.post}). */
   post<C>(message: JsonRpcMessage, onFailure: (error: Error, context: C) => void, context: C): void {
     const inner = this.#inner;
-    if (inner !== undefined && this.#pending === undefined) inner.post(message, onFailure, context);
-    else this.send(message).then(undefined, (error: unknown) => onFailure(toError(error), context));
+    if (inner !== undefined && this.#reopening === undefined) {
+      if (this.#pending !== undefined) this.#track(message);
+      inner.post(message, onFailure, context);
+    } else this.send(message).then(undefined, (error: unknown) => onFailure(toError(error), context));
   }
 
   /** The error a failed send reports: why the peer went away when it did, not just EPIPE. */

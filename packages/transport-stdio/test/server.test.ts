@@ -8,6 +8,10 @@ import { StdioServerTransport, serveStdio, type StdioServerTransportOptions } fr
 import { afterEach, describe, expect, it } from "vitest";
 import { deferred, fixture, runNode, since } from "./helpers.js";
 
+/** A process that leaks a handle never exits; one that does not may take long to start on a busy machine. */
+const EXIT_DEADLINE_MS = 60_000;
+const EXIT_TEST_TIMEOUT_MS = 90_000;
+
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -316,28 +320,40 @@ describe("StdioServerTransport in a real process", () => {
     expect(result.stderr).toContain("harness ready"); // logs went to stderr
   });
 
-  it("lets the process exit after close() although stdin stays open (no leaked handles)", async () => {
-    const result = await runNode(fixture("serve-and-close.mjs"), ["serve"], { deadlineMs: 5000, endInput: false });
-    expect(result.exitedInTime).toBe(true);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe("");
-  });
+  it(
+    "lets the process exit after close() although stdin stays open (no leaked handles)",
+    async () => {
+      const result = await runNode(fixture("serve-and-close.mjs"), ["serve"], { deadlineMs: EXIT_DEADLINE_MS, endInput: false });
+      expect(result.exitedInTime).toBe(true);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe("");
+    },
+    EXIT_TEST_TIMEOUT_MS,
+  );
 
-  it("lets the process exit after answering and closing, stdin still open", async () => {
-    const result = await runNode(fixture("serve-and-close.mjs"), ["answer-one"], {
-      deadlineMs: 5000,
-      input: `${event("one", 1)}\n`,
-      endInput: false,
-    });
-    expect(result.exitedInTime).toBe(true);
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ id: "one", result: { decision: "allow" } });
-  });
+  it(
+    "lets the process exit after answering and closing, stdin still open",
+    async () => {
+      const result = await runNode(fixture("serve-and-close.mjs"), ["answer-one"], {
+        deadlineMs: EXIT_DEADLINE_MS,
+        input: `${event("one", 1)}\n`,
+        endInput: false,
+      });
+      expect(result.exitedInTime).toBe(true);
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ id: "one", result: { decision: "allow" } });
+    },
+    EXIT_TEST_TIMEOUT_MS,
+  );
 
-  it("lets an agent process exit after its StdioClientTransport closed (child reaped, no leaked handles)", async () => {
-    const result = await runNode(fixture("client-open-close.mjs"), [fixture("harness.mjs")], { deadlineMs: 5000 });
-    expect(result.exitedInTime).toBe(true);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe("closed\n");
-  });
+  it(
+    "lets an agent process exit after its StdioClientTransport closed (child reaped, no leaked handles)",
+    async () => {
+      const result = await runNode(fixture("client-open-close.mjs"), [fixture("harness.mjs")], { deadlineMs: EXIT_DEADLINE_MS });
+      expect(result.exitedInTime).toBe(true);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe("closed\n");
+    },
+    EXIT_TEST_TIMEOUT_MS,
+  );
 });

@@ -54,7 +54,7 @@ async function served(url: string): Promise<number> {
 describe("listenWebSocket: no lock-out", () => {
   it("serves a new agent while one process holds three times the cap in connections that never upgrade", async () => {
     const { h, errors } = await harness({ maxConnections: 20 });
-    const held = [];
+    const held: Array<{ closed: () => boolean }> = [];
     for (let i = 0; i < 60; i++) held.push(await tcp(h.url.replace(/^ws/, "http")));
     expect(await served(h.url)).toBeLessThan(10_000);
     await until(() => held.filter((c) => c.closed()).length >= 40);
@@ -63,7 +63,7 @@ describe("listenWebSocket: no lock-out", () => {
 
   it("serves a new agent while one process holds three times the cap in upgraded, silent connections", async () => {
     const { h } = await harness({ maxConnections: 20 });
-    const held = [];
+    const held: Array<{ closeCode: () => number | undefined }> = [];
     for (let i = 0; i < 60; i++) held.push(await silentAgent(h.url));
     expect(await served(h.url)).toBeLessThan(10_000);
     await until(() => held.filter((c) => c.closeCode() !== undefined).length >= 40);
