@@ -11,7 +11,8 @@
  * auth:
  *   api_keys_env: AHP_API_KEY        # never put secrets in the file itself
  * limits: { max_depth: 10, batch_size: 100, timeout_ms: 10000 }
- * server_limits: { max_connections: 1024, max_in_flight: 256, header_timeout_ms: 10000, request_timeout_ms: 30000, stall_timeout_ms: 30000 }
+ * server_limits: { max_connections: 1024, max_in_flight: 256, header_timeout_ms: 10000, request_timeout_ms: 30000, stall_timeout_ms: 30000,
+ *                  idle_timeout_ms: 600000, upgrade_timeout_ms: 10000, keep_alive_timeout_ms: 5000, limit_log_interval_ms: 10000 }
  * policy: ./policy.yaml
  * shadow_policy: ./candidate.yaml   # evaluated beside the policy, never enforced
  * audit: { file: ./audit.log, key_file: ./audit.key, sync: write, failure: closed, checkpoint_ms: 1000, anchor: /mnt/other/audit.anchor }
@@ -57,6 +58,10 @@ export const ServeConfigSchema = z.strictObject({
       header_timeout_ms: z.int().min(1).optional(),
       request_timeout_ms: z.int().min(1).optional(),
       stall_timeout_ms: z.int().min(1).optional(),
+      idle_timeout_ms: z.int().min(0).optional(),
+      upgrade_timeout_ms: z.int().min(1).optional(),
+      keep_alive_timeout_ms: z.int().min(1).optional(),
+      limit_log_interval_ms: z.int().min(1).optional(),
     })
     .optional(),
   policy: z.string().min(1).optional(),

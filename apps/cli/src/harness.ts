@@ -43,6 +43,8 @@ export interface HarnessOptions {
    * `ahp_shadow_disagreements_total{from,to,rule}`.
    */
   shadowPolicyFile?: string;
+  /** Limit reports are logged once per limit per this interval, with a count (default 10000 ms). */
+  limitLogIntervalMs?: number;
   /** Audit log file and its HMAC key. */
   audit?: HarnessAuditOptions;
   /** Metrics registry to record into (created when absent). */
@@ -315,7 +317,11 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     });
   }
 
-  const limits = limitReporter({ metrics, logger: log });
+  const limits = limitReporter({
+    metrics,
+    logger: log,
+    ...(options.limitLogIntervalMs === undefined ? {} : { intervalMs: options.limitLogIntervalMs }),
+  });
   const server = new AhpServer({
     harnessInfo: { name: options.name ?? "ahp-harness", version: HARNESS_VERSION },
     ...(options.config === undefined ? {} : { config: options.config }),
@@ -369,6 +375,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       await watcher?.close();
       await shadowWatcher?.close();
       await server.close();
+      limits.flush();
       await audit?.close();
       await stateStore?.close();
     },

@@ -1,9 +1,11 @@
 /**
  * `ahp serve` options that put features of other packages on the command line, through the built
  * binary: `--shadow-policy` (the candidate's disagreements in the audit record and the metrics),
- * `--audit-anchor` (checkpoints published elsewhere), `--approval-webhook` flag checks.
+ * `--audit-anchor` (checkpoints published elsewhere), `--approval-webhook` flag checks, `GET /readyz`
+ * and the idle timeout of silent connections.
  */
 import { spawn } from "node:child_process";
+import { createConnection } from "node:net";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -172,5 +174,40 @@ describe("ahp serve --approval-webhook", () => {
     ]);
     expect(bad.code).toBe(64);
     expect(bad.stderr).toContain("--approval-webhook must be an http(s) URL");
+  });
+});
+
+describe("ahp serve readiness and idle connections", () => {
+  it("answers GET /readyz with the harness's checks, and /healthz beside it", async () => {
+    const log = join(dir, "ready.log");
+    const serve = await startServe(["--http", "127.0.0.1:0", "--audit", log, "--audit-key-file", keyFile], 1);
+    try {
+      const base = serve.urls[0]!;
+      const ready = await fetch(new URL("/readyz", base));
+      expect(ready.status).toBe(200);
+      const body = (await ready.json()) as { status: string; checks: Record<string, { ok: boolean }> };
+      expect(body.status).toBe("ready");
+      expect(Object.keys(body.checks).sort()).toEqual(["audit", "policy", "state"]);
+      expect((await fetch(new URL("/healthz", base))).status).toBe(200);
+    } finally {
+      serve.child.kill("SIGTERM");
+      await within(serve.exited, 20_000, "ahp serve did not stop");
+    }
+  });
+
+  it("closes a silent Unix connection after --idle-timeout-ms", async () => {
+    const sock = join(dir, "idle.sock");
+    const serve = await startServe(["--unix", sock, "--idle-timeout-ms", "300"], 1);
+    try {
+      const socket = createConnection(sock);
+      let received = "";
+      socket.setEncoding("utf8").on("data", (c: string) => (received += c));
+      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+      await within(closed, 30_000, "the silent connection was not closed");
+      expect(received).toContain("-32003");
+    } finally {
+      serve.child.kill("SIGTERM");
+      await within(serve.exited, 20_000, "ahp serve did not stop");
+    }
   });
 });

@@ -22,8 +22,8 @@ stderr; under --stdio, stdout carries only protocol messages.
 
 Transports:
   --stdio               serve on this process's stdin/stdout (ends when stdin ends)
-  --http HOST:PORT      serve POST /ahp (and GET /healthz, GET /metrics); repeatable
-  --ws HOST:PORT        serve WebSocket agents on /ahp (and GET /healthz, GET /metrics); repeatable
+  --http HOST:PORT      serve POST /ahp (and GET /healthz, GET /readyz, GET /metrics); repeatable
+  --ws HOST:PORT        serve WebSocket agents on /ahp (and GET /healthz, GET /readyz, GET /metrics); repeatable
   --unix PATH           serve on a Unix domain socket (mode 0600); repeatable
   --api-key KEY         require this X-API-Key / ?api_key= (HTTP, WebSocket); repeatable; or env AHP_API_KEY
   --bearer TOKEN        require this bearer token / ?token=; repeatable; or env AHP_BEARER_TOKEN
@@ -41,12 +41,19 @@ Policy and limits:
   --state-password-file F  the Redis password; or env AHP_STATE_PASSWORD (never in the URL of a shared command line)
   --state-prefix P      key prefix on Redis (default ahp:policy:)
 Connection limits (per listener / per connection):
-  --max-connections N   connections served at once on each --http, --ws and --unix listener (default 1024)
+  --max-connections N   connections served at once on each --http, --ws and --unix listener; at the
+                        cap the longest-idle connection with nothing in flight makes room
+                        (default derived from ulimit -n, at most 1024)
+  --idle-timeout-ms N   close Unix and WebSocket connections silent this long with nothing in flight
+                        (default 600000; 0 never); the Unix and WebSocket clients reconnect by themselves
+  --upgrade-timeout-ms N  WebSocket connections must upgrade within N ms (default 10000)
+  --keep-alive-timeout-ms N  idle HTTP keep-alive connections are closed after N ms (default 5000)
   --max-in-flight N     requests handled at once per connection; at the limit the connection is not
                         read (stdio, Unix, WebSocket) or gets 503 (HTTP) until answers go out (default 256)
   --header-timeout-ms N HTTP/WebSocket clients must send their request headers within N ms (default 10000)
   --request-timeout-ms N  ... and their whole HTTP request within N ms (default 30000)
   --stall-timeout-ms N  drop a WebSocket agent that reads no answers for N ms (default 30000)
+  --limit-log-interval-ms N  limit reports are logged once per limit per N ms, with a count (default 10000)
 Audit, metrics, logs:
   --audit FILE          append every event and decision to this HMAC-chained log
   --audit-key-file F    the audit key (hex, base64 or raw, >= 32 bytes); or env ${AUDIT_KEY_ENV}
@@ -102,6 +109,10 @@ const options = {
   "header-timeout-ms": { type: "string" },
   "request-timeout-ms": { type: "string" },
   "stall-timeout-ms": { type: "string" },
+  "idle-timeout-ms": { type: "string" },
+  "upgrade-timeout-ms": { type: "string" },
+  "keep-alive-timeout-ms": { type: "string" },
+  "limit-log-interval-ms": { type: "string" },
   audit: { type: "string" },
   "audit-key-file": { type: "string" },
   "audit-payloads": { type: "boolean" },
@@ -401,6 +412,7 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
       name: values.name ?? file.name ?? "ahp-harness",
       ...(policyFile === undefined ? { policy: blockToolPolicy(blockTools) } : { policyFile }),
       ...(shadowPolicyFile === undefined ? {} : { shadowPolicyFile }),
+      ...(limits.limitLogIntervalMs === undefined ? {} : { limitLogIntervalMs: limits.limitLogIntervalMs }),
       ...(audit === undefined ? {} : { audit }),
     });
   } catch (error) {
@@ -420,6 +432,8 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
   const onerror = (transport: string) => (e: Error) => {
     if (!harness.reportLimit(e)) log.warn("transport", { transport, error: e.message });
   };
+  // GET /readyz on the HTTP and WebSocket listeners: 200 when the harness can decide, else 503.
+  const readiness = () => harness.readiness();
   // GET /metrics next to the protocol on the HTTP and WebSocket listeners.
   const serveMetrics = metricsHandler(metrics);
   const metricsRoute = (req: IncomingMessage, res: ServerResponse) => {
@@ -436,10 +450,12 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
           port,
           fallback: metricsRoute,
           ...(auth === undefined ? {} : { auth }),
-          maxConnections: limits.maxConnections,
+          ...(limits.maxConnections === undefined ? {} : { maxConnections: limits.maxConnections }),
+          ...(limits.keepAliveTimeoutMs === undefined ? {} : { keepAliveTimeoutMs: limits.keepAliveTimeoutMs }),
           maxInFlight: limits.maxInFlight,
           headersTimeoutMs: limits.headersTimeoutMs,
           requestTimeoutMs: limits.requestTimeoutMs,
+          readiness,
           onerror: onerror("http"),
         }),
       );
@@ -455,11 +471,14 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
           port,
           fallback: metricsRoute,
           ...(auth === undefined ? {} : { auth }),
-          maxConnections: limits.maxConnections,
+          ...(limits.maxConnections === undefined ? {} : { maxConnections: limits.maxConnections }),
+          ...(limits.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: limits.idleTimeoutMs }),
+          ...(limits.upgradeTimeoutMs === undefined ? {} : { upgradeTimeoutMs: limits.upgradeTimeoutMs }),
           maxInFlight: limits.maxInFlight,
           headersTimeoutMs: limits.headersTimeoutMs,
           requestTimeoutMs: limits.requestTimeoutMs,
           drainTimeoutMs: limits.stallTimeoutMs,
+          readiness,
           onerror: onerror("ws"),
         }),
       );
@@ -471,7 +490,8 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
       const l = await listenAs("--unix", path, () =>
         listenUnix(server, {
           path,
-          maxConnections: limits.maxConnections,
+          ...(limits.maxConnections === undefined ? {} : { maxConnections: limits.maxConnections }),
+          ...(limits.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: limits.idleTimeoutMs }),
           maxInFlight: limits.maxInFlight,
           onerror: onerror("unix"),
         }),
@@ -529,12 +549,33 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
 
 /** The connection limits of the listeners (flags win over the config file's `server_limits`). */
 function serverLimits(
-  values: { [K in "max-connections" | "max-in-flight" | "header-timeout-ms" | "request-timeout-ms" | "stall-timeout-ms"]?: string },
+  values: {
+    [K in
+      | "max-connections"
+      | "max-in-flight"
+      | "header-timeout-ms"
+      | "request-timeout-ms"
+      | "stall-timeout-ms"
+      | "idle-timeout-ms"
+      | "upgrade-timeout-ms"
+      | "keep-alive-timeout-ms"
+      | "limit-log-interval-ms"]?: string;
+  },
   file: ServeConfig,
 ) {
   const f = file.server_limits ?? {};
+  const maxConnections = toInt("max-connections", values["max-connections"], { min: 1 }) ?? f.max_connections;
+  const idleTimeoutMs = toInt("idle-timeout-ms", values["idle-timeout-ms"], { min: 0 }) ?? f.idle_timeout_ms;
+  const upgradeTimeoutMs = toInt("upgrade-timeout-ms", values["upgrade-timeout-ms"], { min: 1 }) ?? f.upgrade_timeout_ms;
+  const keepAliveTimeoutMs = toInt("keep-alive-timeout-ms", values["keep-alive-timeout-ms"], { min: 1 }) ?? f.keep_alive_timeout_ms;
+  const limitLogIntervalMs = toInt("limit-log-interval-ms", values["limit-log-interval-ms"], { min: 1 }) ?? f.limit_log_interval_ms;
   return {
-    maxConnections: toInt("max-connections", values["max-connections"], { min: 1 }) ?? f.max_connections ?? 1024,
+    // Absent: each listener derives its cap from the file-descriptor limit (ADR 0153).
+    ...(maxConnections === undefined ? {} : { maxConnections }),
+    ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
+    ...(upgradeTimeoutMs === undefined ? {} : { upgradeTimeoutMs }),
+    ...(keepAliveTimeoutMs === undefined ? {} : { keepAliveTimeoutMs }),
+    ...(limitLogIntervalMs === undefined ? {} : { limitLogIntervalMs }),
     maxInFlight: toInt("max-in-flight", values["max-in-flight"], { min: 1 }) ?? f.max_in_flight ?? 256,
     headersTimeoutMs: toInt("header-timeout-ms", values["header-timeout-ms"], { min: 1 }) ?? f.header_timeout_ms ?? 10_000,
     requestTimeoutMs: toInt("request-timeout-ms", values["request-timeout-ms"], { min: 1 }) ?? f.request_timeout_ms ?? 30_000,
