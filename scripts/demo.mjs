@@ -79,7 +79,8 @@ function build() {
     let ticker;
     const notice = setTimeout(() => {
       shown = true;
-      const first = "demo: building the packages it needs (the first run takes 1 to 3 minutes, longer on a busy machine; later runs use the cache)";
+      const first =
+        "demo: building the packages it needs (the first run takes 1 to 3 minutes, longer on a busy machine; later runs use the cache)";
       if (tty) process.stderr.write(`${first}\n`);
       else say(first);
       say(progress());

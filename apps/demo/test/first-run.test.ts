@@ -101,7 +101,9 @@ describe("pnpm demo", () => {
     const code = await run.code;
     expect(code, run.stderr()).toBe(0);
     const lines = run.stderr().trim().split("\n");
-    expect(lines[0]).toBe("demo: building the packages it needs (the first run takes 1 to 3 minutes, longer on a busy machine; later runs use the cache)");
+    expect(lines[0]).toBe(
+      "demo: building the packages it needs (the first run takes 1 to 3 minutes, longer on a busy machine; later runs use the cache)",
+    );
     for (const line of lines) expect(line).toMatch(/^demo: /);
     expect(lines.at(-1)).toMatch(/^demo: built in \d+ s; starting the demo$/);
     const all = run.stdout() + run.stderr();
