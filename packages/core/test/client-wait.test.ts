@@ -18,7 +18,7 @@ async function harness(config: HarnessConfig, heldMs: number): Promise<AhpClient
     handlerTimeoutMs: 0,
     handlers: {
       onEvent: () => new Promise((resolve) => setTimeout(() => resolve({ decision: "allow" }), heldMs)),
-      onQuery: () => new Promise((resolve) => setTimeout(() => resolve({ result: null }), heldMs)),
+      onQuery: () => new Promise((resolve) => setTimeout(() => resolve({ answer: null }), heldMs)),
     },
   });
   const [agent, other] = createLinkedPair();
