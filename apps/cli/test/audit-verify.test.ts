@@ -3,13 +3,12 @@
  * accounts for it (or --allow-missing-head), the external anchor finds a tail cut behind an old
  * checkpoint put back, and a wrong key exits 77 with one line, apart from tampering (1).
  */
-import { spawn } from "node:child_process";
 import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAuditLog, type AuditEntry } from "@ahp/audit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, within } from "./crash-kit.js";
+import { runAhp } from "./crash-kit.js";
 
 const KEY_HEX = "4d".repeat(32);
 let dir: string;
@@ -21,18 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-function ahp(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const run = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-  return within(run, 30_000, `ahp ${args.join(" ")} did not exit`);
-}
+const ahp = (args: string[]) => runAhp(args);
 
 const entry = (i: number): AuditEntry => ({ kind: "decision", session: "s", event_type: "pre_action", decision: "allow", latency_us: i });
 

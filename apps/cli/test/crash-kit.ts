@@ -12,6 +12,27 @@ import { AhpClient, AhpLocalError, createEvent, type AhpEventInput, type Decisio
 
 export const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
+/** What a finished `ahp` command left: its exit code and what it printed. */
+export interface AhpRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built `ahp` with `args` (no standard input) to its end, bounded by `ms`. */
+export function runAhp(args: readonly string[], ms = 60_000): Promise<AhpRun> {
+  const run = new Promise<AhpRun>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+  return within(run, ms, `ahp ${args.join(" ")} did not exit`);
+}
+
 /** A promise with its settle functions (Node 20 has no `Promise.withResolvers`). */
 export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
   let resolve!: (value: T) => void;

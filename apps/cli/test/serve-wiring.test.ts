@@ -4,14 +4,13 @@
  * `--audit-anchor` (checkpoints published elsewhere), `--approval-webhook` flag checks, `GET /readyz`
  * and the idle timeout of silent connections.
  */
-import { spawn } from "node:child_process";
 import { createConnection } from "node:net";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, startServe, within } from "./crash-kit.js";
+import { runAhp, startServe, within } from "./crash-kit.js";
 
 let dir: string;
 let keyFile: string;
@@ -22,17 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-function ahp(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const ahp = (args: string[]) => runAhp(args);
 
 async function until(condition: () => Promise<boolean>, what: string, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
