@@ -59,10 +59,10 @@ describe("explain", () => {
   it("resolves file paths of a tool call against the workspace root", () => {
     const x = explainEvent(POLICY, {
       event_type: "pre_action",
-      payload: { tool_name: "write_file", arguments: { path: "../../etc/passwd" } },
+      payload: { tool_name: "write_file", arguments: { path: "../../home/dev/notes.md" } },
     });
     expect(x.analysis.workspaceRoot).toBe("/srv/app");
-    expect(x.analysis.files).toEqual([{ path: "../../etc/passwd", resolved: "/etc/passwd", insideWorkspace: false }]);
+    expect(x.analysis.files).toEqual([{ path: "../../home/dev/notes.md", resolved: "/home/dev/notes.md", insideWorkspace: false }]);
     expect(x.ruleId).toBe("block-write-outside-workspace");
   });
 
