@@ -380,12 +380,6 @@ export class WebSocketServerTransport implements Transport {
   }
 }
 
-/**
- * Serves `server` over WebSocket on your own `WebSocketServer` (`wss`) or `http.Server`
- * (`httpServer`). With `httpServer`, upgrades outside `path` are left to other `upgrade`
- * listeners (or answered 404 when there are none) and refused agents get 401 before the
- * upgrade completes.
- */
 /** How `listenWebSocket` tells the attached server about the TCP connections it tracks. */
 export interface SocketRoster {
   readonly roster: ConnectionRoster;
@@ -397,6 +391,12 @@ export interface SocketRoster {
 /** Internal: the roster {@link listenWebSocket} hands to the server it attaches (not exported from the package). */
 export const socketRosters = new WeakMap<AttachWebSocketOptions, SocketRoster>();
 
+/**
+ * Serves `server` over WebSocket on your own `WebSocketServer` (`wss`) or `http.Server`
+ * (`httpServer`). With `httpServer`, upgrades outside `path` are left to other `upgrade`
+ * listeners (or answered 404 when there are none) and refused agents get 401 before the
+ * upgrade completes.
+ */
 export function attachWebSocketServer(server: AhpServer, options: AttachWebSocketOptions): AttachedWebSocketServer {
   if ((options.wss === undefined) === (options.httpServer === undefined)) {
     throw new AhpLocalError("INVALID_ARGUMENT", "attachWebSocketServer needs exactly one of `wss` or `httpServer`");

@@ -11,11 +11,13 @@ import type { ApprovalEvent } from "./approvals.js";
 import { seconds } from "./hold-wait.js";
 
 /** One receiver: its URL and the secret its signatures are made with (none: unsigned). */
+/** One receiver of approval notifications: where to POST, and the HMAC secret that signs the body. */
 export interface ApprovalWebhook {
   url: string;
   secret?: string;
 }
 
+/** Options of {@link ApprovalNotifier}: the receivers, the inspector link, retries and time limits. */
 export interface NotifierOptions {
   webhooks: readonly ApprovalWebhook[];
   /** The inspector's address (no token), linked from every message. */
@@ -32,7 +34,9 @@ export interface NotifierOptions {
   fetch?: typeof fetch;
 }
 
+/** The header carrying `v1=<hex HMAC-SHA256(secret, timestamp + "." + body)>` on every webhook POST. */
 export const SIGNATURE_HEADER = "x-ahp-signature";
+/** The header carrying the time the signature covers (receivers refuse old ones against replays). */
 export const TIMESTAMP_HEADER = "x-ahp-timestamp";
 
 /** The signature a receiver recomputes: `v1=` + hex HMAC-SHA256 over `<timestamp>.<body>`. */
@@ -71,6 +75,10 @@ export function webhookText(event: ApprovalEvent, link: string | undefined): str
   return link === undefined ? text : `${text} ${link}`;
 }
 
+/**
+ * Sends approval notifications (a hold, its outcome) to every webhook, off the decision path:
+ * queued, signed, retried with backoff, never awaited by a decision.
+ */
 export class ApprovalNotifier {
   readonly #options: NotifierOptions;
   readonly #controller = new AbortController();
