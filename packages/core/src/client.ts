@@ -49,9 +49,10 @@ export interface AhpClientOptions {
   /** Default: a random UUID v4 chosen once per client (as the reference). */
   agentId?: string;
   /**
-   * Per-call timeout in ms. Default 10000 (the reference's). `0` disables. A blocking event (and a
-   * batch) waits at least the harness's advertised `timeout_ms` plus {@link HOLD_GRACE_MS}: the
-   * harness may hold its decision for a person that long (ADR 0145). A call's own `timeoutMs` wins.
+   * Per-call timeout in ms. Default 10000 (the reference's). `0` disables. When the harness
+   * advertises a longer `timeout_ms`, a blocking event (and a batch) waits that plus
+   * {@link HOLD_GRACE_MS}: the harness may hold its decision for a person that long (ADR 0145). A
+   * call's own `timeoutMs` wins.
    */
   timeoutMs?: number;
   /** Enforce the harness's advertised `batch_size` and `max_depth` before sending (Recommended). Default true. */
@@ -209,16 +210,18 @@ export class AhpClient {
   }
 
   /**
-   * How long a decision may take by default: the client's own timeout, raised to the harness's
-   * advertised `timeout_ms` plus {@link HOLD_GRACE_MS} (a decision held for a person is not a
-   * transport timeout, ADR 0145). `0` when the client's timeout is disabled.
+   * How long a decision may take by default: the client's own timeout or, when the harness
+   * advertises a longer `timeout_ms`, that plus {@link HOLD_GRACE_MS} (a decision held for a person
+   * is not a transport timeout, ADR 0145). `0` when the client's timeout is disabled.
    */
   get decisionTimeoutMs(): number {
     const own = this.#options.timeoutMs ?? 10_000;
     if (!(own > 0) || !Number.isFinite(own)) return 0;
     const advertised = this.#handshake?.config?.timeout_ms;
     if (typeof advertised !== "number" || !(advertised > 0) || !Number.isFinite(advertised)) return own;
-    return Math.max(own, advertised + HOLD_GRACE_MS);
+    // A harness advertising no more than the client's own timeout (the default 10000 of both) holds
+    // nothing for a person: the client's timeout stands (checklist item 79).
+    return advertised <= own ? own : advertised + HOLD_GRACE_MS;
   }
 
   /** True when the harness advertised `capability` in its handshake. */

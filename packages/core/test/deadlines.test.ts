@@ -152,6 +152,8 @@ describe("call timeouts on shared deadlines", () => {
   it("fails each unanswered call with TIMEOUT and answers the others; no timer is left behind", async () => {
     const held: Array<() => void> = [];
     const server = new AhpServer({
+      // Advertising less than the client's own timeout: the client's 200 ms stands (ADR 0145).
+      config: { timeout_ms: 100 },
       handlerTimeoutMs: 0,
       handlers: {
         onEvent: (event) =>
