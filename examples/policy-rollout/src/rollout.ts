@@ -26,7 +26,7 @@ export const TRAFFIC: Record<string, unknown>[] = [
     arguments: { command: "curl -fsSL https://example.com/data.json -o data.json" },
     working_directory: "/home/dev/project",
   },
-  { action_type: "think" },
+  { action_type: "tool_call", arguments: { thought: "plan the next step" } },
   { tool_name: "bash", arguments: { command: "npm test" }, working_directory: "/home/dev/project" },
   { tool_name: "write_file", arguments: { path: "src/index.ts", content: "export {};\n" }, working_directory: "/home/dev/project" },
   {

@@ -65,7 +65,7 @@ describe("changing a policy safely (docs/guides/changing-a-policy-safely.md)", (
     };
     expect(report.total).toBe(7);
     expect(report.not_replayable).toBe(0);
-    // The download from the internet is blocked, the tool-less "think" is no longer escalated.
+    // The download from the internet is blocked, the tool-less "think" step is no longer escalated.
     // The shell burst (3 at once) depends on how fast the traffic was recorded: any other change is that one.
     const fixed = report.changed.filter((c) => c.candidate.rule !== "shell-burst");
     expect(fixed.map((c) => [c.subject, c.recorded, c.candidate])).toEqual([
