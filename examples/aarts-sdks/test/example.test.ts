@@ -65,7 +65,9 @@ describe("Claude Code hook", () => {
     try {
       const pre = hook.settings.hooks.PreToolUse?.[0];
       expect(pre?.matcher).toBe("*");
-      expect(pre?.hooks[0]?.command).toBe(`ahp-aarts-hook claude-code --connect unix:${hook.socket} --fail-closed`);
+      // The hook is told the host's own per-hook limit, written beside it as `timeout` (ADR 0140).
+      expect(pre?.hooks[0]?.command).toBe(`ahp-aarts-hook claude-code --connect unix:${hook.socket} --fail-closed --host-timeout-ms 60000`);
+      expect(pre?.hooks[0]).toMatchObject({ timeout: 60 });
       expect(Object.keys(hook.settings.hooks)).toEqual(expect.arrayContaining(["SessionStart", "UserPromptSubmit", "PostToolUse"]));
 
       const allowed = await hook.fire("PreToolUse", bashCall("ls build", hook.home));
