@@ -63,7 +63,8 @@ export function classify(value: unknown): Classified {
   const m = value as Record<string, unknown>;
   const id = readId(m);
   const invalid = (): Classified => (id === undefined ? { kind: "invalid" } : { kind: "invalid", id });
-  if (typeof m.jsonrpc !== "string") return invalid();
+  // Only "2.0" is a JSON-RPC 2.0 message (ADR 0154): any other version is invalid, answered -32600 when it has an id.
+  if (m.jsonrpc !== "2.0") return invalid();
   if (typeof m.method !== "string") return "id" in m && ("result" in m || "error" in m) ? { kind: "response" } : invalid();
   if (!("params" in m)) return invalid();
   if (id !== undefined) return { kind: "request", id, method: m.method };

@@ -161,7 +161,14 @@ describe("limit reports in logs and metrics", () => {
     const url = h.urls.http!;
     const post = (body: string) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body, keepalive: false });
 
-    expect((await post(JSON.stringify(event("x", { payload: { blob: "y".repeat(3 * 1024 * 1024) } })))).status).toBe(413);
+    // The harness answers 413 and closes without reading the rest of the body: a client still
+    // writing it may see the connection reset (EPIPE) before it reads that answer, which is a
+    // matter of timing. Either way the limit is reported, and the harness serves the next request.
+    const oversized = await post(JSON.stringify(event("x", { payload: { blob: "y".repeat(3 * 1024 * 1024) } }))).then(
+      (r) => r.status,
+      (error: unknown) => String((error as { cause?: { code?: string } }).cause?.code ?? error),
+    );
+    expect(oversized === 413 || oversized === "EPIPE" || oversized === "ECONNRESET").toBe(true);
     expect((await expectReported(h, "http", "max_body_bytes", 2 * 1024 * 1024)).action).toBe("answered_413_closed");
 
     expect((await post(nested(200))).status).toBe(400);

@@ -135,11 +135,11 @@ function isJsonContentType(value: string | undefined): boolean {
   return type === JSON_TYPE || (type.startsWith("application/") && type.endsWith("+json"));
 }
 
-/** §3.4 rule 2 without the id test: what the reference would classify as a notification. */
+/** §3.4 rule 2 without the id test: what the reference would classify as a notification (JSON-RPC "2.0" only, ADR 0154). */
 function isNotificationShaped(message: unknown): boolean {
   if (message === null || typeof message !== "object" || Array.isArray(message)) return false;
   const m = message as Record<string, unknown>;
-  return typeof m.jsonrpc === "string" && typeof m.method === "string" && "params" in m;
+  return m.jsonrpc === "2.0" && typeof m.method === "string" && "params" in m;
 }
 
 type SocketConnection = AhpServerConnection & { close(): void };

@@ -3,7 +3,7 @@
  * metrics, audit log, fail-closed handler failures) on an `AhpServer` in this process, fed over
  * core's in-memory pair. Here the oracle can look at `Object.prototype` itself.
  */
-import { AhpServer, createLinkedPair, type InMemoryTransport } from "@ahp/core";
+import { AhpServer, createLinkedPair, stringifyMessage, type InMemoryTransport } from "@ahp/core";
 import { openAuditLog, withAudit, type AuditKey, type AuditLog } from "@ahp/audit";
 import { createAhpMetrics, withMetrics } from "@ahp/observability";
 import { DEFAULT_POLICY, PolicyEngine, composeHandlers } from "@ahp/policy";
@@ -34,7 +34,8 @@ export class MemoryDriver implements Driver {
     this.#timeoutMs = timeoutMs;
     this.#snapshot = snapshotPrototypes();
     agent.onmessage = (message) => {
-      this.#answers.push(message);
+      // As a byte transport would carry it: an id beyond 2^53 travels as its original digits.
+      this.#answers.push(JSON.parse(stringifyMessage(message)));
       this.#wake?.();
     };
   }
