@@ -38,7 +38,7 @@ function verify(args: string[]): Promise<number | null> {
 async function killUnderLoad(dir: string, killAfter: number): Promise<string> {
   const log = join(dir, "audit.log");
   const serve = await startServe(["--unix", join(dir, "h.sock"), "--audit", log, "--audit-key-file", keyFile], 1);
-  const killed = deferred();
+  const reached = deferred();
   let acknowledged = 0;
   const loads: LoadAgent[] = [];
   const clients: AhpClient[] = [];
@@ -48,15 +48,22 @@ async function killUnderLoad(dir: string, killAfter: number): Promise<string> {
     clients.push(client);
     loads.push(
       new LoadAgent(client, { concurrency: 4, batchEvery: 3, batchSize: 8, notifyEvery: 0 }, () => {
-        if (++acknowledged === killAfter) {
-          serve.child.kill("SIGKILL");
-          killed.resolve();
-        }
+        if (++acknowledged === killAfter) reached.resolve();
       }),
     );
   }
   for (const load of loads) load.start();
-  await within(killed.promise, 60_000, `${killAfter} decisions were not acknowledged`);
+  await within(reached.promise, 60_000, `${killAfter} decisions were not acknowledged`);
+  // Kill only once a checkpoint covers some records: on a fast machine the decisions can all come
+  // before the first checkpoint after the genesis one, and there would be no window to measure.
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const read = await readCheckpoint(`${log}.checkpoint`).catch(() => undefined);
+    if (read !== undefined && !("problem" in read) && read.checkpoint.seq > 0) break;
+    if (Date.now() > deadline) throw new Error("no checkpoint covering a record within 60 s");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  serve.child.kill("SIGKILL");
   await within(serve.exited, 10_000, "the harness did not die");
   await within(Promise.all(loads.map((l) => l.done)), 10_000, "calls still pending after the harness died");
   for (const client of clients) await client.close().catch(() => undefined);
