@@ -1,6 +1,6 @@
 /**
  * `pnpm bench`: runs every suite in src/suites (or those named on the command line) and prints
- * one table. `--quick` shortens every run (used by tests to prove the suites still execute).
+ * one table (a suite is named by its name or its file's, e.g. `core` or `core-roundtrip`). `--quick` shortens every run (used by tests to prove the suites still execute).
  * `--json FILE` also writes the rows as JSON.
  */
 import { readdirSync, writeFileSync } from "node:fs";
@@ -26,7 +26,7 @@ const rows: Row[] = [];
 for (const file of files) {
   const mod = (await import(pathToFileURL(join(here, "suites", file)).href)) as { suite: Suite };
   const suite = mod.suite;
-  if (wanted.length > 0 && !wanted.includes(suite.name)) continue;
+  if (wanted.length > 0 && !wanted.includes(suite.name) && !wanted.includes(file.replace(/\.m?ts$/, ""))) continue;
   process.stderr.write(`running ${suite.name}...\n`);
   const suiteRows = await suite.run({ quick });
   rows.push(...suiteRows);
