@@ -61,8 +61,9 @@ const SHAPES: Record<string, (n: number) => string> = {
 
 describe("analysis work is linear in the command's length", () => {
   for (const [shape, build] of Object.entries(SHAPES)) {
-    it(shape, () => {
-      const sizes = [10_000, 100_000, 1_000_000];
+    // Work is counted, not timed; the limit only has to cover lexing 400 KB on a loaded machine.
+    it(shape, { timeout: 120_000 }, () => {
+      const sizes = [4_000, 40_000, 400_000];
       const results = sizes.map((n) => {
         const command = build(n);
         return { length: command.length, ...work(command) };
