@@ -40,6 +40,8 @@ export const STANDARD_UPDATES = new Set([
 const obj = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** How many allowed tool calls a session remembers until the agent reports them finished. */
+const MAX_ALLOWED_TOOLS = 1024;
 
 /**
  * Options of {@link AcpBridgeEngine}: the machinery's options plus how to reach the agent, probing,
@@ -297,6 +299,8 @@ export class AgentFace extends SuspendCore {
         s.digest = digest.length > 2 * DIGEST_CHARS ? digest.slice(-DIGEST_CHARS) : digest;
       }
     }
+    if (tag === "tool_call_update" && (u.status === "completed" || u.status === "failed") && typeof u.toolCallId === "string")
+      this.reportFinished(s, u.toolCallId, u.status);
     const refused = tag === "tool_call_update" && typeof u.toolCallId === "string" ? s.refused?.get(u.toolCallId) : undefined;
     if (refused !== undefined) this.emit(s, keepRefusal(u, refused));
     else if (line !== undefined && p!.sessionId === s.id && keyCount(p!) === 2) this.emitLine(s, u, line);
@@ -451,16 +455,25 @@ export class AgentFace extends SuspendCore {
     const tc = obj(p.toolCall) ?? {};
     const options = Array.isArray(p.options) ? (p.options as Array<{ optionId: string; kind: string; name?: string }>) : [];
     const title = String(tc.title ?? tc.kind ?? "tool");
+    const action = this.bo.permissionEvent === "confirmation" ? undefined : permissionPayload(tc, s.cwd);
     const verdict =
-      this.bo.permissionEvent === "confirmation"
+      action === undefined
         ? await this.guard(s.id, "confirmation", {
             session_id: s.id,
             confirmation_type: "user_confirm",
             message: title,
             options: options.map((o) => o.name ?? o.optionId),
           })
-        : await this.guard(s.id, "pre_action", permissionPayload(tc, s.cwd));
-    if (verdict.outcome === "proceed") return undefined;
+        : await this.guard(s.id, "pre_action", action);
+    if (verdict.outcome === "proceed") {
+      if (action !== undefined && typeof tc.toolCallId === "string" && tc.toolCallId !== "") {
+        const allowed = (s.allowedTools ??= new Map());
+        // Bounded: an agent that never reports its tool calls finished cannot grow this without end.
+        if (allowed.size >= MAX_ALLOWED_TOOLS) allowed.delete(allowed.keys().next().value!);
+        allowed.set(tc.toolCallId, verdict.modifiedPayload === undefined ? action : { ...action, ...obj(verdict.modifiedPayload) });
+      }
+      return undefined;
+    }
     if (verdict.outcome === "refuse" || verdict.outcome === "skip") {
       // A harness refusal, not the user's: the client is told why (ADR 0142); the agent gets its
       // reject option with the decision in `_meta`.
@@ -476,6 +489,18 @@ export class AgentFace extends SuspendCore {
       return refusalAnswer(options, refusal);
     }
     return cancelled;
+  }
+
+  /**
+   * A tool call the harness allowed has finished: the harness learns how it went (`post_action`,
+   * `result.status` `completed` or `failed`), so its record and any view of it (the Agent Host)
+   * show the call done rather than cut short at the turn's end.
+   */
+  protected reportFinished(s: Session, toolCallId: string, status: "completed" | "failed"): void {
+    const action = s.allowedTools?.get(toolCallId);
+    if (action === undefined) return;
+    s.allowedTools!.delete(toolCallId);
+    this.harness?.notify("post_action", s.id, { ...action, result: { status, success: status === "completed" } });
   }
 
   /** An aware agent parks itself (T7); the bridge, as its client, owns the conditions (§5.7). */

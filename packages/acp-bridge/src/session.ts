@@ -138,6 +138,11 @@ export interface Session {
   early?: EarlyUpdate[];
   /** Tool calls the harness refused: the agent's later updates of them keep the reason in view. */
   refused?: Map<string, Refusal>;
+  /**
+   * Tool calls the harness let through (`pre_action` allowed), by id, with the payload it saw:
+   * when the agent reports one completed or failed, the harness gets its `post_action`.
+   */
+  allowedTools?: Map<string, Record<string, unknown>>;
 }
 
 /** An agent `session/update` as it arrived: its params and, when it may be forwarded as is, its line. */
