@@ -469,7 +469,7 @@ export class AgentFace extends SuspendCore {
       if (action !== undefined && typeof tc.toolCallId === "string" && tc.toolCallId !== "") {
         const allowed = (s.allowedTools ??= new Map());
         // Bounded: an agent that never reports its tool calls finished cannot grow this without end.
-        if (allowed.size >= MAX_ALLOWED_TOOLS) allowed.delete(allowed.keys().next().value!);
+        if (allowed.size >= MAX_ALLOWED_TOOLS) allowed.delete(allowed.keys().next().value);
         allowed.set(tc.toolCallId, verdict.modifiedPayload === undefined ? action : { ...action, ...obj(verdict.modifiedPayload) });
       }
       return undefined;
