@@ -7,7 +7,7 @@
 import type { AhpEvent, ConfirmationDecisionInput, DecisionInput, HandshakeRequest } from "@ahp/core";
 import { META } from "../wire/constants.js";
 import type { ChatState, Meta, StateAction } from "../wire/types.js";
-import { ALREADY_RESOLVED, CANCEL_REASON, type ApprovalBroker, type DecidedInfo } from "./approvals.js";
+import { ALREADY_RESOLVED, cancelReason, type ApprovalBroker, type DecidedInfo } from "./approvals.js";
 import { holdBudget, parseClientWait, type ClientWait } from "./hold-wait.js";
 import { commitChat, nowIso, setChatMeta, type ChatRecord, type SessionRecord, type ToolRecord } from "./model.js";
 import { isPerCallAgent, type Sessions } from "./sessions.js";
@@ -377,7 +377,12 @@ export class Projector {
     let decidedBy: DecidedInfo["decidedBy"] = "policy";
     const rule = out.decision === "escalate" ? session.rules.find((r) => r.tool === toolName) : undefined;
     if (rule !== undefined) {
-      out = { decision: "allow", metadata: { approved_by: rule.createdBy, rule: `allow-session:${toolName}` } };
+      // `reason` is an extra member of `allow` (ignored by agents), kept by the audit record (ADR 0162).
+      out = {
+        decision: "allow",
+        reason: `Approved by ${rule.createdBy}'s rule for this session`,
+        metadata: { approved_by: rule.createdBy, rule: `allow-session:${toolName}` },
+      } as DecisionInput;
       decidedBy = "human";
       this.#chat(session, chat, {
         ...ready,
@@ -508,7 +513,7 @@ export class Projector {
    * afterwards the session blocks until a new run.
    */
   cancelled(session: SessionRecord, chat: ChatRecord, principal: string, commit: () => void): void {
-    session.cancelling = CANCEL_REASON;
+    session.cancelling = cancelReason(principal);
     this.broker.cancelSession(session, principal);
     commit();
     this.sessions.turnEnded(session, chat);
