@@ -122,7 +122,7 @@ const typedReason = (typed: string, verb: string, principal: string): string => 
 /**
  * A decision with the reason the audit log records (ADR 0162). AHP 2.4 has no `reason` on
  * `allow` or on `approve`/`escalate` of a confirmation: there it is an extra member, which
- * receivers ignore (spec §3) and the audit record keeps.
+ * receivers ignore (AHP spec §3.5) and the audit record keeps.
  */
 function withReason<T extends DecisionInput | ConfirmationDecisionInput>(decision: T, reason: string): T {
   const out: T = { ...decision, reason };
