@@ -157,6 +157,8 @@ describeInBrowser(
         expect(page.url()).not.toContain(TOKENS.approver);
         expect(page.url()).toContain("#session=");
         await page.locator('article.tool[data-status="pending-confirmation"] button[data-action="approve"]').waitFor();
+        // A background tab tells by its title that a session waits for a person.
+        await expect(page.title()).resolves.toBe("(1) approval needed · AHP inspector");
         await shot(page, "session-link-opened");
 
         // Another link in the same tab: by agent session id, to an ended session (its group opens).
@@ -176,6 +178,7 @@ describeInBrowser(
         await page.evaluate((uri) => (location.hash = `#session=${encodeURIComponent(uri)}`), uriOf("link-target"));
         await page.locator('article.tool[data-status="pending-confirmation"] button[data-action="approve"]').click();
         expect((await decision).decision).toBe("allow");
+        await page.waitForFunction(() => document.title === "AHP inspector", undefined, { timeout: 60_000 });
       } finally {
         await context.close();
       }

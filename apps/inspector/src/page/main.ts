@@ -161,6 +161,11 @@ async function boot(): Promise<void> {
   };
 
   function render(): void {
+    // A background tab says in its title how many sessions wait for a person.
+    let waiting = 0;
+    for (const s of live.sessions.values()) if (needsInput(s.status)) waiting++;
+    const title = waiting === 0 ? "AHP inspector" : `(${waiting}) approval needed · AHP inspector`;
+    if (document.title !== title) document.title = title;
     bar.dataset.status = live.status;
     if (live.lastResync !== undefined) bar.dataset.resync = live.lastResync.type;
     bar.textContent =
