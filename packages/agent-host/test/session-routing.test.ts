@@ -167,7 +167,12 @@ describe("sessions keyed per agent connection (ADR 0161)", () => {
     await a.send("pre_action", "claude-2", tool("Bash"));
     await a.client.close();
     await run.detached("claude-2");
-    run.time.advance(59_999);
+    // The hook process's own handshake session (a random id, nothing but the handshake) ends after the usual 30 s.
+    const handshakeOnly = [...run.host.sessions.byId.values()].filter((s) => s.perCall && !s.hadTurns);
+    expect(handshakeOnly).toHaveLength(1);
+    run.time.advance(30_000);
+    expect(handshakeOnly[0]!.ended).toBe(true);
+    run.time.advance(59_999 - 30_000);
     expect(run.sessionsOf("claude-2")[0]!.ended).toBe(false);
     run.time.advance(1);
     expect(run.sessionsOf("claude-2")[0]!.ended).toBe(true);

@@ -384,8 +384,8 @@ export class Sessions {
 
   /**
    * An agent connection closed: its sessions without another connection end after the grace
-   * period (a longer one for a session of per-call hook connections, whose connections close
-   * after every call).
+   * period (a longer one for a session with turns carried by per-call hook connections, whose
+   * connections close after every call).
    */
   detach(connectionId: number): void {
     const entry = this.#agents.get(connectionId);
@@ -394,7 +394,9 @@ export class Sessions {
     for (const session of sessions) {
       if (!session.connections.delete(connectionId) || session.connections.size > 0 || session.ended) continue;
       this.#hooks.failHeld(session, undefined, "The agent disconnected");
-      const grace = session.perCall && session.owners.size === 0 ? this.options.perCallGraceMs : this.options.graceMs;
+      // A hook call's own handshake session (nothing but the handshake) ends as any other.
+      const perCall = session.perCall && session.owners.size === 0 && session.hadTurns;
+      const grace = perCall ? this.options.perCallGraceMs : this.options.graceMs;
       session.graceTimer = this.scheduler.setTimeout(() => {
         session.graceTimer = undefined;
         if (session.connections.size === 0) this.endSession(session, "cancelled", "The agent disconnected");
