@@ -14,6 +14,8 @@ import { HAVE_CHROMIUM, IN_CI, INSTALL_HINT, TOKENS, agent, cuttableProxy, launc
 
 export interface InspectorEnv {
   served: Served;
+  /** The temporary folder of this file's harness (token file, config, and whatever `serveArgs` put there). */
+  dir: string;
   browser: Browser;
   proxy: Awaited<ReturnType<typeof cuttableProxy>>;
   /**
@@ -26,7 +28,11 @@ export interface InspectorEnv {
 }
 
 /** `describe` for browser tests: runs `body` with a live {@link InspectorEnv} when chromium is there. */
-export function describeInBrowser(name: string, body: (env: InspectorEnv) => void, options: { approvalTimeoutMs?: number } = {}): void {
+export function describeInBrowser(
+  name: string,
+  body: (env: InspectorEnv) => void,
+  options: { approvalTimeoutMs?: number; serveArgs?: (dir: string) => Promise<string[]> } = {},
+): void {
   if (!HAVE_CHROMIUM && !IN_CI) console.warn(`skipping "${name}": ${INSTALL_HINT}`);
   describe.runIf(IN_CI && !HAVE_CHROMIUM)(`${name} (CI)`, () => {
     it("has chromium to run the browser tests", () => {
@@ -56,7 +62,9 @@ export function describeInBrowser(name: string, body: (env: InspectorEnv) => voi
     } as InspectorEnv;
     beforeAll(async () => {
       dir = await mkdtemp(join(tmpdir(), "ahp-inspector-"));
-      [env.served, env.browser] = await Promise.all([serve(dir, [], options.approvalTimeoutMs), launchChromium()]);
+      env.dir = dir;
+      const extra = (await options.serveArgs?.(dir)) ?? [];
+      [env.served, env.browser] = await Promise.all([serve(dir, extra, options.approvalTimeoutMs), launchChromium()]);
       const target = new URL(env.served.httpUrl);
       env.proxy = await cuttableProxy({ host: target.hostname, port: Number(target.port) });
     });

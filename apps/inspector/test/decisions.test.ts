@@ -90,7 +90,7 @@ describeInBrowser("who decided, seen from every page", (env) => {
     await alice.screenshot({ path: shot, fullPage: true });
     console.log(`inspector screenshot (confirmation view): ${shot}`);
     await card.locator('button[data-action="answer"][data-option="reject"]').click();
-    expect(await first).toEqual({ decision: "reject", reason: "not on a Friday" });
+    expect(await first).toEqual({ decision: "reject", reason: "not on a Friday (rejected by alice)" });
     for (const page of [alice, vera]) {
       const answered = inputCard(page, "answered", "Deploy v2 to production?");
       await answered.locator('.outcome[data-outcome="rejected"]').filter({ hasText: "rejected by alice" }).waitFor();

@@ -97,7 +97,7 @@ describe("outcome lines", () => {
     expect(inputOutcome("accept", human("approve"))?.text).toBe("approved by ana");
     expect(inputOutcome("accept", human("reject"))?.text).toBe("rejected by ana");
     expect(inputOutcome("decline", human("reject"))?.text).toBe("declined by ana");
-    expect(inputOutcome("cancel", human("escalate"))?.text).toBe("handed back to the harness by ana");
+    expect(inputOutcome("cancel", human("escalate"))?.text).toBe("handed back to the agent's own prompt by ana");
     expect(inputOutcome("cancel", human("reject"))?.text).toBe("cancelled by ana");
     expect(inputOutcome("cancel", { decision: "reject", decidedBy: "timeout" })?.kind).toBe("timed-out");
     expect(inputOutcome("accept", undefined)?.kind).toBe("sending");

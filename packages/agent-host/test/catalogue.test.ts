@@ -38,6 +38,11 @@ function setup() {
   store.addSubscriber(ROOT_URI, { send: (frame: OutFrame) => frames.push(JSON.parse(frame.text)) });
   const session: SessionRecord = {
     sessionId: "s1",
+    agentSessionId: "s1",
+    run: 1,
+    hadTurns: false,
+    perCall: false,
+    owners: new Set(),
     uri: SESSION,
     createdAt: "2026-11-01T00:00:00.000Z",
     ended: false,

@@ -12,7 +12,7 @@ import { startHost, type Running } from "./helpers/harness.js";
 import { probe, runEvent, S1_CHAT, S1_URI, toolCalls } from "./helpers/scenario.js";
 
 const DECISION = "ahpHarness/decision";
-const CANCELLED = "Run cancelled from an Agent Host client";
+const CANCELLED = "Run cancelled from an Agent Host client by olga";
 
 let run: Running | undefined;
 afterEach(async () => {
@@ -71,7 +71,7 @@ describe("who decided a held request", () => {
     const echo = await vera.action("chat/toolCallConfirmed", S1_CHAT, from);
     expect(echo.origin).toEqual({ clientId: "A", clientSeq: 1 });
     expect(echo.action._meta).toEqual({
-      [DECISION]: { decision: "allow", outcome: "approved", decidedBy: "human", approver: "alice" },
+      [DECISION]: { decision: "allow", reason: "Approved by alice", outcome: "approved", decidedBy: "human", approver: "alice" },
       "example/note": "checked",
     });
     await vera.action("session/inputNeededRemoved", S1_URI, from);
@@ -80,6 +80,7 @@ describe("who decided a held request", () => {
     for (const c of [alice, bob, vera])
       expect(recordOf(toolCalls(c.api.state.confirmed<ChatState>(S1_CHAT))[0])).toEqual({
         decision: "allow",
+        reason: "Approved by alice",
         outcome: "approved",
         decidedBy: "human",
         approver: "alice",
@@ -100,9 +101,9 @@ describe("who decided a held request", () => {
       reason: "denied",
       reasonMessage: "not on main",
     });
-    expect(await second).toMatchObject({ decision: "block", reason: "not on main" });
+    expect(await second).toMatchObject({ decision: "block", reason: "not on main (denied by bob)" });
     await vera.action("session/inputNeededRemoved", S1_URI, from);
-    const denied = { decision: "block", reason: "not on main", outcome: "denied", decidedBy: "human", approver: "bob" };
+    const denied = { decision: "block", reason: "not on main (denied by bob)", outcome: "denied", decidedBy: "human", approver: "bob" };
     expect(recordOf(toolCalls(vera.api.state.confirmed<ChatState>(S1_CHAT))[1])).toEqual(denied);
 
     // A page reloaded after the decisions gets them from its snapshot.
@@ -110,7 +111,7 @@ describe("who decided a held request", () => {
     await late.api.initialize([S1_URI, S1_CHAT]);
     const calls = toolCalls(late.api.state.confirmed<ChatState>(S1_CHAT));
     expect(calls.map((t) => [t.status, recordOf(t)])).toEqual([
-      ["running", { decision: "allow", outcome: "approved", decidedBy: "human", approver: "alice" }],
+      ["running", { decision: "allow", reason: "Approved by alice", outcome: "approved", decidedBy: "human", approver: "alice" }],
       ["cancelled", denied],
     ]);
     expect(calls).toEqual(toolCalls(run.host.state<ChatState>(S1_CHAT)));
@@ -183,7 +184,14 @@ describe("confirmation events answered by a human", () => {
     expect(outcomes(vera.api.state.confirmed<ChatState>(S1_CHAT))).toEqual([
       {
         content: "Confirmation approved by alice",
-        record: { decision: "approve", outcome: "approved", decidedBy: "human", approver: "alice", requestId: firstId },
+        record: {
+          decision: "approve",
+          reason: "Approved by alice",
+          outcome: "approved",
+          decidedBy: "human",
+          approver: "alice",
+          requestId: firstId,
+        },
       },
     ]);
 
@@ -204,7 +212,7 @@ describe("confirmation events answered by a human", () => {
       response: "accept",
       answers: { decision: selected("reject") },
     });
-    expect(await second).toEqual({ decision: "reject", reason: "too much" });
+    expect(await second).toEqual({ decision: "reject", reason: "too much (rejected by bob)" });
     await vera.action("session/inputNeededRemoved", S1_URI, from);
     from = vera.mark;
     // Without a typed reason the agent is told who rejected; the notice does not say it twice.
@@ -221,11 +229,25 @@ describe("confirmation events answered by a human", () => {
     const expected = [
       {
         content: "Confirmation approved by alice",
-        record: { decision: "approve", outcome: "approved", decidedBy: "human", approver: "alice", requestId: firstId },
+        record: {
+          decision: "approve",
+          reason: "Approved by alice",
+          outcome: "approved",
+          decidedBy: "human",
+          approver: "alice",
+          requestId: firstId,
+        },
       },
       {
         content: "Confirmation rejected by bob: too much",
-        record: { decision: "reject", reason: "too much", outcome: "denied", decidedBy: "human", approver: "bob", requestId: secondId },
+        record: {
+          decision: "reject",
+          reason: "too much (rejected by bob)",
+          outcome: "denied",
+          decidedBy: "human",
+          approver: "bob",
+          requestId: secondId,
+        },
       },
       {
         content: "Confirmation rejected by alice",
@@ -330,7 +352,7 @@ describe("confirmation events answered by a human", () => {
     const state = vera.api.state.confirmed<ChatState>(S1_CHAT)!;
     expect(state.turns.at(-1)!.state).toBe("cancelled");
     expect(outcomes(state)[1]).toEqual({
-      content: `Confirmation cancelled by olga: ${CANCELLED}`,
+      content: "Confirmation cancelled by olga: Run cancelled from an Agent Host client",
       record: { decision: "reject", reason: CANCELLED, outcome: "cancelled", decidedBy: "human", approver: "olga", requestId: second },
     });
 

@@ -128,7 +128,7 @@ describe("the record says what happened", () => {
       expect(await decision).toMatchObject(
         approved
           ? { decision: "allow", metadata: { approved_by: "alice", outcome } }
-          : { decision: "block", reason: "not today", metadata: { approved_by: "alice", outcome } },
+          : { decision: "block", reason: "not today (denied by alice)", metadata: { approved_by: "alice", outcome } },
       );
       expect(await resolved(seen)).toMatchObject({ outcome, approver: "alice" });
       expect(recordOf(run)).toMatchObject({ decidedBy: "human", approver: "alice", outcome });

@@ -231,7 +231,8 @@ describe("§14.2 scenarios 1–12", () => {
       reason: "denied",
       reasonMessage: "not now",
     });
-    expect(await pending).toMatchObject({ decision: "block", reason: "not now" });
+    // The person's reason, followed by who gave it (ADR 0162).
+    expect(await pending).toMatchObject({ decision: "block", reason: "not now (denied by alice)" });
     await b.action("chat/toolCallConfirmed", S1_CHAT);
     expect(toolCalls(b.api.state.confirmed<ChatState>(S1_CHAT))[0]!.status).toBe("cancelled");
   });

@@ -183,7 +183,8 @@ describe("§14.2 scenarios 13–24", () => {
     const held = agent.send("pre_action", { tool_name: "deploy", arguments: {} });
     await o.action("session/inputNeededSet", S1_URI);
     o.api.dispatch(S1_CHAT, { type: "chat/turnCancelled", turnId: "run-1", duration: 5 });
-    expect(await held).toMatchObject({ decision: "block", reason: "Run cancelled from an Agent Host client" });
+    // The specification's reason, followed by who cancelled (ADR 0162).
+    expect(await held).toMatchObject({ decision: "block", reason: "Run cancelled from an Agent Host client by olga" });
     const state = run.host.state<ChatState>(S1_CHAT)!;
     expect(state.activeTurn).toBeUndefined();
     expect(state.turns.at(-1)!.state).toBe("cancelled");

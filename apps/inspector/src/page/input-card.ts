@@ -6,7 +6,7 @@
  */
 import type { ChatInputQuestion, ChatInputRequest, ChatInputResponse } from "@ahp/agent-host/client";
 import { h, type Child } from "./dom.js";
-import { inputOutcome, type Decision } from "./outcome.js";
+import { inputOutcome, ownReason, type Decision } from "./outcome.js";
 
 export interface InputHandlers {
   canApprove: boolean;
@@ -137,9 +137,7 @@ export function inputCard(
     h("header", {}, h("b", {}, "Confirmation"), h("span", { class: "status" }, status === "unanswered" ? "not answered" : status)),
     h("p", { class: "message" }, request.message ?? choice?.message ?? ""),
     outcome === undefined ? null : h("p", { class: `outcome outcome-${outcome.kind}`, "data-outcome": outcome.kind }, outcome.text),
-    record?.reason === undefined || outcome?.kind === "approved" || record.reason.toLowerCase() === outcome?.text.toLowerCase()
-      ? null
-      : h("p", { class: "reason" }, record.reason),
+    ((reason) => (reason === undefined ? null : h("p", { class: "reason" }, reason)))(ownReason(record?.reason, outcome)),
     pending && !actions.canApprove ? h("p", { class: "waiting" }, "Waiting for an approver") : null,
     controls,
   );

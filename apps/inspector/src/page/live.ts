@@ -38,6 +38,8 @@ function randomId(): string {
 
 export class Live {
   readonly client: AgentHostClient;
+  /** The session list was fetched at least once (a linked session that is not in it is not on this harness). */
+  listed = false;
   readonly sessions = new Map<string, SessionSummary>();
   readonly #subscriptions = new Set<string>([ROOT_URI]);
   status: LinkStatus = "connecting";
@@ -114,6 +116,7 @@ export class Live {
     const { items } = await this.client.request<{ items: SessionSummary[] }>("listSessions", { channel: ROOT_URI });
     this.sessions.clear();
     for (const s of items) this.sessions.set(s.resource, s);
+    this.listed = true;
     for (const s of items) await this.#follow(s.resource);
     this.events.onchange();
   }

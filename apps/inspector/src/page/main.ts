@@ -3,7 +3,13 @@ import { needsInput, type ChatState, type ToolCallState } from "@ahp/agent-host/
 import { h } from "./dom.js";
 import { Live } from "./live.js";
 import { canApprove, takeToken, whoAmI, type WhoAmI } from "./token.js";
-import { sessionDetail, sessionList, tickCountdowns, type ApprovalHandlers, type PageModel } from "./view.js";
+import { lifecycleOf, sessionDetail, sessionList, tickCountdowns, type ApprovalHandlers, type PageModel } from "./view.js";
+
+/** The session a link names in its fragment (`#session=<uri or session id>`, as notifications link it). */
+function linkedSession(): string | undefined {
+  const value = new URLSearchParams(location.hash.slice(1)).get("session");
+  return value === null || value === "" ? undefined : value;
+}
 
 const root = document.getElementById("app")!;
 const bar = document.getElementById("link")!;
@@ -22,7 +28,9 @@ async function boot(): Promise<void> {
     // Served without a token in the URL (e.g. by the page cookie in a new tab): the token lives
     // only in the sessionStorage of the tab that opened the token link.
     fatal(
-      "This tab has no token: open the inspector's token link again (/inspector/?token=YOUR_TOKEN, the same token as the Agent Host API). A reload keeps the token only in the tab that opened the link.",
+      `This tab has no token: open the inspector's token link again (/inspector/?token=YOUR_TOKEN, the same token as the Agent Host API). A reload keeps the token only in the tab that opened the link.${
+        linkedSession() === undefined ? "" : " To open a linked session, put ?token=YOUR_TOKEN before the # of the link."
+      }`,
       "no-token",
     );
     return;
@@ -39,6 +47,16 @@ async function boot(): Promise<void> {
 
   let selected: string | undefined;
   let picked = false;
+  let showEnded = false;
+  let showEmpty = false;
+  // A session named by the link (`#session=`), opened once the list has it.
+  let wanted = linkedSession();
+  let missingLink: string | undefined;
+  window.addEventListener("hashchange", () => {
+    wanted = linkedSession();
+    missingLink = undefined;
+    redraw();
+  });
   const drafts = new Map<string, string>();
   let scheduled = false;
   const redraw = () => {
@@ -102,9 +120,22 @@ async function boot(): Promise<void> {
   const model = (): PageModel => {
     const sessions = [...live.sessions.values()]
       .sort((a, b) => (a.modifiedAt < b.modifiedAt ? 1 : -1))
-      .map((s) => ({ uri: s.resource, title: s.title, status: s.status, state: live.session(s.resource) }));
+      .map((s) => ({ uri: s.resource, title: s.title, status: s.status, state: live.session(s.resource), ...lifecycleOf(s._meta) }));
+    if (wanted !== undefined && live.listed) {
+      // The URI, else the newest session of that agent session id.
+      const link = wanted;
+      const found = sessions.find((s) => s.uri === link) ?? sessions.find((s) => s.agentSessionId === link);
+      wanted = undefined;
+      if (found === undefined) missingLink = link;
+      else {
+        missingLink = undefined;
+        selected = found.uri;
+        picked = true;
+        if (found.ended) showEnded = true;
+      }
+    }
     if (!picked || !sessions.some((s) => s.uri === selected)) {
-      selected = (sessions.find((s) => needsInput(s.status)) ?? sessions[0])?.uri;
+      selected = (sessions.find((s) => needsInput(s.status)) ?? sessions.find((s) => !s.ended) ?? sessions[0])?.uri;
     }
     return {
       sessions,
@@ -115,10 +146,26 @@ async function boot(): Promise<void> {
         picked = true;
         redraw();
       },
+      showEnded,
+      showEmpty,
+      setShowEnded: (open) => {
+        showEnded = open;
+        redraw();
+      },
+      setShowEmpty: (show) => {
+        showEmpty = show;
+        redraw();
+      },
+      ...(missingLink === undefined ? {} : { missingLink }),
     };
   };
 
   function render(): void {
+    // A background tab says in its title how many sessions wait for a person.
+    let waiting = 0;
+    for (const s of live.sessions.values()) if (needsInput(s.status)) waiting++;
+    const title = waiting === 0 ? "AHP inspector" : `(${waiting}) approval needed · AHP inspector`;
+    if (document.title !== title) document.title = title;
     bar.dataset.status = live.status;
     if (live.lastResync !== undefined) bar.dataset.resync = live.lastResync.type;
     bar.textContent =

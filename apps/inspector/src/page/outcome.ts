@@ -51,6 +51,18 @@ export function decisionOf(tool: ToolCallState): Decision {
   return d;
 }
 
+/**
+ * The part of a decision's reason the outcome line does not already say: a typed reason loses the
+ * "(denied by bob)" the host appends to it; a reason that only repeats the outcome is dropped.
+ */
+export function ownReason(reason: string | undefined, outcome: Outcome | undefined): string | undefined {
+  if (reason === undefined) return undefined;
+  const own = reason.replace(/ \((?:denied|rejected) by [^()]*\)$/, "");
+  if (own === "" || own.toLowerCase() === outcome?.text.toLowerCase()) return undefined;
+  if (outcome?.kind === "approved" && /^approved by /i.test(own)) return undefined;
+  return own;
+}
+
 /** How a held tool call ended, once a person (or the clock) decided it; undefined for policy decisions and pending calls. */
 export function toolOutcome(tool: ToolCallState): Outcome | undefined {
   const d = decisionOf(tool);
@@ -61,7 +73,10 @@ export function toolOutcome(tool: ToolCallState): Outcome | undefined {
     case "approved":
       return {
         kind: "approved",
-        text: tool.confirmed === "setting" ? `approved by ${d.approver}'s rule for this session` : `approved${by}`,
+        text:
+          tool.confirmed === "setting"
+            ? `approved by ${d.approver}'s rule for this session`
+            : `approved${by}${d.rules?.some((r) => r.startsWith("allow-session:")) === true ? " for the rest of the session" : ""}`,
       };
     case "edited":
       return { kind: "approved", text: `approved${by} with edits` };
@@ -102,7 +117,7 @@ export function inputOutcome(response: ChatInputResponse | undefined, record: De
     if (response === "decline") return { kind: "declined", text: `declined by ${by}` };
     if (response === "cancel")
       return record.decision === "escalate"
-        ? { kind: "escalated", text: `handed back to the harness by ${by}` }
+        ? { kind: "escalated", text: `handed back to the agent's own prompt by ${by}` }
         : { kind: "cancelled", text: `cancelled by ${by}` };
     if (record.decision === "approve") return { kind: "approved", text: `approved by ${by}` };
     return { kind: "rejected", text: `rejected by ${by}` };

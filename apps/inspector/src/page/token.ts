@@ -20,8 +20,11 @@ export function takeToken(): string | undefined {
       // Storage can be disabled; the token then lives in memory for this page only.
     }
     url.searchParams.delete("token");
-    url.hash = "";
-    history.replaceState(null, "", url.pathname + url.search);
+    // Only the token leaves the fragment: a `#session=` link still opens its session.
+    const rest = new URLSearchParams(url.hash.slice(1));
+    rest.delete("token");
+    const hash = rest.toString();
+    history.replaceState(null, "", url.pathname + url.search + (hash === "" ? "" : `#${hash}`));
     return token;
   }
   try {

@@ -17,7 +17,7 @@ import {
 } from "@ahp/agent-host/client";
 import { h, type Child } from "./dom.js";
 import { inputCard, type InputHandlers } from "./input-card.js";
-import { decisionOf, recordOf, toolOutcome, type Decision } from "./outcome.js";
+import { decisionOf, ownReason, recordOf, toolOutcome, type Decision } from "./outcome.js";
 
 export interface ApprovalHandlers extends InputHandlers {
   canApprove: boolean;
@@ -104,8 +104,7 @@ function toolCard(chat: string, turnId: string, tool: ToolCallState, actions: Ap
   const outcome = toolOutcome(tool);
   const pending = tool.status === "pending-confirmation";
   // The reason, unless it only repeats the outcome line ("Denied by bob").
-  const given = d.reason ?? text(tool.reasonMessage);
-  const reason = given?.toLowerCase() === outcome?.text.toLowerCase() ? undefined : given;
+  const reason = ownReason(d.reason ?? text(tool.reasonMessage), outcome);
   const draft = actions.drafts.get(tool.toolCallId);
   const buttons: Child =
     pending && actions.canApprove
@@ -283,30 +282,111 @@ function chatView(session: SessionState, uri: string, chat: ChatState | undefine
   );
 }
 
+/** One session in the list: its summary, its reduced state once subscribed, and its lifecycle (ADR 0161). */
+export interface SessionEntry {
+  uri: string;
+  title: string;
+  status: number;
+  state: SessionState | undefined;
+  /** The agent ended it (or went away past the grace period). */
+  ended: boolean;
+  /** It never had a turn (e.g. the session of a handshake alone). */
+  empty: boolean;
+  /** The session id the agent used (several runs may share one). */
+  agentSessionId?: string;
+}
+
 export interface PageModel {
-  sessions: Array<{ uri: string; title: string; status: number; state: SessionState | undefined }>;
+  sessions: SessionEntry[];
   selected: string | undefined;
   chat(uri: string): ChatState | undefined;
   select(uri: string): void;
+  /** Whether the "N ended sessions" group is open, and whether it also lists the empty ones. */
+  showEnded: boolean;
+  showEmpty: boolean;
+  setShowEnded(open: boolean): void;
+  setShowEmpty(show: boolean): void;
+  /** A `#session=` link that names no session here (removed after retention, or a mistyped link). */
+  missingLink?: string;
 }
 
+/** A session's lifecycle from its summary `_meta` (a host without it: active, not empty). */
+export function lifecycleOf(meta: Meta | undefined): { ended: boolean; empty: boolean; agentSessionId?: string } {
+  const l = obj(meta?.[META.lifecycle]);
+  return {
+    ended: l.state === "ended",
+    empty: l.hadTurns === false,
+    ...(typeof l.agentSessionId === "string" ? { agentSessionId: l.agentSessionId } : {}),
+  };
+}
+
+function sessionButton(model: PageModel, s: SessionEntry): HTMLElement {
+  return h(
+    "button",
+    {
+      class: `session${s.uri === model.selected ? " selected" : ""}${needsInput(s.status) ? " needs-input" : ""}${s.empty ? " empty" : ""}`,
+      "data-session": s.uri,
+      "data-lifecycle": s.ended ? "ended" : "active",
+      onclick: () => model.select(s.uri),
+    },
+    s.title,
+    needsInput(s.status) ? h("span", { class: "badge" }, "approval needed") : null,
+    s.ended ? h("span", { class: "ended" }, s.empty ? "ended · empty" : "ended") : null,
+  );
+}
+
+/**
+ * The session list: active sessions on top (newest first); ended ones collapsed into an "N ended
+ * sessions" group, where ended sessions that never had a turn are left out unless asked for.
+ */
 export function sessionList(model: PageModel): HTMLElement {
-  if (model.sessions.length === 0) return h("nav", { class: "sessions" }, h("p", { class: "dim" }, "No sessions yet."));
+  const missing =
+    model.missingLink === undefined
+      ? null
+      : h(
+          "p",
+          { class: "missing-link", role: "status" },
+          "The linked session is not on this harness (it may have been removed after it ended).",
+        );
+  if (model.sessions.length === 0) return h("nav", { class: "sessions" }, missing, h("p", { class: "dim" }, "No sessions yet."));
+  const active = model.sessions.filter((s) => !s.ended);
+  const ended = model.sessions.filter((s) => s.ended);
+  const listed = ended.filter((s) => model.showEmpty || !s.empty || s.uri === model.selected);
+  const hiddenEmpty = ended.length - listed.length;
+  const emptyCount = ended.filter((s) => s.empty).length;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   return h(
     "nav",
     { class: "sessions" },
-    ...model.sessions.map((s) =>
-      h(
-        "button",
-        {
-          class: `session${s.uri === model.selected ? " selected" : ""}${needsInput(s.status) ? " needs-input" : ""}`,
-          "data-session": s.uri,
-          onclick: () => model.select(s.uri),
-        },
-        s.title,
-        needsInput(s.status) ? h("span", { class: "badge" }, "approval needed") : null,
-      ),
-    ),
+    missing,
+    active.length === 0 ? h("p", { class: "dim no-active" }, "No active sessions.") : null,
+    ...active.map((s) => sessionButton(model, s)),
+    ended.length === 0
+      ? null
+      : h(
+          "details",
+          {
+            class: "ended-sessions",
+            open: model.showEnded,
+            ontoggle: (event: Event) => {
+              const open = (event.currentTarget as HTMLDetailsElement).open;
+              if (open !== model.showEnded) model.setShowEnded(open);
+            },
+          },
+          h("summary", { "data-count": listed.length }, plural(listed.length, "ended session")),
+          ...listed.map((s) => sessionButton(model, s)),
+          emptyCount === 0
+            ? null
+            : h(
+                "button",
+                {
+                  class: "toggle-empty",
+                  "data-action": model.showEmpty ? "hide-empty" : "show-empty",
+                  onclick: () => model.setShowEmpty(!model.showEmpty),
+                },
+                model.showEmpty ? `hide ${plural(emptyCount, "empty session")}` : `show ${plural(hiddenEmpty, "empty session")}`,
+              ),
+        ),
   );
 }
 
@@ -315,6 +395,7 @@ export function sessionDetail(model: PageModel, actions: ApprovalHandlers): HTML
   if (entry?.state === undefined) return h("main", {}, h("p", { class: "dim" }, entry === undefined ? "Select a session." : "Loading…"));
   const state = entry.state;
   const agent = obj(state._meta?.[META.agent]);
+  const lifecycle = obj(state._meta?.[META.lifecycle]);
   return h(
     "main",
     { "data-session": entry.uri },
@@ -322,7 +403,14 @@ export function sessionDetail(model: PageModel, actions: ApprovalHandlers): HTML
     h(
       "p",
       { class: "dim" },
-      [state.activity, typeof agent.framework === "string" ? `agent ${agent.framework}` : undefined].filter(Boolean).join(" · "),
+      [
+        entry.ended ? "ended" : state.activity,
+        typeof agent.framework === "string" ? `agent ${agent.framework}` : undefined,
+        typeof lifecycle.agentSessionId === "string" ? `session id ${lifecycle.agentSessionId}` : undefined,
+        typeof lifecycle.run === "number" ? `run ${lifecycle.run} of that id` : undefined,
+      ]
+        .filter(Boolean)
+        .join(" · "),
     ),
     ...(state.chats ?? []).map((c) => chatView(state, c.resource, model.chat(c.resource), actions)),
   );

@@ -65,6 +65,11 @@ export interface AgentHostOptions {
   retentionMs?: number;
   /** After an agent connection closes without `session_end`, end its sessions after this long (ms). Default 30 000. */
   agentGraceMs?: number;
+  /**
+   * The same for a session carried only by per-call hook connections (an AARTS bridge opens one
+   * per hook call, ADR 0161): it ends after this long without a call. Default 30 min.
+   */
+  perCallGraceMs?: number;
   /** Completed turns kept per chat. Default 200. */
   maxTurnsPerChat?: number;
   /** Replay log bounds. Default 10 000 envelopes or 32 MiB. */
@@ -143,6 +148,7 @@ export class AgentHost implements HostContext, TapTarget {
     this.sessions = new Sessions(this.store, scheduler, {
       retentionMs: options.retentionMs ?? 24 * 60 * 60 * 1000,
       graceMs: options.agentGraceMs ?? 30_000,
+      perCallGraceMs: options.perCallGraceMs ?? 30 * 60 * 1000,
       maxTurns: options.maxTurnsPerChat ?? 200,
       implicitTurnIdleMs: 10 * 60 * 1000,
       readOnlyChats: options.readOnlyChats ?? false,

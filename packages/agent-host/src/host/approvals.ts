@@ -113,6 +113,22 @@ export interface ApprovalOptions {
 export const ALREADY_RESOLVED = "already resolved";
 export const CANCEL_REASON = "Run cancelled from an Agent Host client";
 
+/** The reason of the decisions that follow an operator's cancel: the specification's words and who cancelled (ADR 0162). */
+export const cancelReason = (principal: string): string => `${CANCEL_REASON} by ${principal}`;
+
+/** A reason a person typed, followed by who gave it (ADR 0162): `not now (denied by bob)`. */
+const typedReason = (typed: string, verb: string, principal: string): string => `${typed} (${verb} by ${principal})`;
+
+/**
+ * A decision with the reason the audit log records (ADR 0162). AHP 2.4 has no `reason` on
+ * `allow` or on `approve`/`escalate` of a confirmation: there it is an extra member, which
+ * receivers ignore (AHP spec §3.5) and the audit record keeps.
+ */
+function withReason<T extends DecisionInput | ConfirmationDecisionInput>(decision: T, reason: string): T {
+  const out: T = { ...decision, reason };
+  return out;
+}
+
 export class ApprovalBroker {
   readonly #held = new Map<string, Held>();
 
@@ -271,11 +287,21 @@ export class ApprovalBroker {
     if (option !== undefined) metadata.option = option.id;
     let decision: DecisionInput;
     if (!a.approved) {
-      const text = typeof a.reasonMessage === "string" && a.reasonMessage !== "" ? a.reasonMessage : `Denied by ${who.principal}`;
-      decision = { decision: "block", reason: text, metadata };
+      const typed = typeof a.reasonMessage === "string" ? a.reasonMessage.trim() : "";
+      decision = {
+        decision: "block",
+        reason: typed === "" ? `Denied by ${who.principal}` : typedReason(typed, "denied", who.principal),
+        metadata,
+      };
     } else if (edited !== undefined) {
-      decision = { decision: "modify", modified_payload: { ...asObject(held.tool.payload), arguments: edited }, metadata };
-    } else decision = { decision: "allow", metadata };
+      decision = withReason(
+        { decision: "modify", modified_payload: { ...asObject(held.tool.payload), arguments: edited }, metadata },
+        `Approved by ${who.principal} with edited input`,
+      );
+    } else {
+      const always = option?.id === "allow-session" ? ` for the rest of the session` : "";
+      decision = withReason({ decision: "allow", metadata }, `Approved by ${who.principal}${always}`);
+    }
     const record = decisionRecord(decision, "human", who.principal, outcome);
     if (a.approved && option?.id === "allow-session") record.rules = [`allow-session:${held.tool.toolName}`];
     // Valid: commit the client's action carrying the harness's record of who decided (so every
@@ -320,11 +346,19 @@ export class ApprovalBroker {
     if (a.response === "accept") {
       const choice = answerValue(answers.decision);
       const reason = answerValue(answers.reason);
-      if (choice === "approve") decision = { decision: "approve" };
-      else if (choice === "reject") decision = { decision: "reject", reason: reason ?? `Rejected by ${who.principal}` };
+      if (choice === "approve") decision = withReason({ decision: "approve" }, `Approved by ${who.principal}`);
+      else if (choice === "reject")
+        decision = {
+          decision: "reject",
+          reason:
+            reason === undefined || reason.trim() === ""
+              ? `Rejected by ${who.principal}`
+              : typedReason(reason.trim(), "rejected", who.principal),
+        };
       else return 'accept needs the "decision" answer "approve" or "reject"';
     } else if (a.response === "decline") decision = { decision: "reject", reason: `Declined by ${who.principal}` };
-    else if (a.response === "cancel") decision = { decision: "escalate" };
+    else if (a.response === "cancel")
+      decision = withReason({ decision: "escalate" }, `Handed back to the agent's own prompt by ${who.principal}`);
     else return 'response must be "accept", "decline" or "cancel"';
     this.#release(held);
     commitChat(this.store, held.session, held.chat, action, origin);
@@ -366,7 +400,7 @@ export class ApprovalBroker {
    */
   cancelSession(session: SessionRecord, principal: string): void {
     for (const held of [...this.#held.values()])
-      if (held.session === session) this.#fail(held, CANCEL_REASON, "human", "block", principal, "cancelled");
+      if (held.session === session) this.#fail(held, cancelReason(principal), "human", "block", principal, "cancelled");
   }
 
   /**
@@ -393,11 +427,13 @@ export class ApprovalBroker {
             ? "approved"
             : decision.decision === "reject"
               ? "rejected"
-              : "handed back to the harness";
+              : "handed back to the agent's own prompt";
     const who = by === "human" && principal !== undefined ? ` by ${principal}` : "";
-    // A reason the person typed (or the timeout's), not the "Rejected by …" stand-in.
-    const own = "reason" in decision && decision.reason !== "" && decision.reason.toLowerCase() !== `${verb}${who}`.toLowerCase();
-    const why = own && how !== "declined" ? `: ${decision.reason}` : "";
+    // A reason the person typed (or the timeout's), without the "Rejected by …" it would repeat.
+    const given = "reason" in decision && typeof decision.reason === "string" ? decision.reason : "";
+    let own = given.toLowerCase() === `${verb}${who}`.toLowerCase() ? "" : given.replace(/ \((?:rejected|denied) by [^()]*\)$/, "");
+    if (who !== "" && own.endsWith(who)) own = own.slice(0, -who.length);
+    const why = own !== "" && how !== "declined" ? `: ${own}` : "";
     commitChat(this.store, held.session, held.chat, {
       type: "chat/responsePart",
       turnId: held.turnId,
@@ -468,7 +504,8 @@ export class ApprovalBroker {
       fallback === "escalate"
         ? { decision: "escalate", reason, ...(held.context.target === undefined ? {} : { escalation_target: held.context.target }) }
         : { decision: "block", reason, metadata: { outcome, ...(principal === undefined ? {} : { cancelled_by: principal }) } };
-    const inputDecision: ConfirmationDecisionInput = forced === "escalate" ? { decision: "escalate" } : { decision: "reject", reason };
+    const inputDecision: ConfirmationDecisionInput =
+      forced === "escalate" ? withReason({ decision: "escalate" }, reason) : { decision: "reject", reason };
     if (held.kind === "tool") {
       const tc = findToolCall(state, held.tool.toolCallId);
       if (turnActive && tc?.status === "pending-confirmation") {

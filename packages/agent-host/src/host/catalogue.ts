@@ -157,12 +157,14 @@ function put(inputs: unknown[], at: number, value: unknown): boolean {
   return true;
 }
 
-/** The small `_meta` subset of a summary: run status and task counts per chat. */
+/** The small `_meta` subset of a summary: the session's lifecycle, run status and task counts per chat. */
 function summaryMeta(session: SessionRecord): Record<string, unknown> | undefined {
   const runs = session.meta["ahpHarness/run"] as Record<string, { status?: unknown }> | undefined;
   const tasks = session.meta["ahpHarness/taskList"] as Record<string, { tasks?: Array<{ status?: unknown }> }> | undefined;
-  if (runs === undefined && tasks === undefined) return undefined;
+  const lifecycle = session.meta["ahpHarness/lifecycle"];
+  if (runs === undefined && tasks === undefined && lifecycle === undefined) return undefined;
   const out: Record<string, unknown> = {};
+  if (lifecycle !== undefined) out["ahpHarness/lifecycle"] = lifecycle;
   if (runs !== undefined) out["ahpHarness/runStatus"] = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.status]));
   if (tasks !== undefined) {
     out["ahpHarness/tasks"] = Object.fromEntries(

@@ -40,7 +40,21 @@ export interface SessionRule {
 }
 
 export interface SessionRecord {
+  /**
+   * The session's key, which its URIs derive from: the agent's session id, suffixed (`id#2`, …)
+   * for a later run of another agent that used the same id (ADR 0161).
+   */
   readonly sessionId: string;
+  /** The session id the agent sends in its events. */
+  readonly agentSessionId: string;
+  /** 1 for the first session of an agent session id, 2 for the next run that used the same id, … */
+  readonly run: number;
+  /** Whether any chat of the session ever had a turn (an empty session is hidden by the inspector once ended). */
+  hadTurns: boolean;
+  /** Carried by per-call (hook) connections: many short connections for one live session. */
+  perCall: boolean;
+  /** Handshake identities of the long-lived agent connections that carried the session (a reconnect of one takes it up again). */
+  readonly owners: Set<string>;
   readonly uri: string;
   readonly createdAt: string;
   ended: boolean;

@@ -7,10 +7,10 @@
 import type { AhpEvent, ConfirmationDecisionInput, DecisionInput, HandshakeRequest } from "@ahp/core";
 import { META } from "../wire/constants.js";
 import type { ChatState, Meta, StateAction } from "../wire/types.js";
-import { ALREADY_RESOLVED, CANCEL_REASON, type ApprovalBroker, type DecidedInfo } from "./approvals.js";
+import { ALREADY_RESOLVED, cancelReason, type ApprovalBroker, type DecidedInfo } from "./approvals.js";
 import { holdBudget, parseClientWait, type ClientWait } from "./hold-wait.js";
 import { commitChat, nowIso, setChatMeta, type ChatRecord, type SessionRecord, type ToolRecord } from "./model.js";
-import type { Sessions } from "./sessions.js";
+import { isPerCallAgent, type Sessions } from "./sessions.js";
 import {
   asObject,
   compactJson,
@@ -82,14 +82,19 @@ export class Projector {
 
   /** `ahp/handshake` of an agent connection. */
   handshake(request: HandshakeRequest, connectionId: number): void {
+    const capabilities = [...request.agent_info.capabilities];
+    this.sessions.identify(connectionId, {
+      key: JSON.stringify([request.agent_info.framework, request.session_id, request.agent_id]),
+      perCall: isPerCallAgent(capabilities),
+    });
     const { session } = this.sessions.resolve(
       request.session_id,
       request.agent_id,
       0,
-      { framework: request.agent_info.framework, version: request.agent_info.version, capabilities: [...request.agent_info.capabilities] },
+      connectionId,
+      { framework: request.agent_info.framework, version: request.agent_info.version, capabilities },
       true,
     );
-    this.sessions.attach(session, connectionId);
     this.options.touched(session);
   }
 
@@ -99,10 +104,10 @@ export class Projector {
       event.session_id,
       event.agent_id,
       event.depth,
+      connectionId,
       undefined,
       event.event_type === "session_start",
     );
-    this.sessions.attach(session, connectionId);
     const p = asObject(event.payload);
     switch (event.event_type) {
       case "session_start":
@@ -289,8 +294,7 @@ export class Projector {
     if (event.event_type === "pre_action") return this.#preAction(event, decision as DecisionInput, connectionId, signal);
     if (event.event_type === "pre_prompt") return this.#prePrompt(event, decision as DecisionInput, connectionId);
     if (event.event_type === "confirmation") return this.#confirmation(event, decision, failure, connectionId, signal);
-    const { session, chat } = this.sessions.resolve(event.session_id, event.agent_id, event.depth);
-    this.sessions.attach(session, connectionId);
+    const { session, chat } = this.sessions.resolve(event.session_id, event.agent_id, event.depth, connectionId);
     const p = asObject(event.payload);
     switch (event.event_type) {
       case "idle":
@@ -324,8 +328,7 @@ export class Projector {
   }
 
   #prePrompt(event: AhpEvent, decision: DecisionInput, connectionId: number): DecisionInput {
-    const { session, chat } = this.sessions.resolve(event.session_id, event.agent_id, event.depth);
-    this.sessions.attach(session, connectionId);
+    const { session, chat } = this.sessions.resolve(event.session_id, event.agent_id, event.depth, connectionId);
     const prompt = str(asObject(event.payload).prompt);
     this.sessions.ensureTurn(session, chat, prompt === undefined ? undefined : truncate(prompt, 4096));
     let out = decision;
@@ -354,8 +357,7 @@ export class Projector {
     connectionId: number,
     signal?: () => AbortSignal,
   ): DecisionInput | Promise<DecisionInput> {
-    const { session, chat } = this.sessions.resolve(event.session_id, event.agent_id, event.depth);
-    this.sessions.attach(session, connectionId);
+    const { session, chat } = this.sessions.resolve(event.session_id, event.agent_id, event.depth, connectionId);
     const turnId = this.sessions.ensureTurn(session, chat);
     const supplied = suppliedToolCallId(event.payload, event.metadata);
     const toolCallId = supplied !== undefined && !chat.tools.has(supplied) ? supplied : `tc-${++chat.toolCounter}`;
@@ -375,7 +377,12 @@ export class Projector {
     let decidedBy: DecidedInfo["decidedBy"] = "policy";
     const rule = out.decision === "escalate" ? session.rules.find((r) => r.tool === toolName) : undefined;
     if (rule !== undefined) {
-      out = { decision: "allow", metadata: { approved_by: rule.createdBy, rule: `allow-session:${toolName}` } };
+      // `reason` is an extra member of `allow` (ignored by agents), kept by the audit record (ADR 0162).
+      out = {
+        decision: "allow",
+        reason: `Approved by ${rule.createdBy}'s rule for this session`,
+        metadata: { approved_by: rule.createdBy, rule: `allow-session:${toolName}` },
+      } as DecisionInput;
       decidedBy = "human";
       this.#chat(session, chat, {
         ...ready,
@@ -485,8 +492,7 @@ export class Projector {
       if (failure !== undefined) throw failure;
       return decision;
     }
-    const { session, chat } = this.sessions.resolve(event.session_id, event.agent_id, event.depth);
-    this.sessions.attach(session, connectionId);
+    const { session, chat } = this.sessions.resolve(event.session_id, event.agent_id, event.depth, connectionId);
     const turnId = this.sessions.ensureTurn(session, chat);
     const wait = this.#clientWait(event);
     return this.broker.holdInput(session, chat, turnId, event.payload, holdBudget(hostBudget, wait), signal, {
@@ -507,7 +513,7 @@ export class Projector {
    * afterwards the session blocks until a new run.
    */
   cancelled(session: SessionRecord, chat: ChatRecord, principal: string, commit: () => void): void {
-    session.cancelling = CANCEL_REASON;
+    session.cancelling = cancelReason(principal);
     this.broker.cancelSession(session, principal);
     commit();
     this.sessions.turnEnded(session, chat);

@@ -506,8 +506,14 @@ export class Replication {
         return;
       }
       if (typeof entry.sid !== "string") return;
+      const lifecycle = (meta?.["ahpHarness/lifecycle"] ?? {}) as { agentSessionId?: unknown; run?: unknown; hadTurns?: unknown };
       const session: SessionRecord = {
         sessionId: entry.sid,
+        agentSessionId: typeof lifecycle.agentSessionId === "string" ? lifecycle.agentSessionId : entry.sid,
+        run: typeof lifecycle.run === "number" ? lifecycle.run : 1,
+        hadTurns: lifecycle.hadTurns === true,
+        perCall: false,
+        owners: new Set(),
         uri: entry.u,
         createdAt: entry.ca ?? new Date(entry.at).toISOString(),
         ended: false,

@@ -24,6 +24,8 @@ import { chatUri, sessionUri } from "./uri.js";
 export interface SessionsOptions {
   retentionMs: number;
   graceMs: number;
+  /** Grace period of a session carried only by per-call (hook) connections (ADR 0161). */
+  perCallGraceMs: number;
   maxTurns: number;
   implicitTurnIdleMs: number;
   readOnlyChats: boolean;
@@ -38,8 +40,24 @@ export interface SessionHooks {
   failHeld(session: SessionRecord, chat: ChatRecord | undefined, reason: string): void;
 }
 
+/** Who is on an agent connection, from its handshake (ADR 0161). */
+export interface AgentIdentity {
+  /** The handshake's framework, session id and agent id: the same for a reconnect of the same client. */
+  readonly key: string;
+  /** A hook host's bridge: one short connection per hook call, many for one live session. */
+  readonly perCall: boolean;
+}
+
+/** Whether a handshake's capabilities mark a per-call (hook) bridge: an AARTS runtime bridge. */
+export const isPerCallAgent = (capabilities: readonly string[]): boolean => capabilities.some((c) => c.startsWith("aarts/"));
+
 export class Sessions {
+  /** Sessions by key (`SessionRecord.sessionId`: the agent's session id, suffixed for a later run). */
   readonly byId = new Map<string, SessionRecord>();
+  /** The latest local session of each agent-chosen session id. */
+  readonly #latest = new Map<string, SessionRecord>();
+  /** Per agent connection: who it is, and the sessions it carried (by agent-chosen id). */
+  readonly #agents = new Map<number, { identity?: AgentIdentity; carried: Map<string, SessionRecord> }>();
   readonly byUri = new Map<string, SessionRecord>();
   readonly chatsByUri = new Map<string, { session: SessionRecord; chat: ChatRecord }>();
   /** URIs of sessions and chats dropped after retention (reported as `missing` on replay). */
@@ -81,26 +99,78 @@ export class Sessions {
     }
   }
 
-  /** The session of `sessionId`, created when first seen; a retained ended session is re-opened only by `revive` (handshake, session_start). */
-  ensureSession(sessionId: string, agentInfo?: SessionRecord["agentInfo"], revive = false): SessionRecord {
-    let session = this.byId.get(sessionId);
+  /** Records who an agent connection is (its handshake); later events of the connection are routed with it. */
+  identify(connectionId: number, identity: AgentIdentity): void {
+    const entry = this.#agents.get(connectionId);
+    if (entry === undefined) this.#agents.set(connectionId, { identity, carried: new Map() });
+    else entry.identity = identity;
+  }
+
+  /**
+   * The session an event of agent session `sessionId` on `connectionId` belongs to (ADR 0161):
+   * the one this connection already carries; else the latest session of that id unless it ended,
+   * or it is orphaned and this connection is another agent (a different handshake identity, not a
+   * per-call bridge); else a new session with its own key and URI. A `revive` event (handshake, session_start) on the
+   * connection that carries an ended session re-opens it.
+   */
+  #route(sessionId: string, connectionId: number, revive: boolean): { session: SessionRecord | undefined; fresh: boolean } {
+    const own = this.#agents.get(connectionId)?.carried.get(sessionId);
+    if (own !== undefined && this.byId.get(own.sessionId) === own) {
+      if (own.ended && revive) this.#reopen(own);
+      return { session: own, fresh: false };
+    }
+    const latest = this.#latest.get(sessionId);
+    if (latest === undefined || this.byId.get(latest.sessionId) !== latest || latest.ended) return { session: undefined, fresh: true };
+    // Orphaned (no connection carries it, the grace period runs): only a reconnect of one of its
+    // own agents, a per-call hook connection or a connection that never said who it is takes it up.
+    const identity = this.#agents.get(connectionId)?.identity;
+    const stranger = identity !== undefined && !identity.perCall && latest.owners.size > 0 && !latest.owners.has(identity.key);
+    if (stranger && latest.connections.size === 0) return { session: undefined, fresh: true };
+    return { session: latest, fresh: false };
+  }
+
+  #reopen(session: SessionRecord): void {
+    session.ended = false;
+    if (session.retentionTimer !== undefined) this.scheduler.clearTimeout(session.retentionTimer);
+    session.retentionTimer = undefined;
+    this.#lifecycle(session);
+    this.#syncActiveCount();
+  }
+
+  /** A key not used by any session (nor by a removed one): the agent's id, then `id#2`, `id#3`, … */
+  #freshKey(sessionId: string, after: number): { key: string; run: number } {
+    let run = after;
+    for (;;) {
+      const key = run <= 1 ? sessionId : `${sessionId}#${run}`;
+      if (!this.byId.has(key) && !this.removedUris.has(sessionUri(key))) return { key, run };
+      run++;
+    }
+  }
+
+  /** The session of `sessionId` for an event on `connectionId`, created when new (see {@link resolve}). */
+  ensureSession(
+    sessionId: string,
+    connectionId: number,
+    agentInfo?: SessionRecord["agentInfo"],
+    revive = false,
+  ): { session: SessionRecord; fresh: boolean } {
+    const routed = this.#route(sessionId, connectionId, revive);
+    let session = routed.session;
     if (session !== undefined) {
       if (agentInfo !== undefined && session.agentInfo === undefined) {
         session.agentInfo = agentInfo;
         setMeta(this.store, session, META.agent, agentInfo);
       }
-      if (session.ended && revive) {
-        session.ended = false;
-        if (session.retentionTimer !== undefined) this.scheduler.clearTimeout(session.retentionTimer);
-        session.retentionTimer = undefined;
-        this.#syncActiveCount();
-      }
-      return session;
+      this.attach(session, connectionId);
+      return { session, fresh: false };
     }
-    const uri = sessionUri(sessionId);
-    this.removedUris.delete(uri);
+    const previous = this.#latest.get(sessionId);
+    const { key, run } = this.#freshKey(sessionId, previous === undefined ? 1 : previous.run + 1);
+    const uri = sessionUri(key);
     session = {
-      sessionId,
+      sessionId: key,
+      agentSessionId: sessionId,
+      run,
       uri,
       createdAt: nowIso(this.store),
       ended: false,
@@ -108,14 +178,31 @@ export class Sessions {
       rules: [],
       meta: {},
       connections: new Set(),
+      hadTurns: false,
+      perCall: false,
+      owners: new Set(),
       ...(agentInfo === undefined ? {} : { agentInfo }),
     };
     const label = sessionId.length > 12 ? sessionId.slice(0, 12) : sessionId;
-    this.store.create(uri, initialSessionState(`${agentInfo?.framework ?? "Agent"} session ${label}`));
-    this.byId.set(sessionId, session);
+    const title = `${agentInfo?.framework ?? "Agent"} session ${label}${run > 1 ? ` (run ${run})` : ""}`;
+    this.store.create(uri, initialSessionState(title));
+    this.byId.set(key, session);
     this.byUri.set(uri, session);
+    this.#latest.set(sessionId, session);
     this.store.commit(uri, { type: "session/ready" });
-    return session;
+    this.#lifecycle(session);
+    this.attach(session, connectionId);
+    return { session, fresh: true };
+  }
+
+  /** The session's lifecycle in its `_meta` (and so in its catalogue summary): ended or not, whether it had a turn. */
+  #lifecycle(session: SessionRecord): void {
+    setMeta(this.store, session, META.lifecycle, {
+      state: session.ended ? "ended" : "active",
+      hadTurns: session.hadTurns,
+      agentSessionId: session.agentSessionId,
+      ...(session.run > 1 ? { run: session.run } : {}),
+    });
   }
 
   /** Finishes the announcement of a new session once its first chat exists (§8.1 row 1). */
@@ -151,11 +238,11 @@ export class Sessions {
     sessionId: string,
     agentId: string,
     depth: number,
+    connectionId: number,
     agentInfo?: SessionRecord["agentInfo"],
     revive = false,
   ): { session: SessionRecord; chat: ChatRecord } {
-    const fresh = !this.byId.has(sessionId);
-    const session = this.ensureSession(sessionId, agentInfo, revive);
+    const { session, fresh } = this.ensureSession(sessionId, connectionId, agentInfo, revive);
     let chat = session.chats.get(agentId);
     if (chat === undefined) {
       const parent = session.rootAgentId === undefined ? undefined : session.chats.get(session.rootAgentId);
@@ -183,6 +270,10 @@ export class Sessions {
     chat.turnId = turnId;
     chat.implicit = implicit;
     chat.turnStartedAt = this.store.clock();
+    if (!session.hadTurns) {
+      session.hadTurns = true;
+      this.#lifecycle(session);
+    }
     commitChat(this.store, session, chat, {
       type: "chat/turnStarted",
       turnId,
@@ -248,6 +339,7 @@ export class Sessions {
     if (this.store.get<SessionState>(session.uri)?.activity !== undefined) {
       this.store.commit(session.uri, { type: "session/activityChanged" });
     }
+    this.#lifecycle(session);
     this.#syncActiveCount();
     this.#hooks.touched(session);
     session.retentionTimer = this.scheduler.setTimeout(() => this.removeSession(session), this.options.retentionMs);
@@ -259,6 +351,7 @@ export class Sessions {
     if (session.retentionTimer !== undefined) this.scheduler.clearTimeout(session.retentionTimer);
     this.byId.delete(session.sessionId);
     this.byUri.delete(session.uri);
+    if (this.#latest.get(session.agentSessionId) === session) this.#latest.delete(session.agentSessionId);
     for (const chat of session.chats.values()) {
       this.chatsByUri.delete(chat.uri);
       this.store.remove(chat.uri);
@@ -272,21 +365,42 @@ export class Sessions {
   /** An agent connection carried this session. */
   attach(session: SessionRecord, connectionId: number): void {
     session.connections.add(connectionId);
+    let entry = this.#agents.get(connectionId);
+    if (entry === undefined) {
+      entry = { carried: new Map() };
+      this.#agents.set(connectionId, entry);
+    }
+    if (entry.carried.get(session.agentSessionId) !== session) entry.carried.set(session.agentSessionId, session);
+    const identity = entry.identity;
+    if (identity !== undefined) {
+      if (identity.perCall) session.perCall = true;
+      else if (session.owners.size < 16) session.owners.add(identity.key);
+    }
     if (session.graceTimer !== undefined) {
       this.scheduler.clearTimeout(session.graceTimer);
       session.graceTimer = undefined;
     }
   }
 
-  /** An agent connection closed: its sessions without another connection end after the grace period. */
+  /**
+   * An agent connection closed: its sessions without another connection end after the grace
+   * period (a longer one for a session with turns carried by per-call hook connections, whose
+   * connections close after every call).
+   */
   detach(connectionId: number): void {
-    for (const session of this.byId.values()) {
+    const entry = this.#agents.get(connectionId);
+    this.#agents.delete(connectionId);
+    const sessions = entry === undefined ? this.byId.values() : entry.carried.values();
+    for (const session of sessions) {
       if (!session.connections.delete(connectionId) || session.connections.size > 0 || session.ended) continue;
       this.#hooks.failHeld(session, undefined, "The agent disconnected");
+      // A hook call's own handshake session (nothing but the handshake) ends as any other.
+      const perCall = session.perCall && session.owners.size === 0 && session.hadTurns;
+      const grace = perCall ? this.options.perCallGraceMs : this.options.graceMs;
       session.graceTimer = this.scheduler.setTimeout(() => {
         session.graceTimer = undefined;
         if (session.connections.size === 0) this.endSession(session, "cancelled", "The agent disconnected");
-      }, this.options.graceMs);
+      }, grace);
     }
   }
 

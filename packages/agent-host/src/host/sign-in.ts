@@ -30,6 +30,8 @@ h1{font-size:1.4rem}code{background:#f0f2f4;padding:0 .25em;border-radius:3px}li
 token file (<code>--agent-host-token-file</code>, one <code>token principal role</code> per line).</li>
 <li>The link has the form <code>http://HOST:PORT/inspector/?token=YOUR_TOKEN</code>; the page removes the token
 from the address bar once it has signed you in.</li>
+<li>Opened a link from an approval notification (<code>…/inspector/#session=…</code>)? Put your
+<code>?token=YOUR_TOKEN</code> before its <code>#</code>: <code>/inspector/?token=YOUR_TOKEN#session=…</code> signs you in and opens that session.</li>
 <li>If you run the harness yourself: <code>pnpm demo --inspector</code> prints a ready link.</li>
 </ul>
 </main></body></html>

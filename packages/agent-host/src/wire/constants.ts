@@ -57,6 +57,8 @@ export const SUPPORTED_PROTOCOL_VERSIONS = ["1.1.0", "1.0.0"] as const;
 /** Namespaced `_meta` keys owned by this host. */
 export const META = {
   agent: "ahpHarness/agent",
+  /** Session lifecycle: `{ state: "active" | "ended", hadTurns, agentSessionId, run? }` (ADR 0161). */
+  lifecycle: "ahpHarness/lifecycle",
   run: "ahpHarness/run",
   taskList: "ahpHarness/taskList",
   verification: "ahpHarness/verification",

@@ -45,7 +45,12 @@ export interface Running {
 }
 
 export async function startHost(
-  options: AgentHostOptions & { policy?: (event: AhpEvent) => DecisionInput; confirmation?: "escalate" | "fail" } = {},
+  options: AgentHostOptions & {
+    policy?: (event: AhpEvent) => DecisionInput;
+    confirmation?: "escalate" | "fail";
+    /** Sees every final decision as a recorder outside the adapter does (the audit log): the object the handlers returned. */
+    decided?: (event: AhpEvent, decision: unknown) => void;
+  } = {},
 ): Promise<Running> {
   const time = new ManualTime();
   const errors: Error[] = [];
@@ -59,7 +64,7 @@ export async function startHost(
       w.resolve(c);
     }
   };
-  const { policy = scriptedPolicy, confirmation = "fail", ...hostOptions } = options;
+  const { policy = scriptedPolicy, confirmation = "fail", decided, ...hostOptions } = options;
   const host = new AgentHost({ clock: time.clock, scheduler: time, onerror: (e) => errors.push(e), onclose, ...hostOptions });
   const handlers = host.wrap({
     onEvent: (event) => policy(event),
@@ -71,7 +76,27 @@ export async function startHost(
       },
     },
   });
-  const server = new AhpServer({ handlers, handlerFailure: "decision", handlerTimeoutMs: 0 });
+  const note = (event: AhpEvent, result: unknown): unknown => {
+    if (decided === undefined) return result;
+    if (result instanceof Promise) return result.then((d: unknown) => (decided(event, d), d));
+    decided(event, result);
+    return result;
+  };
+  const outer: typeof handlers =
+    decided === undefined
+      ? handlers
+      : {
+          ...handlers,
+          onEvent: (event, ctx) => note(event, handlers.onEvent!(event, ctx)) as ReturnType<NonNullable<typeof handlers.onEvent>>,
+          typed: {
+            ...handlers.typed,
+            confirmation: (payload, event, ctx) =>
+              note(event, handlers.typed!.confirmation!(payload, event, ctx)) as ReturnType<
+                NonNullable<NonNullable<typeof handlers.typed>["confirmation"]>
+              >,
+          },
+        };
+  const server = new AhpServer({ handlers: outer, handlerFailure: "decision", handlerTimeoutMs: 0 });
   const listener = await listenAgentHost(host, { tokens: TOKENS });
   const agents: AhpClient[] = [];
   const clients: TestClient[] = [];
