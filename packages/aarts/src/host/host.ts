@@ -18,6 +18,7 @@ import type { AartsEvent, PostAskResolutionEvent, Verdict, VersionCheckResponse 
 import { validateVerdict, validateVersionCheckResponse } from "../validate/index.js";
 import { applicableDirectives, type DirectiveNote } from "./directives.js";
 import type { AartsEngine, EngineWait } from "./engine.js";
+import { engineWait, unansweredVerdict, withTimeout } from "./wait.js";
 import {
   failureVerdict,
   mergeResults,
@@ -244,20 +245,9 @@ export class AartsHost {
   /** An activated engine's wait for `hookPoint` (`waitFor`), checked; the own limit otherwise. */
   #waitFor(activation: Activation, hookPoint: HookPoint, own: number): EngineWait {
     if (activation.failure !== undefined) return { timeoutMs: own, held: false };
-    const engine = activation.registration.engine;
-    let wait: EngineWait | undefined;
-    try {
-      wait = engine.waitFor?.(hookPoint, own);
-    } catch (error) {
-      this.#log({
-        level: "warn",
-        message: `waitFor failed, using ${own} ms: ${(error as Error).message}`,
-        hookPoint,
-        hookId: activation.registration.id,
-      });
-    }
-    if (wait === undefined || typeof wait.timeoutMs !== "number" || Number.isNaN(wait.timeoutMs)) return { timeoutMs: own, held: false };
-    return { timeoutMs: wait.timeoutMs, held: wait.held === true };
+    return engineWait(activation.registration.engine, hookPoint, own, (message) =>
+      this.#log({ level: "warn", message, hookPoint, hookId: activation.registration.id }),
+    );
   }
 
   /**
@@ -631,41 +621,5 @@ export function buildAskResolution(
 export const resolutionProceeds = (resolution: Resolution): boolean =>
   resolution === "approved" || resolution === "allow_always" || resolution === "allow_similar";
 
-/** The verdict of a blocking hook a reachable engine did not answer in time (option `unanswered`). */
-export function unansweredVerdict(decision: "ask" | "deny", engineId: string, timeoutMs: number): Verdict {
-  return {
-    decision,
-    category: "engine_timeout",
-    severity: "warning",
-    source: "host",
-    reasons: [
-      decision === "ask"
-        ? `Nobody answered ${engineId} within ${timeoutMs} ms; handed to the host's prompt`
-        : `Nobody answered ${engineId} within ${timeoutMs} ms; timed out, blocked`,
-    ],
-  };
-}
-
-async function withTimeout<T>(fn: (signal: AbortSignal) => Promise<T>, timeoutMs: number, engineId: string): Promise<T> {
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      fn(controller.signal),
-      new Promise<never>((_, reject) => {
-        if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-          timer = setTimeout(() => {
-            const failure = new EngineFailure("timeout", `no verdict within ${timeoutMs} ms`, { engineId });
-            controller.abort(failure);
-            reject(failure);
-          }, timeoutMs);
-        }
-      }),
-    ]);
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-  }
-}
-
 export type { FailurePolicy, MergePolicy, HookResult };
-export { failureVerdict };
+export { failureVerdict, unansweredVerdict };
