@@ -5,7 +5,7 @@
  * a harness failure into a verdict: failures reject with {@link EngineFailure} so the host's
  * failure policy decides (spec §2.2).
  */
-import type { Transport } from "@ahp/core";
+import { HOLD_GRACE_MS, type Transport } from "@ahp/core";
 import {
   AARTS_CAPABILITY,
   AARTS_PACKAGE_VERSION,
@@ -16,7 +16,7 @@ import {
   type HookPoint,
 } from "../catalog.js";
 import { EngineFailure } from "../errors.js";
-import type { AartsEngine, EvaluateOptions } from "../host/engine.js";
+import type { AartsEngine, EngineWait, EvaluateOptions } from "../host/engine.js";
 import type { AartsEvent, Verdict, VersionCheckRequest, VersionCheckResponse } from "../types.js";
 import { validateEvent } from "../validate/index.js";
 import { fromAhpDecision, OBSERVE_ONLY, toAhpEvent, type ModifyUnsupported } from "./mapping.js";
@@ -86,7 +86,9 @@ export interface AhpBridgeOptions {
   /**
    * Announce in each blocking request's `metadata.ahp_wait` how long this client waits (the
    * request's timeout) and what the harness should answer when a hold outlasts it (ADR 0140).
-   * Default: not announced.
+   * A client that announces its wait has a hard outer limit (a hook the host kills): it keeps its
+   * own timeout (capped by the advertised one) instead of following the harness's longer hold
+   * (ADR 0163). Default: not announced.
    */
   readonly announceWait?: "ask" | "block";
   /** Handshake timeout; default 10 000 ms (§5.2 step 8). */
@@ -113,7 +115,11 @@ export interface BridgeHandshake {
   readonly protocolVersion: string;
   /** Event types the harness advertised; every core AHP event type when it advertised none (spec §5.2 step 5). */
   readonly capabilities: ReadonlySet<string>;
-  /** `config.timeout_ms`: caps every hook's timeout when positive. */
+  /**
+   * `config.timeout_ms`: caps every hook's timeout when positive (spec §5.2); one above
+   * {@link HOLD_ADVERTISED_ABOVE_MS} says the harness may hold a decision for a person that long,
+   * and the bridge waits it plus `HOLD_GRACE_MS` (ADR 0145, 0163).
+   */
   readonly timeoutMs?: number;
   /** `config.max_depth`: events from deeper sub-agents get a local `deny` (category `depth_limit`). */
   readonly maxDepth?: number;
@@ -124,6 +130,12 @@ export interface BridgeHandshake {
 }
 
 const ASK_MEMORY_MS = 60 * 60 * 1000;
+/**
+ * An advertised `timeout_ms` above this (AHP's default, which every harness advertises) says the
+ * harness may hold decisions for a person (`ahp serve --agent-host` advertises its approval
+ * timeout + 2 s); up to it, it is the spec's cap on each hook's timeout (ADR 0163).
+ */
+export const HOLD_ADVERTISED_ABOVE_MS = 10_000;
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const optNumber = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined);
 
@@ -257,12 +269,33 @@ export class AhpBridge implements AartsEngine {
   }
 
   /**
+   * How long to wait for the harness's decision on a blocking hook given `ownTimeoutMs` (the
+   * host's per-hook limit, or the catalog default), ADR 0145 and 0163: a harness advertising a
+   * `timeout_ms` up to {@link HOLD_ADVERTISED_ABOVE_MS} caps the wait (spec §5.2); one advertising
+   * more may hold the decision for a person, and the wait is that plus `HOLD_GRACE_MS` (for the
+   * answer's way back) when longer than the own limit, `held` so that an expiry is never read as
+   * a broken harness (never the failure policy's allow). With `announceWait` (a hard outer limit)
+   * the own limit stays, capped by the advertised value. Before a handshake: the own limit.
+   */
+  waitFor(_hookPoint: HookPoint, ownTimeoutMs: number): EngineWait {
+    const advertised = this.#handshake?.timeoutMs;
+    const unlimited = !(ownTimeoutMs > 0) || !Number.isFinite(ownTimeoutMs);
+    if (advertised === undefined || advertised <= 0) return { timeoutMs: ownTimeoutMs, held: false };
+    if (advertised <= HOLD_ADVERTISED_ABOVE_MS || this.#options.announceWait !== undefined) {
+      return { timeoutMs: unlimited ? advertised : Math.min(ownTimeoutMs, advertised), held: false };
+    }
+    return { timeoutMs: unlimited ? ownTimeoutMs : Math.max(ownTimeoutMs, advertised + HOLD_GRACE_MS), held: true };
+  }
+
+  /**
    * Evaluates a blocking hook (Required / Recommended) and resolves with the mapped verdict
    * (spec §5.3–§5.5). Resolves with a local `deny` (category `depth_limit`) when the event's
    * depth exceeds the harness's `max_depth`. Rejects with {@link EngineFailure}: `invalid_event`
    * (the event does not validate, or is a Notification hook), `incompatible` (no successful
    * version check), `uncovered_hook` (the harness lacks the capability the hook needs), or
    * `timeout`, `transport`, `protocol`, `engine_error`, `invalid_response` from the exchange.
+   * The wait is {@link AhpBridge.waitFor} of `options.timeoutMs` (default: the catalog's timeout
+   * of the hook); a `timeout` of a decision the harness may hold for a person says so.
    */
   async evaluate(raw: AartsEvent, options: EvaluateOptions = {}): Promise<Verdict> {
     const checked = validateEvent(raw);
@@ -318,20 +351,26 @@ export class AhpBridge implements AartsEngine {
     if (this.#options.lifecycleNotifications && event.hook_point === "SessionStart") {
       await this.#companion(rpc, { ...message.params, event_type: "session_start" }, event.hook_point);
     }
-    const timeoutMs = Math.min(
-      options.timeoutMs ?? info.defaultTimeoutMs ?? 5_000,
-      handshake.timeoutMs !== undefined && handshake.timeoutMs > 0 ? handshake.timeoutMs : Number.POSITIVE_INFINITY,
-    );
+    const wait = this.waitFor(event.hook_point, options.timeoutMs ?? info.defaultTimeoutMs ?? 5_000);
+    const timeoutMs = wait.timeoutMs > 0 ? wait.timeoutMs : Number.POSITIVE_INFINITY;
     if (this.#options.announceWait !== undefined && Number.isFinite(timeoutMs)) {
       message.params.metadata.ahp_wait = { max_ms: Math.max(1, Math.floor(timeoutMs)), on_timeout: this.#options.announceWait };
     }
     const deadline = this.#now() + timeoutMs;
     for (let attempt = 0; ; attempt++) {
-      const remaining = Math.max(1, deadline - this.#now());
-      const { id, result } = await rpc.request("ahp/event", message.params, {
-        timeoutMs: remaining,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
+      const remaining = Number.isFinite(deadline) ? Math.max(1, deadline - this.#now()) : 0;
+      const { id, result } = await rpc
+        .request("ahp/event", message.params, {
+          timeoutMs: remaining,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        })
+        .catch((error: unknown) => {
+          if (!wait.held || !EngineFailure.isInstance(error) || error.failureCause !== "timeout") throw error;
+          throw new EngineFailure("timeout", `nobody answered within ${timeoutMs} ms (the harness holds this decision for a person)`, {
+            engineId,
+            cause: error,
+          });
+        });
       const mapped = fromAhpDecision(result, {
         hookPoint: event.hook_point,
         requestId: id,

@@ -17,7 +17,8 @@ import { EngineFailure } from "../errors.js";
 import type { AartsEvent, PostAskResolutionEvent, Verdict, VersionCheckResponse } from "../types.js";
 import { validateVerdict, validateVersionCheckResponse } from "../validate/index.js";
 import { applicableDirectives, type DirectiveNote } from "./directives.js";
-import type { AartsEngine } from "./engine.js";
+import type { AartsEngine, EngineWait } from "./engine.js";
+import { engineWait, unansweredVerdict, withTimeout } from "./wait.js";
 import {
   failureVerdict,
   mergeResults,
@@ -198,6 +199,7 @@ export class AartsHost {
   readonly #options: AartsHostOptions;
   readonly #subAgents: SubAgentRegistry;
   #activation?: Promise<Activation[]>;
+  #activated?: Activation[];
 
   /** Creates the host; engines are contacted on the first event (or {@link AartsHost.activate}). */
   constructor(options: AartsHostOptions) {
@@ -215,9 +217,37 @@ export class AartsHost {
     return this.#subAgents;
   }
 
-  /** Timeout of a hook point (spec §1.4 defaults, configurable per hook). */
-  timeoutFor(hookPoint: HookPoint): number {
+  /** The host's own timeout of a hook point (spec §1.4 defaults, configurable per hook). */
+  ownTimeoutFor(hookPoint: HookPoint): number {
     return this.#options.timeouts?.[hookPoint] ?? this.#options.timeoutMs ?? HOOK_CATALOG[hookPoint].defaultTimeoutMs ?? 5_000;
+  }
+
+  /**
+   * How long the host waits for a verdict on `hookPoint` (for one registered hook, or the longest
+   * over the hooks registered for it): its own timeout ({@link AartsHost.ownTimeoutFor}), or
+   * longer where an activated engine's harness advertised that it may hold the decision for a
+   * person (the advertised `timeout_ms` + 5 s, ADR 0145 and 0163). Before {@link AartsHost.activate}
+   * settled: the own timeout.
+   */
+  timeoutFor(hookPoint: HookPoint, hookId?: string): number {
+    const own = this.ownTimeoutFor(hookPoint);
+    const activations = this.#activated === undefined ? [] : this.#registered(hookPoint, this.#activated);
+    let longest: number | undefined;
+    for (const a of activations) {
+      if (hookId !== undefined && a.registration.id !== hookId) continue;
+      const t = this.#waitFor(a, hookPoint, own).timeoutMs;
+      if (t <= 0 || !Number.isFinite(t)) return t;
+      longest = Math.max(longest ?? 0, t);
+    }
+    return longest ?? own;
+  }
+
+  /** An activated engine's wait for `hookPoint` (`waitFor`), checked; the own limit otherwise. */
+  #waitFor(activation: Activation, hookPoint: HookPoint, own: number): EngineWait {
+    if (activation.failure !== undefined) return { timeoutMs: own, held: false };
+    return engineWait(activation.registration.engine, hookPoint, own, (message) =>
+      this.#log({ level: "warn", message, hookPoint, hookId: activation.registration.id }),
+    );
   }
 
   /**
@@ -231,7 +261,10 @@ export class AartsHost {
 
   /** Runs the version check with every registered engine once (spec §1.1). */
   activate(): Promise<Activation[]> {
-    this.#activation ??= Promise.all(this.#options.hooks.map((registration) => this.#activate(registration)));
+    this.#activation ??= Promise.all(this.#options.hooks.map((registration) => this.#activate(registration))).then((activations) => {
+      this.#activated = activations;
+      return activations;
+    });
     return this.#activation;
   }
 
@@ -410,7 +443,8 @@ export class AartsHost {
     const engineId = activation.response?.engine_id ?? hookId;
     if (activation.failure !== undefined) return { hookId, ok: false, failure: activation.failure };
     const hookPoint = event.hook_point;
-    const timeoutMs = this.timeoutFor(hookPoint);
+    const wait = this.#waitFor(activation, hookPoint, this.ownTimeoutFor(hookPoint));
+    const timeoutMs = wait.timeoutMs;
     let raw: unknown;
     try {
       raw = await withTimeout((signal) => activation.registration.engine.evaluate(event, { timeoutMs, signal }), timeoutMs, engineId);
@@ -420,6 +454,12 @@ export class AartsHost {
         failure.engineId === undefined ? new EngineFailure(failure.failureCause, failure.message, { engineId, cause: failure }) : failure;
       if (tagged.failureCause === "timeout" && this.#options.unanswered !== undefined) {
         return { hookId, ok: true, verdict: unansweredVerdict(this.#options.unanswered, engineId, timeoutMs) };
+      }
+      // A decision held for a person who has not answered: the host's prompt or deny, never the
+      // failure policy (ADR 0140, 0163).
+      if (tagged.failureCause === "timeout" && wait.held) {
+        this.#log({ level: "warn", message: `${engineId}: ${tagged.message}`, hookPoint, hookId });
+        return { hookId, ok: true, verdict: unansweredVerdict(this.canPrompt(hookPoint) ? "ask" : "deny", engineId, timeoutMs) };
       }
       if (
         tagged.failureCause === "timeout" &&
@@ -581,41 +621,5 @@ export function buildAskResolution(
 export const resolutionProceeds = (resolution: Resolution): boolean =>
   resolution === "approved" || resolution === "allow_always" || resolution === "allow_similar";
 
-/** The verdict of a blocking hook a reachable engine did not answer in time (option `unanswered`). */
-export function unansweredVerdict(decision: "ask" | "deny", engineId: string, timeoutMs: number): Verdict {
-  return {
-    decision,
-    category: "engine_timeout",
-    severity: "warning",
-    source: "host",
-    reasons: [
-      decision === "ask"
-        ? `Nobody answered ${engineId} within ${timeoutMs} ms; handed to the host's prompt`
-        : `Nobody answered ${engineId} within ${timeoutMs} ms; timed out, blocked`,
-    ],
-  };
-}
-
-async function withTimeout<T>(fn: (signal: AbortSignal) => Promise<T>, timeoutMs: number, engineId: string): Promise<T> {
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      fn(controller.signal),
-      new Promise<never>((_, reject) => {
-        if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-          timer = setTimeout(() => {
-            const failure = new EngineFailure("timeout", `no verdict within ${timeoutMs} ms`, { engineId });
-            controller.abort(failure);
-            reject(failure);
-          }, timeoutMs);
-        }
-      }),
-    ]);
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-  }
-}
-
 export type { FailurePolicy, MergePolicy, HookResult };
-export { failureVerdict };
+export { failureVerdict, unansweredVerdict };
