@@ -6,11 +6,11 @@
  * (truncation); one whose record at that seq has another hash was rewritten. See
  * docs/adr/0041-audit-checkpoints.md.
  */
-import { timingSafeEqual } from "node:crypto";
-import { open, readFile, rename } from "node:fs/promises";
-import { canonicalJson } from "./canonical.js";
 import type { AuditKey } from "./key.js";
 import { AUDIT_FORMAT_VERSION, type AuditHead } from "./record.js";
+import { checkSignedFileMac, parseSignedFile, readSignedFile, sealSignedFile, writeSignedFile } from "./signed-file.js";
+
+export { replaceFile } from "./signed-file.js";
 
 /** The checkpoint file of a log: `<live log path>.checkpoint`. */
 export const CHECKPOINT_SUFFIX = ".checkpoint";
@@ -34,55 +34,33 @@ export interface AuditCheckpoint {
   mac: string;
 }
 
-const DOMAIN = `ahp-audit/v${AUDIT_FORMAT_VERSION}/checkpoint\n`;
-const HEX64 = /^[0-9a-f]{64}$/;
-
 /** Builds and MACs the checkpoint of a chain head (the writer calls it; exported for tools that write logs themselves). */
 export function sealCheckpoint(head: AuditHead, key: AuditKey, options: { time: string; replica?: string }): AuditCheckpoint {
-  const unsigned: Omit<AuditCheckpoint, "mac"> = {
-    v: AUDIT_FORMAT_VERSION,
-    type: "checkpoint",
-    seq: head.seq,
-    head: head.hash,
-    time: options.time,
-    kid: key.id,
-    ...(options.replica === undefined ? {} : { replica: options.replica }),
-  };
-  return { ...unsigned, mac: key.mac(DOMAIN + canonicalJson(unsigned)) };
+  return sealSignedFile(
+    {
+      v: AUDIT_FORMAT_VERSION,
+      type: "checkpoint" as const,
+      seq: head.seq,
+      head: head.hash,
+      time: options.time,
+      kid: key.id,
+      ...(options.replica === undefined ? {} : { replica: options.replica }),
+    },
+    key,
+  );
 }
 
 /** True when the checkpoint's MAC matches under `key` (constant-time compare). */
 export function checkCheckpointMac(checkpoint: AuditCheckpoint, key: AuditKey): boolean {
-  const { mac, ...rest } = checkpoint;
-  if (typeof mac !== "string" || !HEX64.test(mac)) return false;
-  let expected: string;
-  try {
-    expected = key.mac(DOMAIN + canonicalJson(rest));
-  } catch {
-    return false;
-  }
-  return timingSafeEqual(Buffer.from(expected, "hex"), Buffer.from(mac, "hex"));
+  return checkSignedFileMac("checkpoint", checkpoint, key);
 }
 
 /** Parses the text of a checkpoint file, or says why it is not one. */
 export function parseCheckpoint(text: string): { ok: true; checkpoint: AuditCheckpoint } | { ok: false; problem: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, problem: "not valid JSON" };
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, problem: "not a JSON object" };
-  const c = value as Record<string, unknown>;
-  if (c.v !== AUDIT_FORMAT_VERSION || c.type !== "checkpoint") return { ok: false, problem: "not an audit checkpoint" };
-  if (typeof c.seq !== "number" || !Number.isSafeInteger(c.seq) || c.seq < 0)
-    return { ok: false, problem: "seq is not a non-negative integer" };
-  if (typeof c.head !== "string" || !HEX64.test(c.head)) return { ok: false, problem: "head is not a SHA-256 hex digest" };
-  if (typeof c.kid !== "string" || !/^[0-9a-f]{8}$/.test(c.kid)) return { ok: false, problem: "kid is not 8 hex digits" };
-  if (typeof c.time !== "string") return { ok: false, problem: "time is missing" };
-  if (c.replica !== undefined && typeof c.replica !== "string") return { ok: false, problem: "replica is not a string" };
-  if (typeof c.mac !== "string" || !HEX64.test(c.mac)) return { ok: false, problem: "mac is not a SHA-256 hex digest" };
-  return { ok: true, checkpoint: value as AuditCheckpoint };
+  const parsed = parseSignedFile<AuditCheckpoint>(text, "checkpoint", "an audit checkpoint", (c) =>
+    typeof c.seq !== "number" || !Number.isSafeInteger(c.seq) || c.seq < 0 ? "seq is not a non-negative integer" : undefined,
+  );
+  return parsed.ok ? { ok: true, checkpoint: parsed.value } : parsed;
 }
 
 /**
@@ -90,16 +68,11 @@ export function parseCheckpoint(text: string): { ok: true; checkpoint: AuditChec
  * with the file (unreadable, not a checkpoint). The MAC is not checked here.
  */
 export async function readCheckpoint(path: string): Promise<{ checkpoint: AuditCheckpoint } | { problem: string } | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return undefined;
-    return { problem: `cannot read ${path}: ${code ?? (error as Error).message}` };
-  }
-  const parsed = parseCheckpoint(text.trim());
-  return parsed.ok ? { checkpoint: parsed.checkpoint } : { problem: `${path}: ${parsed.problem}` };
+  const read = await readSignedFile(path, (text) => {
+    const parsed = parseCheckpoint(text);
+    return parsed.ok ? { ok: true as const, value: parsed.checkpoint } : parsed;
+  });
+  return read === undefined || "problem" in read ? read : { checkpoint: read.value };
 }
 
 /**
@@ -107,18 +80,5 @@ export async function readCheckpoint(path: string): Promise<{ checkpoint: AuditC
  * flushed, and renamed over `path`. A crash leaves either the old or the new checkpoint.
  */
 export async function writeCheckpoint(path: string, checkpoint: AuditCheckpoint, mode = 0o600): Promise<void> {
-  await replaceFile(path, `${canonicalJson(checkpoint)}\n`, mode);
-}
-
-/** Replaces a small file atomically: written to `<path>.tmp`, flushed, renamed over `path`. */
-export async function replaceFile(path: string, text: string, mode = 0o600): Promise<void> {
-  const tmp = `${path}.tmp`;
-  const handle = await open(tmp, "w", mode);
-  try {
-    await handle.writeFile(text);
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
-  await rename(tmp, path);
+  await writeSignedFile(path, checkpoint, mode);
 }

@@ -10,12 +10,9 @@
  * manifest (or beyond it), a log whose head is missing fails verification. See
  * docs/adr/0156-audit-head-and-anchor.md.
  */
-import { timingSafeEqual } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import { canonicalJson } from "./canonical.js";
-import { replaceFile } from "./checkpoint.js";
 import type { AuditKey } from "./key.js";
 import { AUDIT_FORMAT_VERSION, type AuditHead } from "./record.js";
+import { checkSignedFileMac, parseSignedFile, readSignedFile, sealSignedFile, writeSignedFile } from "./signed-file.js";
 
 /** The rotation manifest of a log: `<live log path>.rotation`. */
 export const ROTATION_SUFFIX = ".rotation";
@@ -38,72 +35,47 @@ export interface AuditRotationManifest {
   mac: string;
 }
 
-const DOMAIN = `ahp-audit/v${AUDIT_FORMAT_VERSION}/rotation\n`;
-const HEX64 = /^[0-9a-f]{64}$/;
-
 /** Builds and MACs the manifest saying that the records up to `last` (inclusive) were removed. */
 export function sealRotationManifest(last: AuditHead, key: AuditKey, options: { time: string; replica?: string }): AuditRotationManifest {
-  const unsigned: Omit<AuditRotationManifest, "mac"> = {
-    v: AUDIT_FORMAT_VERSION,
-    type: "rotation",
-    removed_through: last.seq,
-    head: last.hash,
-    time: options.time,
-    kid: key.id,
-    ...(options.replica === undefined ? {} : { replica: options.replica }),
-  };
-  return { ...unsigned, mac: key.mac(DOMAIN + canonicalJson(unsigned)) };
+  return sealSignedFile(
+    {
+      v: AUDIT_FORMAT_VERSION,
+      type: "rotation" as const,
+      removed_through: last.seq,
+      head: last.hash,
+      time: options.time,
+      kid: key.id,
+      ...(options.replica === undefined ? {} : { replica: options.replica }),
+    },
+    key,
+  );
 }
 
 /** True when the manifest's MAC matches under `key` (constant-time compare). */
 export function checkRotationManifestMac(manifest: AuditRotationManifest, key: AuditKey): boolean {
-  const { mac, ...rest } = manifest;
-  if (typeof mac !== "string" || !HEX64.test(mac)) return false;
-  let expected: string;
-  try {
-    expected = key.mac(DOMAIN + canonicalJson(rest));
-  } catch {
-    return false;
-  }
-  return timingSafeEqual(Buffer.from(expected, "hex"), Buffer.from(mac, "hex"));
+  return checkSignedFileMac("rotation", manifest, key);
 }
 
 /** Parses the text of a manifest, or says why it is not one. The MAC is not checked here. */
 export function parseRotationManifest(text: string): { ok: true; manifest: AuditRotationManifest } | { ok: false; problem: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, problem: "not valid JSON" };
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, problem: "not a JSON object" };
-  const m = value as Record<string, unknown>;
-  if (m.v !== AUDIT_FORMAT_VERSION || m.type !== "rotation") return { ok: false, problem: "not an audit rotation manifest" };
-  if (typeof m.removed_through !== "number" || !Number.isSafeInteger(m.removed_through) || m.removed_through < 1)
-    return { ok: false, problem: "removed_through is not a positive integer" };
-  if (typeof m.head !== "string" || !HEX64.test(m.head)) return { ok: false, problem: "head is not a SHA-256 hex digest" };
-  if (typeof m.kid !== "string" || !/^[0-9a-f]{8}$/.test(m.kid)) return { ok: false, problem: "kid is not 8 hex digits" };
-  if (typeof m.time !== "string") return { ok: false, problem: "time is missing" };
-  if (m.replica !== undefined && typeof m.replica !== "string") return { ok: false, problem: "replica is not a string" };
-  if (typeof m.mac !== "string" || !HEX64.test(m.mac)) return { ok: false, problem: "mac is not a SHA-256 hex digest" };
-  return { ok: true, manifest: value as AuditRotationManifest };
+  const parsed = parseSignedFile<AuditRotationManifest>(text, "rotation", "an audit rotation manifest", (m) =>
+    typeof m.removed_through !== "number" || !Number.isSafeInteger(m.removed_through) || m.removed_through < 1
+      ? "removed_through is not a positive integer"
+      : undefined,
+  );
+  return parsed.ok ? { ok: true, manifest: parsed.value } : parsed;
 }
 
 /** Reads a manifest file: `undefined` when there is none, else the manifest or the problem with it. */
 export async function readRotationManifest(path: string): Promise<{ manifest: AuditRotationManifest } | { problem: string } | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return undefined;
-    return { problem: `cannot read ${path}: ${code ?? (error as Error).message}` };
-  }
-  const parsed = parseRotationManifest(text.trim());
-  return parsed.ok ? { manifest: parsed.manifest } : { problem: `${path}: ${parsed.problem}` };
+  const read = await readSignedFile(path, (text) => {
+    const parsed = parseRotationManifest(text);
+    return parsed.ok ? { ok: true as const, value: parsed.manifest } : parsed;
+  });
+  return read === undefined || "problem" in read ? read : { manifest: read.value };
 }
 
 /** Replaces the manifest file atomically (written to `<path>.tmp`, flushed, renamed). */
 export async function writeRotationManifest(path: string, manifest: AuditRotationManifest, mode = 0o600): Promise<void> {
-  await replaceFile(path, `${canonicalJson(manifest)}\n`, mode);
+  await writeSignedFile(path, manifest, mode);
 }

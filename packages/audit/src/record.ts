@@ -4,8 +4,8 @@
  * `mac` = HMAC-SHA256(key, canonical JSON of the record without `mac`). See
  * docs/adr/0003-audit-log-chain.md.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
-import { canonicalJson } from "./canonical.js";
+import { hash, timingSafeEqual } from "node:crypto";
+import { canonicalJson, stringifiable } from "./canonical.js";
 import type { AuditKey } from "./key.js";
 
 /** The record format version (`v` of every record); a verifier refuses records of another version. */
@@ -125,7 +125,7 @@ export interface AuditHead {
 }
 
 /** SHA-256 of a UTF-8 string, lower-case hex. */
-export const sha256Hex = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex");
+export const sha256Hex = (text: string): string => hash("sha256", text, "hex");
 const sha256 = sha256Hex;
 
 /** The `prev` of the first record of a log written with key `kid`. */
@@ -160,14 +160,55 @@ export function recordLine(record: AuditRecord): string {
 const CHAIN_MEMBERS = new Set(["v", "seq", "kid", "prev", "mac"]);
 
 /**
- * Adds the chain members to an entry. The member values are serialized once: the MAC input and
- * the written line (the same canonical text with `"mac"` in its sorted place) share them.
+ * Adds the chain members to an entry. The MAC input and the written line are the same canonical
+ * text, with `"mac"` in its sorted place in the line: both are joined from the `JSON.stringify`
+ * of the members sorted before `mac` and of those after it, each serialized once.
  */
 export function sealRecord(entry: AuditEntry & { time: string }, chain: { seq: number; prev: string; key: AuditKey }): AuditRecord {
   const source = entry as unknown as Record<string, unknown>;
   const keys: string[] = ["kid", "prev", "seq", "v"];
   for (const k of Object.keys(source)) if (source[k] !== undefined && !CHAIN_MEMBERS.has(k)) keys.push(k);
   keys.sort();
+  const low: Record<string, unknown> = {};
+  const high: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const first = k.charCodeAt(0);
+    const value =
+      k === "v"
+        ? AUDIT_FORMAT_VERSION
+        : k === "seq"
+          ? chain.seq
+          : k === "kid"
+            ? chain.key.id
+            : k === "prev"
+              ? chain.prev
+              : stringifiable(source[k]);
+    // A member JSON.stringify would reorder (a name starting with a digit, or such a name inside).
+    if (value === undefined || (first >= 0x30 && first <= 0x39)) return sealByMembers(source, keys, chain);
+    setMember(k < "mac" ? low : high, k, value);
+  }
+  const before = JSON.stringify(low);
+  const after = JSON.stringify(high);
+  const lowText = before.length > 2 ? before.slice(1, -1) : "";
+  const highText = after.length > 2 ? after.slice(1, -1) : "";
+  const mac = chain.key.mac(`{${lowText}${lowText !== "" && highText !== "" ? "," : ""}${highText}}`);
+  const line = `{${lowText}${lowText === "" ? "" : ","}"mac":"${mac}"${highText === "" ? "" : ","}${highText}}\n`;
+  const record = low;
+  record.mac = mac;
+  for (const k of keys) if (k > "mac") setMember(record, k, high[k]);
+  Object.defineProperty(record, LINE, { value: line });
+  return record as unknown as AuditRecord;
+}
+
+/** Sets an own enumerable member, `__proto__` included (an assignment would set the prototype). */
+function setMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/** {@link sealRecord} member by member through `canonicalJson`, for entries `JSON.stringify` would reorder. */
+function sealByMembers(source: Record<string, unknown>, keys: string[], chain: { seq: number; prev: string; key: AuditKey }): AuditRecord {
   const record: Record<string, unknown> = {};
   const parts: string[] = new Array<string>(keys.length);
   let at = keys.length;
@@ -175,7 +216,7 @@ export function sealRecord(entry: AuditEntry & { time: string }, chain: { seq: n
     const k = keys[i]!;
     const value =
       k === "v" ? AUDIT_FORMAT_VERSION : k === "seq" ? chain.seq : k === "kid" ? chain.key.id : k === "prev" ? chain.prev : source[k];
-    record[k] = value;
+    setMember(record, k, value);
     parts[i] = `${JSON.stringify(k)}:${canonicalJson(value)}`;
     if (at === keys.length && k > "mac") at = i;
   }

@@ -4,8 +4,8 @@
  * missing head.
  */
 import { basename } from "node:path";
-import { readAuditAnchor } from "./anchor.js";
-import { checkCheckpointMac, checkpointPathFor, readCheckpoint, type AuditCheckpoint } from "./checkpoint.js";
+import type { readAuditAnchor } from "./anchor.js";
+import { checkCheckpointMac, type AuditCheckpoint, type readCheckpoint } from "./checkpoint.js";
 import type { AuditKey } from "./key.js";
 import { checkRotationManifestMac, readRotationManifest, type AuditRotationManifest } from "./manifest.js";
 import { genesisHash } from "./record.js";
@@ -18,28 +18,29 @@ export interface CheckpointBreak {
   expectedSeq?: number;
 }
 
-/** Compares the verified chain with its signed checkpoint; returns the break it finds, if any. */
-export async function checkAgainstCheckpoint(
+/**
+ * Compares the verified chain with its signed checkpoint (read before the log: `read`, from
+ * `file`); returns the break it finds, if any. `at`: the last line of the log; `named`: the
+ * chain's record of a seq the checkpoint names.
+ */
+export function checkAgainstCheckpoint(
   report: AuditVerifyReport,
-  entries: Entry[],
-  list: string[],
-  live: string | undefined,
+  at: Entry,
+  named: (seq: number) => Entry | undefined,
+  file: string | undefined,
+  read: Awaited<ReturnType<typeof readCheckpoint>>,
   key: AuditKey,
   options: VerifyAuditOptions,
   declared: string | undefined,
-): Promise<CheckpointBreak | undefined> {
-  const lastEntry = entries[entries.length - 1];
-  const at: Entry = lastEntry ?? { file: list[list.length - 1] ?? "", line: 0, bytes: 0, terminated: true, macOk: false };
-  if (options.checkpoint === false || live === undefined) {
+): CheckpointBreak | undefined {
+  if (file === undefined) {
     if (options.checkpoint === false) report.checkpoint = { file: "", status: "skipped" };
     return undefined;
   }
-  const file = options.checkpoint ?? checkpointPathFor(live);
   const failed = (finding: Partial<AuditCheckpointFinding>, kind: AuditBreakKind, message: string, expectedSeq?: number, where = at) => {
     report.checkpoint = { file, status: "failed", ...finding };
     return { at: where, kind, message, ...(expectedSeq === undefined ? {} : { expectedSeq }) };
   };
-  const read = await readCheckpoint(file);
   if (read === undefined) {
     // The writer said it kept checkpoints under this name: their absence is a finding.
     if (declared !== undefined && options.checkpoint === undefined && declared === basename(file)) {
@@ -53,7 +54,7 @@ export async function checkAgainstCheckpoint(
     return undefined;
   }
   if ("problem" in read) return failed({}, "checkpoint", `the checkpoint is not valid: ${read.problem}`);
-  return compareWithCheckpoint(report, entries, at, key, read.checkpoint, file, "checkpoint", (finding) => {
+  return compareWithCheckpoint(report, named, at, key, read.checkpoint, file, "checkpoint", (finding) => {
     report.checkpoint = finding;
   });
 }
@@ -65,7 +66,7 @@ export async function checkAgainstCheckpoint(
  */
 function compareWithCheckpoint(
   report: AuditVerifyReport,
-  entries: Entry[],
+  named: (seq: number) => Entry | undefined,
   at: Entry,
   key: AuditKey,
   cp: AuditCheckpoint,
@@ -112,7 +113,7 @@ function compareWithCheckpoint(
     record({ file, status: "before_start", ...seen });
     return undefined;
   }
-  const match = entries.find((x) => x.macOk && x.record!.seq === cp.seq);
+  const match = named(cp.seq);
   if (match === undefined || match.hash !== cp.head) {
     return failed("altered", `record seq ${cp.seq} differs from ${name} (taken ${cp.time})`, cp.seq, match ?? at);
   }
@@ -120,16 +121,15 @@ function compareWithCheckpoint(
   return undefined;
 }
 
-/** Compares the verified chain with the latest checkpoint an external anchor holds. */
-export async function checkAgainstAnchor(
+/** Compares the verified chain with the latest checkpoint an external anchor holds (read before the log: `read`). */
+export function checkAgainstAnchor(
   report: AuditVerifyReport,
-  entries: Entry[],
-  list: string[],
-  key: AuditKey,
+  at: Entry,
+  named: (seq: number) => Entry | undefined,
   target: string,
-): Promise<CheckpointBreak | undefined> {
-  const at: Entry = entries.at(-1) ?? { file: list.at(-1) ?? "", line: 0, bytes: 0, terminated: true, macOk: false };
-  const read = await readAuditAnchor(target);
+  read: Awaited<ReturnType<typeof readAuditAnchor>> | undefined,
+  key: AuditKey,
+): CheckpointBreak | undefined {
   const name = /^https?:/i.test(target) ? target.replace(/\/\/[^/@]*@/, "//") : target;
   if (read === undefined) {
     report.anchor = { file: name, status: "none" };
@@ -139,7 +139,7 @@ export async function checkAgainstAnchor(
     report.anchor = { file: name, status: "failed" };
     return { at, kind: "checkpoint", message: `the anchor cannot be checked: ${read.problem}` };
   }
-  return compareWithCheckpoint(report, entries, at, key, read.checkpoint, name, "anchor", (finding) => {
+  return compareWithCheckpoint(report, named, at, key, read.checkpoint, name, "anchor", (finding) => {
     report.anchor = finding;
   });
 }
@@ -156,14 +156,4 @@ export async function loadManifest(
   if (m.kid !== key.id) return { file, problem: `${file} was written with key ${m.kid}, the given key is ${key.id}` };
   if (!checkRotationManifestMac(m, key)) return { file, problem: `${file} does not verify: it was altered or forged` };
   return { file, manifest: m };
-}
-
-/** True when consecutive records chain by hash and seq (whatever their MACs say). */
-export function chainConsistent(records: Entry[]): boolean {
-  for (let i = 1; i < records.length; i++) {
-    const a = records[i - 1]!;
-    const b = records[i]!;
-    if (b.record!.seq !== a.record!.seq + 1 || b.record!.prev !== a.hash) return false;
-  }
-  return true;
 }

@@ -5,7 +5,8 @@
  *
  * - `next()` runs the wrapped handler. It settles when the handler settles or when the call's
  *   `ctx.signal` aborts (handler timeout, connection closed), whichever comes first, exactly as
- *   the server itself races them; so a middleware also sees calls the server gave up on.
+ *   the server itself races them; so a middleware also sees calls the server gave up on. (A
+ *   handler that returns without a promise has settled first.)
  * - A middleware that catches a failure must rethrow it: the server's fail-closed rules
  *   (`handlerFailure`, batch slots becoming `block`) then still apply.
  * - Handlers that are absent stay absent (the server's defaults are unchanged), except
@@ -100,13 +101,21 @@ function abortReason(signal: AbortSignal): Error {
   return reason instanceof Error ? reason : new Error(typeof reason === "string" ? reason : "Aborted");
 }
 
-const invoke = <R>(fn: () => R | PromiseLike<R>): Promise<R> => {
+/**
+ * Runs the handler for `next()`. A handler that returned without a promise has settled before
+ * anything could abort its call, so only a promise is raced against the call's signal: the
+ * race costs an abort controller per call (the signal is made on first use) and a listener
+ * added and removed, which the common synchronous handler (a policy) does not need.
+ */
+function runHandler(fn: () => unknown, ctx: AhpHandlerContext): Promise<unknown> {
+  let result: unknown;
   try {
-    return Promise.resolve(fn());
+    result = fn();
   } catch (error) {
     return Promise.reject(error);
   }
-};
+  return isPromiseLike(result) ? raceAbort(Promise.resolve(result), ctx.signal) : Promise.resolve(result);
+}
 
 /** Wraps every handler of `handlers` with `middleware`. Returns a new handler set. */
 export function applyHandlerMiddleware(
@@ -115,7 +124,7 @@ export function applyHandlerMiddleware(
   options: ApplyMiddlewareOptions = {},
 ): AhpServerHandlers {
   const observeMissing = options.observeMissing ?? true;
-  const run = (call: HandlerCall, fn: () => unknown): Promise<unknown> => middleware(call, () => raceAbort(invoke(fn), call.ctx.signal));
+  const run = (call: HandlerCall, fn: () => unknown): Promise<unknown> => middleware(call, () => runHandler(fn, call.ctx));
   const out: AhpServerHandlers = { ...handlers };
 
   const onEvent = handlers.onEvent;
