@@ -54,7 +54,7 @@ describe.runIf(runRedis)("ahp serve --state redis:// --agent-host (replicas shar
     const entry = await human.pending(sessionUri("repl-deny"));
     const echo = await human.answer(entry, false, { reasonMessage: "not on a Friday" });
     expect(echo.params.rejectionReason).toBeUndefined();
-    expect(await decision).toMatchObject({ decision: "block", reason: "not on a Friday" });
+    expect(await decision).toMatchObject({ decision: "block", reason: "not on a Friday (denied by alice)" });
   });
 
   it("approvers on A and B answer at once: exactly one wins, the other gets 'already resolved'", async () => {

@@ -273,6 +273,8 @@ describe(`real claude-agent-acp ${HOSTS.claudeAgentAcp.version} through ahp acp-
     expect(run.stub.toolResults()[0]?.is_error).not.toBe(true);
     expect(toolStatus(run.updates)).toBe("completed");
     await page.locator('.outcome[data-outcome="approved"]').filter({ hasText: "approved by alice" }).waitFor();
+    // The command ran to its end, and the page says so (the proxy reports it with post_action), not "stopped".
+    await card(page, "completed").waitFor({ timeout: 60_000 });
     await shot(page, "acp-approved");
     expect(lastAudited()).toMatchObject({ decision: "allow" });
     expect(harnessSaid("approval answered").at(-1)).toMatchObject({ outcome: "approved", by: "alice", decision: "allow" });
