@@ -49,6 +49,11 @@ export interface AgentOptions {
   harnessStderr?: "inherit" | "ignore" | ((chunk: string) => void);
   /** A human's answer to an escalation (default: no). */
   askHuman?: (args: ShellArgs, reason: string) => Promise<boolean>;
+  /**
+   * How long one decision may take, the harness's start included for the first (default 60 s:
+   * the harness here is compiled on the fly by tsx, which a busy machine can make slow).
+   */
+  timeoutMs?: number;
 }
 
 const HARNESS = fileURLToPath(new URL("./harness.ts", import.meta.url));
@@ -58,7 +63,7 @@ export async function runAgentLoop(task: Task, options: AgentOptions = {}): Prom
   const runTool = options.runTool ?? (async () => ({ exitCode: 0 }));
   const askHuman = options.askHuman ?? (async () => false);
 
-  const client = new AhpClient({ agentInfo: { framework: "example-agent", version: "1.0.0" }, timeoutMs: 10_000 });
+  const client = new AhpClient({ agentInfo: { framework: "example-agent", version: "1.0.0" }, timeoutMs: options.timeoutMs ?? 60_000 });
   await client.connect(new StdioClientTransport({ ...harness, stderr: options.harnessStderr ?? "inherit" }), {
     capabilities: ["pre_prompt", "pre_action", "post_action"],
   });

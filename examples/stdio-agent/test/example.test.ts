@@ -84,7 +84,7 @@ describe("stdio-agent example", () => {
   });
 
   it("pnpm start prints what the agent did", async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "src/agent.ts"], { cwd: ROOT, timeout: 30_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "src/agent.ts"], { cwd: ROOT, timeout: 120_000 });
     expect(stdout).toContain("model sees: Deploy with token [REDACTED:github_token] and clean up");
     expect(stdout).not.toContain(TOKEN);
     expect(stdout).toMatch(/^block\s+rm -rf build\/\s+skipped \(recursive forced delete\)$/m);
