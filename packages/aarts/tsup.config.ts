@@ -7,6 +7,8 @@ import { defineConfig, type Options } from "tsup";
  * - `hook` (ESM + CJS + d.ts): the hook command for CLIs (`@ahp/aarts/hook`).
  * - `bin` (CommonJS, one file): the `ahp-aarts-hook` executable. CommonJS because Node's ESM loader
  *   costs about 8 ms of CPU per start-up that a hook spawned for every tool call would pay.
+ *   `launch` (CommonJS, Node built-ins only) is what `bin/ahp-aarts-hook.cjs` runs: it loads
+ *   `bin` through V8's code cache (ADR 0168).
  * `hook` and `bin` bundle the few `@ahp/core` modules they use from source, so that starting the
  * hook never loads zod or the wire schemas (cold start; measured by `pnpm bench`), and bundle
  * `@ahp/shell` (dependency-free) so that the hook loads one file.
@@ -34,12 +36,17 @@ export default defineConfig([
     esbuildOptions: bundleCore,
   },
   {
-    entry: { bin: "src/bin.ts" },
+    entry: { bin: "src/bin.ts", launch: "src/hook/launch.ts" },
     format: ["cjs"],
     sourcemap: false,
     target: "node20",
     noExternal: ["@ahp/core", "@ahp/shell"],
-    esbuildOptions: bundleCore,
+    esbuildOptions: (options, context) => {
+      bundleCore?.(options, context);
+      // import() becomes require(): the launcher runs the bin as a vm.Script, where a dynamic
+      // import would need a loader of its own.
+      options.supported = { ...(options.supported ?? {}), "dynamic-import": false };
+    },
     banner: { js: "#!/usr/bin/env node" },
   },
 ]);
