@@ -551,9 +551,6 @@ async function answerHook(
     onlog: (entry) => log(entry.level, entry.message),
     now,
   });
-  // An event the host can be asked about is always evaluated: do the AHP handshake now, while
-  // the adapter builds the event, instead of after it.
-  if (canPrompt.size > 0) void aartsHost.activate();
   const cwd = hostCwd(input);
   const runtime: HookRuntime = {
     evaluate: async (event, options) => {
