@@ -1,4 +1,5 @@
 #!/usr/bin/env node
-// The `ahp-aarts-hook` command: one require of the single-file bundle dist/bin.cjs (see README,
-// "Why one file"). Checked in so that installing the workspace can link the bin before the build.
-require("../dist/bin.cjs");
+// The `ahp-aarts-hook` command: the launcher loads the single-file bundle dist/bin.cjs through
+// V8's code cache (see README, "Cold start"). Checked in so that installing the workspace can
+// link the bin before the build.
+require("../dist/launch.cjs").launch();

@@ -9,9 +9,11 @@
  * fail-closed every failure (harness down, timeout, crash, bad input, bad configuration)
  * renders a deny, never an exit code the host would treat as a non-blocking error.
  */
+import { randomUUID } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import type { Transport } from "@ahp/core";
 import { AARTS_PACKAGE_VERSION, type HookPoint } from "../catalog.js";
 import { AhpBridge } from "../bridge/bridge.js";
 import type { ModifyUnsupported } from "../bridge/mapping.js";
@@ -376,17 +378,60 @@ export async function runHookCommand(argv: readonly string[], io: HookCommandIo)
   return runHook(host.hostId, args, io, env);
 }
 
+/** Connection limit of every `--connect` target, and of the handshake. */
+const connectTimeoutOf = (settings: HookSettings) => Math.min(10_000, settings.timeoutMs ?? 10_000);
+
+/**
+ * Starts connecting to every `unix:` harness at once, before stdin is read (keyed by position
+ * in `settings.connect`): the connection is ready when the event is. Nothing is sent until the
+ * bridge's version check takes the connection; a connection never taken is closed at the end.
+ */
+function preconnect(settings: HookSettings, errors: readonly string[], io: HookCommandIo): Map<number, Promise<Transport>> {
+  const early = new Map<number, Promise<Transport>>();
+  if (errors.length > 0) return early;
+  settings.connect.forEach((value, i) => {
+    let spec: ConnectSpec;
+    try {
+      spec = parseConnect(value);
+    } catch {
+      return; // reported once stdin has been read
+    }
+    if (spec.kind !== "unix") return;
+    const opening = openTransport(spec, { ...(io.cwd === undefined ? {} : { cwd: io.cwd }), connectTimeoutMs: connectTimeoutOf(settings) });
+    opening.catch(() => undefined); // the failure is the bridge's to report, when it takes the connection
+    early.set(i, opening);
+  });
+  return early;
+}
+
 async function runHook(
   hostId: string,
   args: ParsedArgs,
   io: HookCommandIo,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  const host = SUBPROCESS_HOSTS[hostId]!;
   const t0 = performance.now();
+  const { settings, errors } = resolveSettings(args, env);
+  const early = preconnect(settings, errors, io);
+  try {
+    return await answerHook(hostId, settings, errors, early, io, env, t0);
+  } finally {
+    await Promise.allSettled([...early.values()].map((opening) => opening.then((transport) => transport.close())));
+  }
+}
+
+async function answerHook(
+  hostId: string,
+  settings: HookSettings,
+  errors: readonly string[],
+  early: Map<number, Promise<Transport>>,
+  io: HookCommandIo,
+  env: Readonly<Record<string, string | undefined>>,
+  t0: number,
+): Promise<number> {
+  const host = SUBPROCESS_HOSTS[hostId]!;
   const timings: Record<string, number> = {};
   const mark = (name: string, since: number) => (timings[name] = (timings[name] ?? 0) + (performance.now() - since));
-  const { settings, errors } = resolveSettings(args, env);
   const now = io.now ?? (() => new Date());
   const pendingWrites: Promise<unknown>[] = [];
   const log = (level: string, message: string) => {
@@ -434,7 +479,7 @@ async function runHook(
   };
   if (errors.length > 0 || settings.connect.length === 0) {
     const problems =
-      settings.connect.length === 0 ? [...errors, "no harness configured (--connect, AHP_CONNECT or the configuration file)"] : errors;
+      settings.connect.length === 0 ? [...errors, "no harness configured (--connect, AHP_CONNECT or the configuration file)"] : [...errors];
     const code = configError(problems);
     await Promise.allSettled(pendingWrites);
     return code;
@@ -451,7 +496,7 @@ async function runHook(
 
   const canPrompt = new Set<HookPoint>(host.canPrompt(input, settings.event));
   const hostModifiable = host.modifiable(input, settings.event);
-  const versionTimeout = Math.min(10_000, settings.timeoutMs ?? 10_000);
+  const versionTimeout = connectTimeoutOf(settings);
   // The host kills the hook at its own limit; a decision still held for a person by then must
   // not become the host's default (allow). Wait up to the limit minus a margin, tell the harness
   // so (metadata.ahp_wait), and answer the host's own prompt (ask) or deny when nothing came.
@@ -462,13 +507,19 @@ async function runHook(
   const hooks: HookRegistration[] = specs.map((spec, i) => ({
     id: specs.length === 1 ? "ahp" : `ahp${i + 1}`,
     engine: new AhpBridge({
-      transport: () =>
-        openTransport(spec, {
-          ...(io.cwd === undefined ? {} : { cwd: io.cwd }),
-          env,
-          connectTimeoutMs: versionTimeout,
-          requestTimeoutMs: Math.max(waitMs, 10_000),
-        }),
+      transport: () => {
+        const opened = early.get(i);
+        early.delete(i);
+        return (
+          opened ??
+          openTransport(spec, {
+            ...(io.cwd === undefined ? {} : { cwd: io.cwd }),
+            env,
+            connectTimeoutMs: versionTimeout,
+            requestTimeoutMs: Math.max(waitMs, 10_000),
+          })
+        );
+      },
       remote: spec.remote,
       remoteTransmissionConsent: settings.remoteConsent,
       hostModifiable,
@@ -477,6 +528,9 @@ async function runHook(
       lifecycleGates: settings.lifecycleGates,
       announceWait: unanswered === "ask" ? "ask" : "block",
       handshakeTimeoutMs: versionTimeout,
+      // Random UUIDs, drawn where the one-file bin draws them (src/hook/crypto-lite.ts).
+      connectionId: randomUUID(),
+      generateId: randomUUID,
       onlog: (entry) => log(entry.level, `bridge: ${entry.message}`),
     }),
   }));

@@ -14,7 +14,6 @@
  */
 import { createServer } from "node:net";
 import { existsSync } from "node:fs";
-import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { commandArgv } from "./connect.js";
@@ -63,6 +62,8 @@ export async function runDoctor(
   }
   let settings: Record<string, unknown>;
   try {
+    // Loaded here only: a hook run never needs node:fs/promises.
+    const { readFile } = await import("node:fs/promises");
     const parsed = JSON.parse(await readFile(target, "utf8")) as unknown;
     if (!isRecord(parsed)) throw new Error("not a JSON object");
     settings = parsed;
@@ -137,6 +138,7 @@ function closedPort(): Promise<number> {
 
 /** Runs the real CLI once in a scratch HOME; true when a SessionStart hook of the settings ran. */
 async function claudeLoadsHooks(command: string, settings: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>) {
+  const { mkdtemp, mkdir, rm, writeFile } = await import("node:fs/promises");
   const argv = commandArgv(command);
   const scratch = await mkdtemp(join(tmpdir(), "ahp-hook-doctor-"));
   const marker = join(scratch, "loaded");

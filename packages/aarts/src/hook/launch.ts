@@ -1,0 +1,127 @@
+/**
+ * The `ahp-aarts-hook` launcher (`dist/launch.cjs`): loads the one-file bin (`dist/bin.cjs`)
+ * through V8's code cache, so that a hook process spawned for every tool call neither parses
+ * nor compiles the bin's functions again (ADR 0168).
+ *
+ * The cache is one file per bin build, Node version and architecture, in the user's cache
+ * directory; it is written once, after the first run that answered a host's hook (so that it
+ * holds the functions that path runs), atomically (temporary file + rename). V8 checks the
+ * cache against the source and its own version and flags; a rejected, unreadable or unwritable
+ * cache only costs the compilation it would have saved. `AHP_HOOK_CODE_CACHE=0` turns it off.
+ */
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { Script } from "node:vm";
+
+/** What the bin exports when it is not the main module (`src/bin.ts`). */
+interface Bin {
+  run(): Promise<{ code: number; answeredHook: boolean }>;
+}
+
+/** Where code caches are kept: `$AHP_HOOK_CACHE_DIR`, else the user's cache directory + `ahp/aarts`. */
+export function codeCacheDir(env: Readonly<Record<string, string | undefined>>, platform = process.platform): string {
+  if (env.AHP_HOOK_CACHE_DIR) return env.AHP_HOOK_CACHE_DIR;
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, "ahp", "aarts");
+  if (platform === "win32" && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, "ahp", "aarts", "cache");
+  return join(env.HOME || homedir(), ".cache", "ahp", "aarts");
+}
+
+const CACHE_PREFIX = "bin-";
+
+/**
+ * The cache file of one bin build for this Node: the build is named by the bin's size and
+ * modification time, Node by its V8 version and the architecture (V8 also checks both itself).
+ */
+export function codeCacheFile(dir: string, bin: { size: number; mtimeMs: number }, v8 = process.versions.v8, arch = process.arch): string {
+  return join(dir, `${CACHE_PREFIX}${bin.size}-${Math.trunc(bin.mtimeMs)}-${v8.replace(/[^\w.]/g, "_")}-${arch}.v8cache`);
+}
+
+/** The CommonJS wrapper Node itself puts around a module, so that the bin runs as it would under `require`. */
+const wrap = (source: string) => `(function (exports, require, module, __filename, __dirname) {${source.replace(/^#!.*/, "")}\n})`;
+
+/**
+ * Loads the bin at `binPath` through the code cache; falls back to a plain `require` when the
+ * source cannot be read. Returns the bin and, when the cache is missing or was rejected, a
+ * function that writes a fresh one (call it after the run, off the host's critical path).
+ */
+export function loadBin(
+  binPath: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): { bin: Bin; writeCache?: () => void } {
+  const requireBin = createRequire(binPath);
+  if (env.AHP_HOOK_CODE_CACHE === "0") return { bin: requireBin(binPath) as Bin };
+  let source: string;
+  let cacheFile: string;
+  try {
+    const fd = openSync(binPath, "r");
+    try {
+      const stat = fstatSync(fd);
+      source = readFileSync(fd, "utf8");
+      cacheFile = codeCacheFile(codeCacheDir(env), stat);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return { bin: requireBin(binPath) as Bin };
+  }
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    // no cache yet
+  }
+  const script = new Script(wrap(source), { filename: binPath, ...(cachedData === undefined ? {} : { cachedData }) });
+  const mod = { exports: {} as Bin };
+  (script.runInThisContext() as (...args: unknown[]) => void).call(mod.exports, mod.exports, requireBin, mod, binPath, dirname(binPath));
+  if (cachedData !== undefined && !script.cachedDataRejected) return { bin: mod.exports };
+  return { bin: mod.exports, writeCache: () => writeCodeCache(cacheFile, script.createCachedData()) };
+}
+
+/** Caches of other builds kept besides the one written (several installed versions may share the directory). */
+const KEEP_OTHER_CACHES = 7;
+
+/** Writes a cache file atomically and prunes the oldest caches of other builds; never throws. */
+export function writeCodeCache(file: string, data: Buffer): void {
+  const dir = dirname(file);
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(tmp, data, { mode: 0o600 });
+    renameSync(tmp, file);
+    const name = file.slice(dir.length + 1);
+    const others = readdirSync(dir)
+      .filter((other) => other !== name && other.startsWith(CACHE_PREFIX) && other.endsWith(".v8cache"))
+      .map((other) => ({ path: join(dir, other), mtimeMs: statSync(join(dir, other)).mtimeMs }))
+      .sort((a, b) => b.mtimeMs - a.mtimeMs);
+    for (const old of others.slice(KEEP_OTHER_CACHES)) unlinkSync(old.path);
+  } catch {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // not created
+    }
+  }
+}
+
+/** Runs the bin next to this file (`dist/bin.cjs`); writes the code cache after a hook was answered. */
+export function launch(binPath = join(__dirname, "bin.cjs")): void {
+  const { bin, writeCache } = loadBin(binPath);
+  void bin.run().then(({ answeredHook }) => {
+    if (writeCache !== undefined && answeredHook) writeCache();
+  });
+}
+
+if (typeof require !== "undefined" && require.main === module) launch();
