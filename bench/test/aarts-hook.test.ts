@@ -21,7 +21,7 @@ function runSuite(): Promise<Row[]> {
     execFile(
       process.execPath,
       ["--import", "tsx", "src/run.ts", "aarts-hook", "--quick", "--json", out],
-      { cwd: benchDir, maxBuffer: 16 * 1024 * 1024, timeout: 400_000 },
+      { cwd: benchDir, maxBuffer: 16 * 1024 * 1024, timeout: 600_000 },
       (error, _stdout, stderr) => {
         if (error) reject(new Error(`bench failed: ${error.message}\n${stderr}`));
         else resolve(JSON.parse(readFileSync(out, "utf8")) as Row[]);

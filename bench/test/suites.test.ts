@@ -14,10 +14,17 @@ const benchDir = fileURLToPath(new URL("..", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "ahp-bench-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const suiteFiles = readdirSync(join(benchDir, "src", "suites"))
+/** Suites with a test file of their own here (e.g. `aarts-hook.test.ts`) are run there, not twice. */
+const dedicated = new Set(
+  readdirSync(join(benchDir, "test"))
+    .filter((f) => f.endsWith(".test.ts") && f !== "suites.test.ts")
+    .map((f) => f.replace(/\.test\.ts$/, "")),
+);
+const allSuiteFiles = readdirSync(join(benchDir, "src", "suites"))
   .filter((f) => /\.m?ts$/.test(f))
   .map((f) => f.replace(/\.m?ts$/, ""))
   .sort();
+const suiteFiles = allSuiteFiles.filter((f) => !dedicated.has(f));
 
 /** One suite, quick, in its own child process: each gets its own generous limit on a loaded machine. */
 function runQuick(file: string): Promise<{ rows: Row[]; stdout: string }> {
@@ -60,8 +67,10 @@ describe.sequential("pnpm bench --quick", () => {
   it("every suite ran, and the suites with a structure to keep still have it", () => {
     const seen = new Set(rows.map((r) => r.suite));
     expect(seen.size).toBe(suiteFiles.length);
-    for (const name of ["core", "memory", "stdio", "stdio-layers", "unix", "http", "ws", "policy", "aarts-hook", "instructions"])
+    for (const name of ["core", "memory", "stdio", "stdio-layers", "unix", "http", "ws", "policy", "instructions"])
       expect(seen).toContain(name);
+    // Every suite is run by some test: here, or by its own file.
+    for (const file of dedicated) expect(allSuiteFiles).toContain(file);
     // The layer suite: every harness and agent variant against its side's base, then the two estimates.
     const layers = rows.filter((r) => r.suite === "stdio-layers");
     expect(layers.map((r) => r.case.split(":")[0])).toEqual([
