@@ -9,8 +9,10 @@ import * as http from "node:http";
 import * as https from "node:https";
 import type { OutgoingHttpHeaders } from "node:http";
 import {
+  AHP_METHODS,
   AhpLocalError,
   DEFAULT_MAX_MESSAGE_BYTES,
+  HOLD_GRACE_MS,
   parseJsonText,
   stringifyMessage,
   toError,
@@ -43,8 +45,10 @@ export interface HttpClientTransportOptions extends MessageLimits {
   headers?: Record<string, string>;
   /**
    * Time limit of one whole HTTP exchange in ms, for requests and notifications alike (as the
-   * reference). Default 10000; `0` disables. Keep it at least as long as the longest per-call
-   * timeout you give `AhpClient` (an `escalate` decision may wait on a human).
+   * reference). Default 10000; `0` disables. When the harness's handshake answer advertises a
+   * longer `timeout_ms` (it may hold a decision for a person that long), an `ahp/event` or
+   * `ahp/batch` request waits that plus 5 s instead (ADR 0145); a call's own per-call timeout
+   * given to `AhpClient` longer than both needs a longer limit here, or `0`.
    */
   timeoutMs?: number;
   /** HTTP stack: `undici` (default, faster) or `node` (`node:http` / `node:https` with a keep-alive Agent). */
@@ -279,6 +283,8 @@ export class HttpClientTransport implements Transport {
   readonly url: URL;
 
   readonly #timeoutMs: number;
+  /** The `timeout_ms` of the last handshake answer (0 before one): how long the harness may hold a decision. */
+  #advertisedMs = 0;
   readonly #limits: MessageLimits;
   readonly #maxMessageBytes: number;
   readonly #readRequest: ReadPolicy;
@@ -290,7 +296,14 @@ export class HttpClientTransport implements Transport {
    * timer armed for the oldest deadline serves them all (no timer per request).
    */
   readonly #inflight = new Map<(error: AhpLocalError) => void, number>();
+  /**
+   * Exchanges whose limit is longer than the transport's own (a decision the harness may hold for
+   * a person): abort function → deadline and limit. Few at a time; scanned whole.
+   */
+  readonly #held = new Map<(error: AhpLocalError) => void, { deadline: number; limitMs: number }>();
   #deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the armed timer fires (ms, `performance.now()` clock). */
+  #deadlineAt = Number.POSITIVE_INFINITY;
   #closed = false;
   #closing?: Promise<void>;
 
@@ -372,7 +385,9 @@ export class HttpClientTransport implements Transport {
     };
     const userSignal = options?.signal;
     const onUserAbort = () => abortWith(new AhpLocalError("ABORTED", "send aborted", { cause: userSignal?.reason }));
-    this.#track(abortWith);
+    const method = m.method;
+    const holdable = isRequest && (method === AHP_METHODS.event || method === AHP_METHODS.batch);
+    this.#track(abortWith, holdable ? this.decisionTimeoutMs : this.#timeoutMs);
     if (userSignal !== undefined) {
       if (userSignal.aborted) onUserAbort();
       else userSignal.addEventListener("abort", onUserAbort);
@@ -403,6 +418,7 @@ export class HttpClientTransport implements Transport {
         });
       }
       if (this.#closed) throw new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
+      if (method === AHP_METHODS.handshake) this.#advertisedMs = advertisedTimeout(response);
       try {
         this.onmessage?.(response);
       } catch (error) {
@@ -410,36 +426,64 @@ export class HttpClientTransport implements Transport {
       }
     } finally {
       this.#inflight.delete(abortWith);
+      this.#held.delete(abortWith);
       userSignal?.removeEventListener("abort", onUserAbort);
     }
   }
 
-  #track(abortWith: (error: AhpLocalError) => void): void {
-    const timeoutMs = this.#timeoutMs;
-    const limited = timeoutMs > 0 && Number.isFinite(timeoutMs);
-    this.#inflight.set(abortWith, limited ? performance.now() + timeoutMs : Number.POSITIVE_INFINITY);
-    if (limited && this.#deadlineTimer === undefined) this.#armDeadlineTimer(timeoutMs);
+  /**
+   * The limit of an `ahp/event` or `ahp/batch` exchange: the transport's own `timeoutMs` or, when
+   * the harness's last handshake answer advertised a longer `timeout_ms`, that plus
+   * `HOLD_GRACE_MS` (the harness may hold the decision for a person that long; ADR 0145). `0` when
+   * the transport's limit is disabled.
+   */
+  get decisionTimeoutMs(): number {
+    const own = this.#timeoutMs;
+    if (!(own > 0) || !Number.isFinite(own)) return own;
+    const advertised = this.#advertisedMs;
+    return advertised > own ? advertised + HOLD_GRACE_MS : own;
   }
 
-  #armDeadlineTimer(delayMs: number): void {
-    this.#deadlineTimer = setTimeout(() => this.#expire(), Math.max(0, Math.ceil(delayMs)));
+  #track(abortWith: (error: AhpLocalError) => void, limitMs: number): void {
+    const limited = limitMs > 0 && Number.isFinite(limitMs);
+    const deadline = limited ? performance.now() + limitMs : Number.POSITIVE_INFINITY;
+    if (!limited || limitMs === this.#timeoutMs) this.#inflight.set(abortWith, deadline);
+    else this.#held.set(abortWith, { deadline, limitMs });
+    if (deadline < this.#deadlineAt) this.#armDeadlineTimer(deadline);
+  }
+
+  #armDeadlineTimer(at: number): void {
+    if (this.#deadlineTimer !== undefined) clearTimeout(this.#deadlineTimer);
+    this.#deadlineAt = at;
+    this.#deadlineTimer = setTimeout(() => this.#expire(), Math.max(0, Math.ceil(at - performance.now())));
     // The sockets of the exchanges keep the process alive, not this timer.
     this.#deadlineTimer.unref?.();
   }
 
-  /** Aborts every exchange past its deadline, then re-arms for the oldest remaining one. */
+  /** Aborts every exchange past its deadline, then re-arms for the earliest remaining one. */
   #expire(): void {
     this.#deadlineTimer = undefined;
+    this.#deadlineAt = Number.POSITIVE_INFINITY;
     const now = performance.now();
-    const timeoutMs = this.#timeoutMs;
+    let next = Number.POSITIVE_INFINITY;
+    // Same limit for all, in start order: the first one not yet due ends the scan.
     for (const [abortWith, deadline] of this.#inflight) {
       if (deadline > now) {
-        if (Number.isFinite(deadline)) this.#armDeadlineTimer(deadline - now);
-        return;
+        next = deadline;
+        break;
       }
       this.#inflight.delete(abortWith);
-      abortWith(new AhpLocalError("TIMEOUT", `Timeout after ${timeoutMs}ms`, { details: { timeoutMs } }));
+      abortWith(timedOut(this.#timeoutMs));
     }
+    for (const [abortWith, { deadline, limitMs }] of this.#held) {
+      if (deadline > now) {
+        next = Math.min(next, deadline);
+        continue;
+      }
+      this.#held.delete(abortWith);
+      abortWith(timedOut(limitMs));
+    }
+    if (Number.isFinite(next)) this.#armDeadlineTimer(next);
   }
 
   /** Spec §12.7: a body that is not a JSON-RPC response at all is a parse failure. */
@@ -477,13 +521,27 @@ export class HttpClientTransport implements Transport {
       const closed = new AhpLocalError("CONNECTION_CLOSED", "Connection closed");
       if (this.#deadlineTimer !== undefined) clearTimeout(this.#deadlineTimer);
       this.#deadlineTimer = undefined;
-      for (const abortWith of [...this.#inflight.keys()]) abortWith(closed);
+      this.#deadlineAt = Number.POSITIVE_INFINITY;
+      for (const abortWith of [...this.#inflight.keys(), ...this.#held.keys()]) abortWith(closed);
       this.#inflight.clear();
+      this.#held.clear();
       this.#dispose().catch((error: unknown) => this.onerror?.(toError(error)));
       this.onclose?.();
     })();
     return this.#closing;
   }
+}
+
+function timedOut(timeoutMs: number): AhpLocalError {
+  return new AhpLocalError("TIMEOUT", `Timeout after ${timeoutMs}ms`, { details: { timeoutMs } });
+}
+
+/** The `timeout_ms` a handshake answer advertises (`result.config.timeout_ms`), 0 when it advertises none. */
+function advertisedTimeout(response: Record<string, unknown>): number {
+  const result = response.result;
+  const config = isPlainObject(result) ? result.config : undefined;
+  const value = isPlainObject(config) ? config.timeout_ms : undefined;
+  return typeof value === "number" && value > 0 && Number.isFinite(value) ? value : 0;
 }
 
 function connectionFailure(kind: "request" | "notification", error: unknown): AhpLocalError {
