@@ -7,7 +7,6 @@
  */
 import * as http from "node:http";
 import * as https from "node:https";
-import type { OutgoingHttpHeaders } from "node:http";
 import {
   AHP_METHODS,
   AhpLocalError,
@@ -23,6 +22,17 @@ import {
   type TransportSendOptions,
 } from "@ahp/core";
 import { Pool, type Dispatcher } from "undici";
+import {
+  Abort,
+  ExchangeFailure,
+  mayResend,
+  nodeBackend,
+  READ_NOTIFICATION,
+  undiciBackend,
+  type Backend,
+  type ReadPolicy,
+  type Reply,
+} from "./exchange.js";
 import { authHeaders, type ClientAuth } from "@ahp/core";
 
 /** TLS settings for `https:` URLs (passed to undici's connector or to `https.Agent`). */
@@ -70,187 +80,6 @@ export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
 export const DEFAULT_HTTP_MAX_CONNECTIONS = 128;
 
 const EXCERPT_CHARS = 512;
-/** The read policy of every notification. */
-const READ_NOTIFICATION: ReadPolicy = { request: false, maxBytes: 0 };
-/** How much of a non-2xx body is read for the error message. */
-const ERROR_BODY_BYTES = 16 * 1024;
-
-/** How much of a notification's answer is read and dropped before the connection is closed instead. */
-const DISCARD_BYTES = 256 * 1024;
-
-/**
- * What the transport does with an answer's body: a request's 2xx body is read whole up to
- * `maxBytes` (past it the exchange fails with MESSAGE_TOO_LARGE), a non-2xx body is read up to
- * {@link ERROR_BODY_BYTES} for the error message, a notification's body is read and dropped.
- */
-interface ReadPolicy {
-  readonly request: boolean;
-  readonly maxBytes: number;
-}
-
-/** One finished HTTP exchange as the transport needs it: the status and the body as read under the policy. */
-interface Reply {
-  status: number;
-  /** The body as UTF-8 (empty for a notification). */
-  text: string;
-}
-
-/**
- * Collects an answer's body under a {@link ReadPolicy}. `push` says whether to go on reading;
- * when it says stop, the connection must be dropped (the rest of the body is not read) and
- * `error` is set when the exchange fails because of it.
- */
-class BodySink {
-  readonly #chunks: Buffer[] = [];
-  #total = 0;
-  readonly #limit: number;
-  readonly #keep: boolean;
-  readonly #truncate: boolean;
-  /** Set when the body was over the limit of a 2xx answer to a request. */
-  error: AhpLocalError | undefined;
-
-  constructor(status: number, contentLength: number | undefined, policy: ReadPolicy) {
-    const ok = status >= 200 && status < 300;
-    this.#keep = policy.request;
-    this.#truncate = !ok;
-    this.#limit = !policy.request ? DISCARD_BYTES : ok ? policy.maxBytes : ERROR_BODY_BYTES;
-    if (this.#keep && !this.#truncate && contentLength !== undefined && contentLength > this.#limit)
-      this.error = tooLarge(contentLength, this.#limit);
-  }
-
-  /** False when the body was refused before its first byte (declared too large). */
-  get open(): boolean {
-    return this.error === undefined;
-  }
-
-  /** Takes one chunk; false when reading must stop here and the connection be dropped. */
-  push(chunk: Buffer): boolean {
-    const total = this.#total + chunk.length;
-    if (total > this.#limit) {
-      if (!this.#keep) return false;
-      if (!this.#truncate) {
-        this.error = tooLarge(total, this.#limit);
-        return false;
-      }
-      this.#chunks.push(chunk.subarray(0, this.#limit - this.#total));
-      this.#total = this.#limit;
-      return false;
-    }
-    this.#total = total;
-    if (this.#keep) this.#chunks.push(chunk);
-    return true;
-  }
-
-  text(): string {
-    const chunks = this.#chunks;
-    if (chunks.length === 0) return "";
-    return chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, this.#total).toString("utf8");
-  }
-}
-
-/**
- * Settles one exchange once: with what its {@link BodySink} read, or with a failure (see
- * {@link Backend}). Once settled it lets go of everything it held (the sink, the promise's
- * functions, the backend's request): an HTTP stack may keep a finished exchange's handler for a
- * while (undici until the connection's next request), and through the promise that would keep the
- * whole call alive with it, long enough to reach the old generation under load (ADR 0135).
- */
-abstract class Exchange {
-  sink: BodySink | undefined;
-  settled = false;
-  #status = 0;
-  #resolve: ((reply: Reply) => void) | undefined;
-  #reject: ((error: Error) => void) | undefined;
-
-  constructor(
-    readonly policy: ReadPolicy,
-    resolve: (reply: Reply) => void,
-    reject: (error: Error) => void,
-  ) {
-    this.#resolve = resolve;
-    this.#reject = reject;
-  }
-
-  /**
-   * Stops the exchange (the {@link Abort} of its call fired): aborts the backend's request and
-   * fails the call now. A request still queued for a busy connection would otherwise only report
-   * its abort once it got one.
-   */
-  cancel(): void {
-    if (this.settled) return;
-    this.abortRequest();
-    this.fail(new Error("request aborted"));
-  }
-
-  /** Aborts the backend's request, now or as soon as the backend starts it. */
-  protected abstract abortRequest(): void;
-
-  /** Lets go of the backend's request (called once settled). */
-  protected abstract release(): void;
-
-  /** The answer's status arrived: the sink that reads its body. */
-  start(status: number, contentLength: number | undefined): BodySink {
-    this.#status = status;
-    this.sink = new BodySink(status, contentLength, this.policy);
-    return this.sink;
-  }
-
-  /** The body ended (or the sink stopped reading): settles with the sink's text or its error. */
-  finish(): void {
-    if (this.settled) return;
-    const sink = this.sink;
-    if (sink?.error !== undefined) this.#settle(undefined, sink.error);
-    else this.#settle({ status: this.#status, text: sink?.text() ?? "" }, undefined);
-  }
-
-  /** The exchange failed. A notification that got its answer's status is done, whatever happens to the body. */
-  fail(error: Error): void {
-    if (this.settled) return;
-    if (this.sink !== undefined && !this.policy.request) this.#settle({ status: this.#status, text: "" }, undefined);
-    else this.#settle(undefined, error);
-  }
-
-  #settle(reply: Reply | undefined, error: Error | undefined): void {
-    const resolve = this.#resolve;
-    const reject = this.#reject;
-    this.settled = true;
-    this.sink = this.#resolve = this.#reject = undefined;
-    this.release();
-    if (error !== undefined) reject?.(error);
-    else resolve?.(reply!);
-  }
-}
-
-/**
- * Aborts one exchange: one target at a time (the backend's exchange), cancelled once. Not an
- * AbortController: an AbortSignal with a listener cost about 20 µs of CPU per request on this
- * path (measured), a quarter of a whole loopback round trip.
- */
-class Abort {
-  #target: Exchange | undefined;
-  #aborted = false;
-  /** Cancels `exchange` when this fires (at once, in a microtask, when it already has). */
-  bind(exchange: Exchange): void {
-    if (this.#aborted) queueMicrotask(() => exchange.cancel());
-    else this.#target = exchange;
-  }
-  /** Cancels the bound exchange, once. */
-  abort(): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
-    const target = this.#target;
-    this.#target = undefined;
-    target?.cancel();
-  }
-}
-
-/**
- * Sends one POST and reads its answer under `policy`. Rejects with the cause when the exchange
- * fails (connection, abort, a 2xx body over the limit); a notification's answer body that breaks
- * off after the status arrived does not fail it.
- */
-type Backend = (body: string, abort: Abort, policy: ReadPolicy) => Promise<Reply>;
-
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
@@ -395,11 +224,20 @@ export class HttpClientTransport implements Transport {
     try {
       if (failure !== undefined) throw failure;
       let reply: Reply;
+      const policy = isRequest ? this.#readRequest : READ_NOTIFICATION;
       try {
-        reply = await this.#backend(body, abort, isRequest ? this.#readRequest : READ_NOTIFICATION);
+        try {
+          reply = await this.#backend(body, abort, policy);
+        } catch (error) {
+          // A kept-alive connection the harness closed (its idle timeout, room made at its cap)
+          // as the request went out: sent once more on a new one when that is safe. The same
+          // deadline and abort hold.
+          if ((failure as AhpLocalError | undefined) !== undefined || this.#closed || !mayResend(error, method)) throw error;
+          reply = await this.#backend(body, abort, policy);
+        }
       } catch (error) {
         // `failure` is set by abortWith() from a listener, which control-flow narrowing cannot see.
-        throw (failure as AhpLocalError | undefined) ?? connectionFailure(kind, error);
+        throw (failure as AhpLocalError | undefined) ?? connectionFailure(kind, error instanceof ExchangeFailure ? error.cause : error);
       }
       // The reference ignores status and body of a notification's answer.
       if (!isRequest) return;
@@ -558,137 +396,7 @@ function connectionFailure(kind: "request" | "notification", error: unknown): Ah
   });
 }
 
-function tooLarge(bytes: number, limit: number): AhpLocalError {
-  return new AhpLocalError("MESSAGE_TOO_LARGE", `HTTP response too large: ${bytes} bytes exceeds limit ${limit}`, {
-    details: { bytes, limit },
-  });
-}
-
-/**
- * One exchange over undici: the dispatch handler itself, one object per request with no closures,
- * so that what undici keeps of it after the answer is an empty shell (see {@link Exchange}).
- */
-class UndiciExchange extends Exchange implements Dispatcher.DispatchHandler {
-  #controller: Dispatcher.DispatchController | undefined;
-  #cancelled = false;
-
-  protected abortRequest(): void {
-    // Aborted now when started; when still queued for a connection, as soon as undici starts it.
-    this.#cancelled = true;
-    this.#controller?.abort(new Error("request aborted"));
-  }
-
-  protected release(): void {
-    this.#controller = undefined;
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    if (this.#cancelled) controller.abort(new Error("request aborted"));
-    else if (!this.settled) this.#controller = controller;
-  }
-
-  onResponseStart(
-    controller: Dispatcher.DispatchController,
-    statusCode: number,
-    headers: Record<string, string | string[] | undefined>,
-  ): void {
-    const lengthHeader = headers["content-length"];
-    if (!this.start(statusCode, typeof lengthHeader === "string" ? Number(lengthHeader) : undefined).open) {
-      this.finish();
-      controller.abort(new Error("response body over the limit"));
-    }
-  }
-
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    const sink = this.sink;
-    if (this.settled || sink === undefined || sink.push(chunk)) return;
-    // Stop reading: settle with what the sink decided, then drop the connection.
-    this.finish();
-    controller.abort(new Error("response body not read further"));
-  }
-
-  onResponseEnd(): void {
-    this.finish();
-  }
-
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.fail(error);
-  }
-}
-
-/**
- * The undici backend on the dispatcher's handler interface: the answer's status and body arrive
- * as callbacks and go straight into a {@link BodySink}, without the response stream (and its
- * events and buffering) that `dispatcher.request()` builds per exchange. Measured on loopback,
- * that saved 6–9 µs of CPU per round trip (ADR 0133).
- */
-function undiciBackend(url: URL, headers: Record<string, string>, dispatcher: Dispatcher): Backend {
-  const path = `${url.pathname}${url.search}`;
-  const origin = url.origin;
-  return (body, abort, policy) =>
-    new Promise<Reply>((resolve, reject) => {
-      const exchange = new UndiciExchange(policy, resolve, reject);
-      abort.bind(exchange);
-      dispatcher.dispatch({ origin, path, method: "POST", headers, body }, exchange);
-    });
-}
-
-/** One exchange over `node:http`: cancelling it destroys its request. */
-class NodeExchange extends Exchange {
-  request: http.ClientRequest | undefined;
-
-  protected abortRequest(): void {
-    this.request?.destroy(new Error("request aborted"));
-  }
-
-  protected release(): void {
-    this.request = undefined;
-  }
-}
-
 function createNodeAgent(url: URL, options: HttpClientTransportOptions): http.Agent {
   const common = { keepAlive: true, maxSockets: options.maxConnections ?? DEFAULT_HTTP_MAX_CONNECTIONS };
   return url.protocol === "https:" ? new https.Agent({ ...common, ...options.tls }) : new http.Agent(common);
-}
-
-function nodeBackend(url: URL, headers: Record<string, string>, agent: http.Agent): Backend {
-  const request = url.protocol === "https:" ? https.request : http.request;
-  const base = {
-    protocol: url.protocol,
-    hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
-    port: url.port === "" ? undefined : Number(url.port),
-    path: `${url.pathname}${url.search}`,
-    method: "POST",
-    agent,
-  };
-  return (body, abort, policy) =>
-    new Promise<Reply>((resolve, reject) => {
-      const exchange = new NodeExchange(policy, resolve, reject);
-      const requestHeaders: OutgoingHttpHeaders = { ...headers, "content-length": Buffer.byteLength(body) };
-      const req = request({ ...base, headers: requestHeaders }, (res) => {
-        const lengthHeader = res.headers["content-length"];
-        const sink = exchange.start(res.statusCode ?? 0, lengthHeader === undefined ? undefined : Number(lengthHeader));
-        res.on("error", () => undefined);
-        if (!sink.open) {
-          exchange.finish();
-          res.destroy();
-          return;
-        }
-        res.on("data", (chunk: Buffer) => {
-          if (exchange.settled || sink.push(chunk)) return;
-          res.removeAllListeners("data");
-          // Settle first: destroying emits `aborted` synchronously.
-          exchange.finish();
-          res.destroy();
-        });
-        res.once("end", () => exchange.finish());
-        res.once("error", (error: Error) => exchange.fail(error));
-        res.once("aborted", () => exchange.fail(new Error("response aborted")));
-        res.once("close", () => exchange.fail(new Error("response closed before its end")));
-      });
-      req.once("error", (error: Error) => exchange.fail(error));
-      exchange.request = req;
-      abort.bind(exchange);
-      req.end(body);
-    });
 }

@@ -47,6 +47,12 @@ async function holdingHarness(config: AhpServerOptions["config"]) {
   };
 }
 
+/**
+ * The transport's own limit in these tests: long enough for a handshake on a busy machine, short
+ * enough to be passed within the test.
+ */
+const OWN_MS = 3000;
+
 async function connect(url: string, timeoutMs: number) {
   const transport = new HttpClientTransport(url, { timeoutMs });
   // The client's own limit is long: the transport's limit is what is tested.
@@ -64,7 +70,7 @@ async function past(start: number, ms: number): Promise<void> {
 describe("HttpClientTransport: waiting for a decision held for a person", () => {
   it("waits past its own timeoutMs when the harness advertises a longer timeout_ms", async () => {
     const h = await holdingHarness({ timeout_ms: 20_000 });
-    const { client, transport } = await connect(h.url, 300);
+    const { client, transport } = await connect(h.url, OWN_MS);
     expect(transport.decisionTimeoutMs).toBe(25_000);
     const sentAt = performance.now();
     const answer = client.send("pre_action", {});
@@ -72,8 +78,8 @@ describe("HttpClientTransport: waiting for a decision held for a person", () => 
       () => "answered",
       (error: unknown) => error,
     );
-    // Three times the transport's own limit later (its timer was due long before), still waiting.
-    await past(sentAt, 900);
+    // Twice the transport's own limit later (its timer was due long before), still waiting.
+    await past(sentAt, 2 * OWN_MS);
     expect(h.held()).toBe(true);
     h.release();
     expect(await settled).toBe("answered");
@@ -81,32 +87,32 @@ describe("HttpClientTransport: waiting for a decision held for a person", () => 
 
   it("keeps its own limit for a query, which the harness does not hold for a person", async () => {
     const h = await holdingHarness({ timeout_ms: 20_000 });
-    const { client } = await connect(h.url, 300);
+    const { client } = await connect(h.url, OWN_MS);
     const error = await client.query("status", {}).catch((e: unknown) => e);
     h.release();
     expect(AhpLocalError.isInstance(error) && error.code).toBe("TIMEOUT");
-    expect((error as Error).message).toContain("300ms");
+    expect((error as Error).message).toContain(`${OWN_MS}ms`);
   }, 60_000);
 
   it("keeps its own limit when the harness advertises no longer a timeout_ms", async () => {
     const h = await holdingHarness({ timeout_ms: 200 });
-    const { client, transport } = await connect(h.url, 300);
-    expect(transport.decisionTimeoutMs).toBe(300);
+    const { client, transport } = await connect(h.url, OWN_MS);
+    expect(transport.decisionTimeoutMs).toBe(OWN_MS);
     const error = await client.send("pre_action", {}).catch((e: unknown) => e);
     h.release();
     expect(AhpLocalError.isInstance(error) && error.code).toBe("TIMEOUT");
-    expect((error as Error).message).toContain("300ms");
+    expect((error as Error).message).toContain(`${OWN_MS}ms`);
   }, 60_000);
 
   it("a decision held longer than timeout_ms + 5 s fails with the longer limit, and a later short call still times out on time", async () => {
-    const h = await holdingHarness({ timeout_ms: 400 });
-    const { client, transport } = await connect(h.url, 300);
-    expect(transport.decisionTimeoutMs).toBe(5_400);
+    const h = await holdingHarness({ timeout_ms: OWN_MS + 500 });
+    const { client, transport } = await connect(h.url, OWN_MS);
+    expect(transport.decisionTimeoutMs).toBe(OWN_MS + 5_500);
     const held = client.send("pre_action", {}).catch((e: unknown) => e);
     // A query sent after it has the earlier deadline: the timer follows the earliest one.
     const query = await client.query("status", {}).catch((e: unknown) => e);
-    expect((query as Error).message).toContain("Timeout after 300ms");
-    expect((await held) as Error).toMatchObject({ code: "TIMEOUT", message: expect.stringContaining("5400ms") });
+    expect((query as Error).message).toContain(`Timeout after ${OWN_MS}ms`);
+    expect((await held) as Error).toMatchObject({ code: "TIMEOUT", message: expect.stringContaining(`${OWN_MS + 5_500}ms`) });
     h.release();
   }, 60_000);
 });
