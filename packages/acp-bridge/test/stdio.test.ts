@@ -8,6 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as legacy from "@zed-industries/agent-client-protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
+
+// Child processes over real pipes: on a busy machine a scenario may take far longer than usual.
+vi.setConfig({ testTimeout: 120_000 });
 import { createAcpBridge, ManualClock, MemorySuspensionStore, META, nodeStream, spawnAgent, type AcpBridge } from "../src/index.js";
 import { clientDouble, resumeWith, settle, suspend, until } from "./helpers/setup.js";
 import { assertStockSafe, indexOf, labels, lifecycleEvents, tappedNodePair, tappedPair, type WireEntry } from "./helpers/wire.js";
