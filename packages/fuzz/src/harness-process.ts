@@ -153,7 +153,7 @@ export class HarnessProcess {
     });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`ahp serve did not start within 20 s: ${harness.strayStderr}`)), 20_000);
+      timer = setTimeout(() => reject(new Error(`ahp serve did not start within 60 s: ${harness.strayStderr}`)), 60_000);
     });
     try {
       await Promise.race([started, failed, timeout]);
