@@ -341,54 +341,44 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
     expect(sockets.size).toBeLessThanOrEqual(2);
   });
 
-  it(
-    "1000 concurrent in-flight requests all arrive at once and are answered in any order",
-    { timeout: 120_000 },
-    async () => {
-      const total = 1000;
-      let arrived = 0;
-      const all = deferred();
-      const server = new AhpServer({
-        handlers: {
-          onEvent: async (e) => {
-            if (++arrived === total) all.resolve();
-            await all.promise; // every request is in flight at the same time
-            // Answer in a scrambled order.
-            await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 5)));
-            return { decision: "allow", metadata: { n: (e.payload as { n: number }).n } };
-          },
+  it("1000 concurrent in-flight requests all arrive at once and are answered in any order", async () => {
+    const total = 1000;
+    let arrived = 0;
+    const all = deferred();
+    const server = new AhpServer({
+      handlers: {
+        onEvent: async (e) => {
+          if (++arrived === total) all.resolve();
+          await all.promise; // every request is in flight at the same time
+          // Answer in a scrambled order.
+          await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 5)));
+          return { decision: "allow", metadata: { n: (e.payload as { n: number }).n } };
         },
-      });
-      const listener = await listenHttp(server);
-      cleanups.push(async () => {
-        await listener.close();
-        await server.close();
-      });
-      // Deadlines far above the few seconds this takes on a loaded machine: the test is about order, not speed.
-      const { client } = await connect(listener.url, { client: stack, maxConnections: total, timeoutMs: 50_000 });
-      const results = await Promise.all(Array.from({ length: total }, (_, n) => client.send("pre_action", { n }, { timeoutMs: 50_000 })));
-      expect(results.map((d) => (d as unknown as { metadata: { n: number } }).metadata.n)).toEqual(
-        Array.from({ length: total }, (_, n) => n),
-      );
-    },
-    60_000,
-  );
+      },
+    });
+    const listener = await listenHttp(server);
+    cleanups.push(async () => {
+      await listener.close();
+      await server.close();
+    });
+    // Deadlines far above the few seconds this takes on a loaded machine: the test is about order, not speed.
+    const { client } = await connect(listener.url, { client: stack, maxConnections: total, timeoutMs: 50_000 });
+    const results = await Promise.all(Array.from({ length: total }, (_, n) => client.send("pre_action", { n }, { timeoutMs: 50_000 })));
+    expect(results.map((d) => (d as unknown as { metadata: { n: number } }).metadata.n)).toEqual(
+      Array.from({ length: total }, (_, n) => n),
+    );
+  }, 120_000);
 
-  it(
-    "1000 requests through the default connection limit queue and complete",
-    { timeout: 120_000 },
-    async () => {
-      const h = await startHarness();
-      cleanups.push(() => h.close());
-      const sockets = new Set<unknown>();
-      h.listener.httpServer.on("connection", (s) => sockets.add(s));
-      const { client } = await connect(h.url, { client: stack });
-      const results = await Promise.all(Array.from({ length: 1000 }, () => client.send("pre_action", preAction(), { timeoutMs: 50_000 })));
-      expect(results.every((d) => d.decision === "allow")).toBe(true);
-      expect(sockets.size).toBeLessThanOrEqual(128);
-    },
-    60_000,
-  );
+  it("1000 requests through the default connection limit queue and complete", async () => {
+    const h = await startHarness();
+    cleanups.push(() => h.close());
+    const sockets = new Set<unknown>();
+    h.listener.httpServer.on("connection", (s) => sockets.add(s));
+    const { client } = await connect(h.url, { client: stack });
+    const results = await Promise.all(Array.from({ length: 1000 }, () => client.send("pre_action", preAction(), { timeoutMs: 50_000 })));
+    expect(results.every((d) => d.decision === "allow")).toBe(true);
+    expect(sockets.size).toBeLessThanOrEqual(128);
+  }, 120_000);
 });
 
 describe("HttpClientTransport options", () => {
