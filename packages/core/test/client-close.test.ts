@@ -2,14 +2,14 @@
 import { describe, expect, it } from "vitest";
 import { AhpClient, AhpLocalError, AhpServer, createLinkedPair, type JsonRpcMessage, type Transport } from "@ahp/core";
 
-/** Delegates to a linked-pair transport; close() takes `delayMs`, like a stdio child given a grace period to exit. */
+/** Delegates to a linked-pair transport; close() waits for `closeMayEnd`, like a stdio child given a grace period to exit. */
 class SlowClosingTransport implements Transport {
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;
   onclose?: (error?: Error) => void;
   constructor(
     readonly inner: Transport,
-    readonly delayMs: number,
+    readonly closeMayEnd: Promise<void>,
   ) {}
   async start(): Promise<void> {
     this.inner.onmessage = (message) => this.onmessage?.(message);
@@ -21,7 +21,7 @@ class SlowClosingTransport implements Transport {
     return this.inner.send(message);
   }
   async close(): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    await this.closeMayEnd;
     await this.inner.close();
   }
 }
@@ -37,7 +37,8 @@ describe("AhpClient.close()", () => {
     const [agent, harness] = createLinkedPair();
     await server.connect(harness);
     const client = new AhpClient({ timeoutMs: 10_000 });
-    await client.connect(new SlowClosingTransport(agent, 300));
+    let endClose!: () => void;
+    await client.connect(new SlowClosingTransport(agent, new Promise<void>((resolve) => (endClose = resolve))));
     const order: string[] = [];
     const pending = client.send("pre_action", {}).then(
       () => order.push("resolved"),
@@ -45,15 +46,16 @@ describe("AhpClient.close()", () => {
         order.push(AhpLocalError.isInstance(error) ? `rejected ${error.code}` : `rejected ${String(error)}`);
       },
     );
-    const started = Date.now();
     const closing = client.close().then(() => order.push("closed"));
+    // The pending call fails while the transport is still closing (it cannot end before endClose()).
     await pending;
-    expect(Date.now() - started).toBeLessThan(200);
+    expect(order).toEqual(["rejected CONNECTION_CLOSED"]);
     const late = await client.send("pre_action", {}).then(
       () => "resolved",
       (error: unknown) => (AhpLocalError.isInstance(error) ? error.code : String(error)),
     );
     expect(late).toBe("CONNECTION_CLOSED");
+    endClose();
     await closing;
     expect(order).toEqual(["rejected CONNECTION_CLOSED", "closed"]);
     expect(await client.closed).toBeUndefined();

@@ -21,10 +21,15 @@ function gate() {
   return { promise, open };
 }
 
-/** Flushes pending microtasks and already-due macrotasks a few times. */
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-};
+/** An event every handler here answers at once, without a hold. */
+const PROBE = { probe: true };
+const isProbe = (event: { payload?: unknown }) => (event.payload as { probe?: boolean } | undefined)?.probe === true;
+
+/**
+ * A positive sign that a held answer would have arrived by now: an event sent after it, which
+ * the handler answers at once, has been answered (the link delivers in order).
+ */
+const probed = async (client: AhpClient) => expect(await client.send("pre_action", PROBE)).toEqual({ decision: "allow" });
 
 afterEach(() => {
   vi.useRealTimers();
@@ -35,7 +40,8 @@ describe("AhpHandlerContext.holdAnswer", () => {
     const hold = gate();
     const { server, client } = await pair({
       handlers: {
-        onEvent: (_event, ctx) => {
+        onEvent: (event, ctx) => {
+          if (isProbe(event)) return { decision: "allow" };
           ctx.holdAnswer!(hold.promise);
           return { decision: "allow" };
         },
@@ -46,7 +52,7 @@ describe("AhpHandlerContext.holdAnswer", () => {
       answered = true;
       return d;
     });
-    await settle();
+    await probed(client);
     expect(answered).toBe(false);
     hold.open();
     expect(await answer).toEqual({ decision: "allow" });
@@ -60,7 +66,8 @@ describe("AhpHandlerContext.holdAnswer", () => {
     const { server, client } = await pair({
       handlerFailure: "decision",
       handlers: {
-        onEvent: async (_event, ctx) => {
+        onEvent: async (event, ctx) => {
+          if (isProbe(event)) return { decision: "allow" };
           const mine = call++;
           ctx.holdAnswer!(mine === 0 ? holds[0]!.promise : holds[1]!.promise.then(() => Promise.reject(new Error("hold failed"))));
           await Promise.resolve();
@@ -72,7 +79,7 @@ describe("AhpHandlerContext.holdAnswer", () => {
     const seen: string[] = [];
     const first = client.send("pre_action", {}).then((d) => seen.push(`first:${d.decision}`));
     const second = client.send("pre_action", {}).then((d) => seen.push(`second:${d.decision}`));
-    await settle();
+    await probed(client);
     expect(seen).toEqual([]);
     holds[1]!.open();
     await second;
@@ -91,7 +98,8 @@ describe("AhpHandlerContext.holdAnswer", () => {
       handlerTimeoutMs: 100,
       handlerFailure: "decision",
       handlers: {
-        onEvent: (_event, ctx) => {
+        onEvent: (event, ctx) => {
+          if (isProbe(event)) return { decision: "allow" };
           ctx.holdAnswer!(hold.promise);
           return new Promise(() => undefined); // never answers
         },
@@ -99,9 +107,9 @@ describe("AhpHandlerContext.holdAnswer", () => {
     });
     let answer: unknown;
     const sent = client.send("pre_action", {}).then((d) => (answer = d));
-    await settle();
+    await probed(client);
     await vi.advanceTimersByTimeAsync(150);
-    await settle();
+    await probed(client);
     expect(answer).toBeUndefined();
     hold.open();
     await sent;
@@ -115,6 +123,7 @@ describe("AhpHandlerContext.holdAnswer", () => {
     const { server, client } = await pair({
       handlers: {
         onEvent: (event, ctx) => {
+          if (isProbe(event)) return { decision: "allow" };
           ctx.holdAnswer!(hold.promise);
           if ((event.payload as { n: number }).n === 1) throw new Error("bad slot");
           return { decision: "allow" };
@@ -131,7 +140,7 @@ describe("AhpHandlerContext.holdAnswer", () => {
     });
     let decisions: unknown;
     const sent = client.batch([ev(0), ev(1)]).then((d) => (decisions = d));
-    await settle();
+    await probed(client);
     expect(decisions).toBeUndefined();
     hold.open();
     await sent;

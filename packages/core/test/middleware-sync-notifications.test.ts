@@ -4,6 +4,7 @@
  * handlers take the full middleware path.
  */
 import { describe, expect, it } from "vitest";
+import { until } from "./wait.js";
 import { applyHandlerMiddleware, type AhpEvent, type AhpHandlerContext, type HandlerCall, type HandlerMiddleware } from "../src/index.js";
 
 const lifecycle = (n: number): AhpEvent => ({
@@ -55,7 +56,7 @@ describe("applyHandlerMiddleware({ syncNotifications })", () => {
     const answer = out.onNotification!(lifecycle(1), ctx());
     expect(answer).toBeUndefined();
     expect(handled).toEqual(["run_lifecycle"]);
-    await new Promise((r) => setImmediate(r));
+    await until(() => seen[0]?.settled === "ok undefined");
     expect(seen).toHaveLength(1);
     expect(seen[0]!.call).toMatchObject({
       kind: "notification",
@@ -76,7 +77,8 @@ describe("applyHandlerMiddleware({ syncNotifications })", () => {
     const out = applyHandlerMiddleware({ onNotification: () => new Promise<void>((r) => (release = r)) }, middleware, sync);
     const answer = out.onNotification!(lifecycle(2), ctx());
     expect(answer).toBeInstanceOf(Promise);
-    await new Promise((r) => setImmediate(r));
+    // The middleware has the call; its next() cannot settle before the handler's promise does.
+    await until(() => seen.length === 1);
     expect(seen.map((s) => s.settled)).toEqual(["pending"]);
     release();
     await answer;
@@ -105,7 +107,7 @@ describe("applyHandlerMiddleware({ syncNotifications })", () => {
       onObserverError: (e) => errors.push(e.message),
     });
     expect(out.onNotification!(lifecycle(4), ctx())).toBeUndefined();
-    await new Promise((r) => setImmediate(r));
+    await until(() => errors.length > 0);
     expect(errors).toEqual(["observer broke"]);
   });
 });

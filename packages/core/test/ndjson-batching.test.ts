@@ -2,6 +2,7 @@
 import { PassThrough, Writable } from "node:stream";
 import { NdjsonStreamTransport, type JsonRpcMessage } from "@ahp/core";
 import { describe, expect, it } from "vitest";
+import { until } from "./wait.js";
 
 /** Records every write and holds its callback until released. */
 class RecordingWritable extends Writable {
@@ -34,6 +35,9 @@ class RecordingWritable extends Writable {
   }
 }
 
+/** Lines handed to the writable so far. */
+const linesIn = (writes: string[]): number => writes.join("").split("\n").length - 1;
+
 const note = (n: number, pad = ""): JsonRpcMessage => ({ jsonrpc: "2.0", method: "ahp/event", params: { n, pad } });
 
 async function transportOver(writable: Writable, options: { flushLines?: number } = {}) {
@@ -48,10 +52,10 @@ describe("NdjsonStreamTransport write batching", () => {
     const transport = await transportOver(writable, { flushLines: 1000 });
     let firstDone = false;
     const first = Promise.all(Array.from({ length: 50 }, (_, i) => transport.send(note(i)))).then(() => (firstDone = true));
-    await new Promise((resolve) => setImmediate(resolve));
+    await until(() => linesIn(writable.calls) === 50);
     expect(writable.calls).toHaveLength(1); // all 50, together
     const second = Array.from({ length: 30 }, (_, i) => transport.send(note(50 + i)));
-    await new Promise((resolve) => setImmediate(resolve));
+    await until(() => linesIn(writable.calls) === 80);
     expect(writable.calls).toHaveLength(2); // the 30, together, while the first write is unconfirmed
     expect(firstDone).toBe(false); // a send resolves once the writable confirmed its bytes
     writable.releaseAll();
@@ -69,7 +73,7 @@ describe("NdjsonStreamTransport write batching", () => {
     const sends = Array.from({ length: 20 }, (_, i) => transport.send(note(i)));
     // Before the tick ends, the two full groups of 8 are written; the 4 left wait for the tick.
     expect(writable.calls.map((w) => w.split("\n").length - 1)).toEqual([8, 8]);
-    await new Promise((resolve) => setImmediate(resolve));
+    await until(() => linesIn(writable.calls) === 20);
     expect(writable.calls.map((w) => w.split("\n").length - 1)).toEqual([8, 8, 4]);
     writable.releaseAll();
     await Promise.all(sends);
@@ -80,7 +84,7 @@ describe("NdjsonStreamTransport write batching", () => {
     const writable = new RecordingWritable(64 * 1024);
     const transport = await transportOver(writable, { flushLines: Number.POSITIVE_INFINITY });
     const sends = Array.from({ length: 40 }, (_, i) => transport.send(note(i)));
-    await new Promise((resolve) => setImmediate(resolve));
+    await until(() => linesIn(writable.calls) === 40);
     expect(writable.calls.map((w) => w.split("\n").length - 1)).toEqual([40]);
     writable.releaseAll();
     await Promise.all(sends);
@@ -96,17 +100,20 @@ describe("NdjsonStreamTransport write batching", () => {
     const writable = new RecordingWritable(1024);
     const transport = await transportOver(writable, { flushLines: 1 });
     const pad = "p".repeat(400);
-    const sends = Array.from({ length: 10 }, (_, i) => transport.send(note(i, pad)));
-    await new Promise((resolve) => setImmediate(resolve));
+    let settled = 0;
+    const sends = Array.from({ length: 10 }, (_, i) => transport.send(note(i, pad)).finally(() => settled++));
     // ~440 bytes a line: the third write passes the 1024-byte mark and write() returns false.
+    await until(() => writable.calls.length >= 3);
+    expect(writable.writableNeedDrain).toBe(true);
+    // Nothing is confirmed while the writable holds its callbacks, so no drain can have come:
+    // the other seven lines wait for it.
     expect(writable.calls).toHaveLength(3);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(writable.calls).toHaveLength(3);
-    for (let round = 0; round < 20 && writable.calls.length < 10; round++) {
+    expect(settled).toBe(0);
+    await until(() => {
       writable.release();
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    writable.release();
+      return linesIn(writable.calls) >= 10;
+    });
+    writable.releaseAll();
     await Promise.all(sends);
     expect(writable.calls.join("").split("\n")).toHaveLength(11);
     await transport.close();
@@ -117,10 +124,12 @@ describe("NdjsonStreamTransport write batching", () => {
     const transport = await transportOver(writable);
     const pad = "p".repeat(300);
     const sends = [transport.send(note(0)), ...Array.from({ length: 20 }, (_, i) => transport.send(note(i + 1, pad)))];
-    for (let round = 0; round < 30 && writable.writes.length < 21; round++) {
-      await new Promise((resolve) => setImmediate(resolve));
+    let settled = 0;
+    for (const send of sends) void send.finally(() => settled++);
+    await until(() => {
       writable.release();
-    }
+      return settled === sends.length;
+    });
     await Promise.all(sends);
     for (const write of writable.writes) {
       const lines = write.split("\n").filter((l) => l.length > 0);
@@ -153,8 +162,7 @@ describe("NdjsonStreamTransport write batching", () => {
     // A line sent outside a delivery still waits for the end of the tick.
     transport.post({ jsonrpc: "2.0", method: "ahp/event", params: {} }, () => undefined, undefined);
     expect(writable.calls).toHaveLength(2);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(writable.calls).toHaveLength(3);
+    await until(() => writable.calls.length === 3);
     writable.releaseAll();
     await transport.close();
   });

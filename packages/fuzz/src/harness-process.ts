@@ -41,6 +41,8 @@ export interface HarnessProcessOptions {
   env?: NodeJS.ProcessEnv;
   /** Node flags for the harness process (e.g. `--max-old-space-size=256`). */
   nodeArgs?: string[];
+  /** The harness's file-descriptor limit (`ulimit -n` in a shell that then runs it). Default: inherited. */
+  fileLimit?: number;
 }
 
 export interface LogLine {
@@ -103,10 +105,17 @@ export class HarnessProcess {
       want.push("unix");
     }
     args.push(...(options.args ?? []));
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), cliBin(), ...args], {
-      stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, ...options.env },
-    });
+    const command = [...(options.nodeArgs ?? []), cliBin(), ...args];
+    const limit = options.fileLimit;
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 16)) throw new RangeError("`fileLimit` must be an integer >= 16");
+    const child =
+      limit === undefined
+        ? spawn(process.execPath, command, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...options.env } })
+        : // `exec`: the harness replaces the shell, so its pid and signals are the harness's own.
+          spawn("bash", ["-c", `ulimit -n ${limit} && exec "$0" "$@"`, process.execPath, ...command], {
+            stdio: ["pipe", "pipe", "pipe"],
+            env: { ...process.env, ...options.env },
+          });
     const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.once("exit", (code, signal) => resolve({ code, signal })),
     );
@@ -144,7 +153,7 @@ export class HarnessProcess {
     });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`ahp serve did not start within 20 s: ${harness.strayStderr}`)), 20_000);
+      timer = setTimeout(() => reject(new Error(`ahp serve did not start within 60 s: ${harness.strayStderr}`)), 60_000);
     });
     try {
       await Promise.race([started, failed, timeout]);

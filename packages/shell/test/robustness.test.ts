@@ -73,13 +73,12 @@ describe("bad input never crashes", () => {
     }
   });
 
-  it("large inputs stay linear", () => {
+  it("large inputs are parsed whole", () => {
+    // Time is not measured here (a busy machine makes any bound flaky); the scaling is a ratio in
+    // the linear test.
     const big = `${"echo a && ".repeat(20_000)}cd / && rm -rf *`;
-    const start = performance.now();
-    const commands = parseShell(big);
-    expect(commands.at(-1)).toMatchObject({ program: "rm", paths: ["/*"] });
+    expect(parseShell(big).at(-1)).toMatchObject({ program: "rm", paths: ["/*"] });
     expect(parseShell("$(".repeat(5000)).length).toBeGreaterThan(0);
-    expect(performance.now() - start).toBeLessThan(5000);
   });
 
   it("toolCalls accepts any JSON", () => {

@@ -207,12 +207,11 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
     const arrived = deferred();
     scripted(c, () => arrived.resolve()); // never answers
     const { client } = await connect(c.url, { client: stack, timeoutMs: 30_000 });
-    const started = Date.now();
     const call = rejection(client.send("pre_action", preAction(), { timeoutMs: 30_000 }));
     await arrived.promise;
     await c.close();
     const e = await call;
-    expect(Date.now() - started).toBeLessThan(2000);
+    // TRANSPORT_ERROR, not the 30 s TIMEOUT (past the test's own limit): failed with the cause.
     expect(e.code).toBe("TRANSPORT_ERROR");
     expect(e.message).toMatch(/^HTTP request failed: /);
   });
@@ -238,7 +237,8 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
           .writeHead(200, { "content-type": "application/json" })
           .end(JSON.stringify({ jsonrpc: "2.0", id, result: { decision: "allow" } }));
     });
-    const transport = new HttpClientTransport(c.url, { client: stack, timeoutMs: 200 });
+    // Limits long enough that the answered exchange is answered in time on a busy machine.
+    const transport = new HttpClientTransport(c.url, { client: stack, timeoutMs: 3000 });
     cleanups.push(() => transport.close());
     transport.onmessage = () => undefined;
     const started = performance.now();
@@ -249,15 +249,16 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
       );
     const first = at(transport.send({ jsonrpc: "2.0", id: "a", method: "ahp/event", params: {} }));
     const second = at(transport.send({ jsonrpc: "2.0", id: "b", method: "ahp/event", params: {} }));
-    await new Promise((r) => setTimeout(r, 120));
+    // The third starts a second later than the first two (a traffic pattern).
+    while (performance.now() - started < 1000) await new Promise((r) => setTimeout(r, 10));
     const third = at(transport.send({ jsonrpc: "2.0", id: "c", method: "ahp/event", params: {} }));
     const [a, b, d] = await Promise.all([first, second, third]);
     expect(b.ok).toBe(true);
     expect(a).toMatchObject({ ok: false, code: "TIMEOUT" });
     expect(d).toMatchObject({ ok: false, code: "TIMEOUT" });
-    expect(a.ms).toBeGreaterThanOrEqual(195);
+    expect(a.ms).toBeGreaterThanOrEqual(2995);
     expect(a.ms).toBeLessThan(d.ms);
-    expect(d.ms).toBeGreaterThanOrEqual(315);
+    expect(d.ms).toBeGreaterThanOrEqual(3995);
   });
 
   it("an AbortSignal aborts the exchange → ABORTED", async () => {
@@ -366,7 +367,7 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
     expect(results.map((d) => (d as unknown as { metadata: { n: number } }).metadata.n)).toEqual(
       Array.from({ length: total }, (_, n) => n),
     );
-  }, 60_000);
+  }, 120_000);
 
   it("1000 requests through the default connection limit queue and complete", async () => {
     const h = await startHarness();
@@ -377,7 +378,7 @@ describe.each(stacks)("HttpClientTransport over %s", (stack) => {
     const results = await Promise.all(Array.from({ length: 1000 }, () => client.send("pre_action", preAction(), { timeoutMs: 50_000 })));
     expect(results.every((d) => d.decision === "allow")).toBe(true);
     expect(sockets.size).toBeLessThanOrEqual(128);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("HttpClientTransport options", () => {

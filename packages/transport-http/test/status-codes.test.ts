@@ -226,14 +226,23 @@ describe("handler context", () => {
   it("a notification is answered only once its handler finished", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const h = await startHarness({ handlers: { onNotification: () => gate } });
+    let called = false;
+    const h = await startHarness({
+      handlers: {
+        onNotification: () => {
+          called = true;
+          return gate;
+        },
+      },
+    });
     try {
       let answered = false;
       const pending = rawRequest(h.url, { body: notification("ahp/event", event("post_action", {})) }).then((r) => {
         answered = true;
         return r;
       });
-      await new Promise((r) => setTimeout(r, 50));
+      // The handler has it and cannot finish before release().
+      await until(() => called);
       expect(answered).toBe(false);
       release();
       expect((await pending).status).toBe(204);
@@ -271,7 +280,7 @@ describe("handler context", () => {
       });
       req.on("error", () => undefined);
       req.end(request("slow", "ahp/event", event("pre_action", preAction())));
-      await new Promise((r) => setTimeout(r, 100));
+      await until(() => info !== undefined);
       expect(info).toMatchObject({ transport: "http", remote: expect.stringMatching(/^127\.0\.0\.1:\d+$/) });
       req.destroy();
       await abortedPromise;

@@ -65,11 +65,11 @@ describe("StdioClientTransport: round trips", () => {
 describe("StdioClientTransport: the harness goes away", () => {
   it("fails every pending request at once when the harness exits mid-request (exit code + stderr tail)", async () => {
     const { client, transport } = await connect(nodeFixture("harness.mjs"), { timeoutMs: 30_000 });
-    const start = performance.now();
-    const slow = client.send("pre_action", { do: "delay", ms: 20_000 });
+    // The slow answer would come after the test's own limit, and the client's timeout later still:
+    // both calls fail only because the harness exited.
+    const slow = client.send("pre_action", { do: "delay", ms: 600_000 });
     const crash = client.send("pre_action", { do: "exit", code: 3 });
     const results = await Promise.allSettled([slow, crash]);
-    expect(since(start)).toBeLessThan(3000); // not the 30 s timeout
     for (const result of results) {
       expect(result.status).toBe("rejected");
       const error = (result as PromiseRejectedResult).reason as AhpLocalError;
@@ -110,12 +110,10 @@ describe("StdioClientTransport: the harness goes away", () => {
 
   it("reports a harness killed by SIGKILL with the signal", async () => {
     const { client } = await connect(nodeFixture("harness.mjs"), { timeoutMs: 30_000 });
-    const start = performance.now();
     const error = await client.send("pre_action", { do: "sigkill" }).then(
       () => undefined,
       (e: unknown) => e,
     );
-    expect(since(start)).toBeLessThan(3000);
     expect(error).toMatchObject({ code: "CONNECTION_CLOSED" });
     expect((error as Error).message).toMatch(/killed by signal SIGKILL/);
     expect(exitDetails(error)).toMatchObject({ exitCode: null, signal: "SIGKILL" });
@@ -173,16 +171,15 @@ describe("StdioClientTransport: the harness goes away", () => {
 
 describe("StdioClientTransport: close()", () => {
   it("ends stdin and resolves once a well-behaved harness exited, with a clean onclose", async () => {
-    const { transport, client } = await connect(nodeFixture("harness.mjs"));
+    // A grace longer than the test's own limit: exit code 0 and no signal mean the harness left by itself.
+    const { transport, client } = await connect({ ...nodeFixture("harness.mjs"), closeGraceMs: 60_000 });
     const closes: Array<Error | undefined> = [];
     const previous = transport.onclose;
     transport.onclose = (e) => {
       closes.push(e);
       previous?.(e);
     };
-    const start = performance.now();
     await Promise.all([transport.close(), transport.close()]);
-    expect(since(start)).toBeLessThan(1500); // well inside the 2000 ms grace: no signal needed
     expect(transport.exitCode).toBe(0);
     expect(transport.signalCode).toBeNull();
     expect(closes).toEqual([undefined]);
@@ -204,9 +201,7 @@ describe("StdioClientTransport: close()", () => {
     await ready.promise;
     const start = performance.now();
     await transport.close();
-    const elapsed = since(start);
-    expect(elapsed).toBeGreaterThanOrEqual(180);
-    expect(elapsed).toBeLessThan(5000);
+    expect(since(start)).toBeGreaterThanOrEqual(180); // the grace period was given first
     expect(transport.signalCode).toBe("SIGTERM");
     expect(notices.map((e) => e.message)).toEqual([expect.stringContaining("sending SIGTERM")]);
   });
@@ -230,9 +225,7 @@ describe("StdioClientTransport: close()", () => {
     await ready.promise;
     const start = performance.now();
     await transport.close();
-    const elapsed = since(start);
-    expect(elapsed).toBeGreaterThanOrEqual(380); // two grace periods
-    expect(elapsed).toBeLessThan(6000);
+    expect(since(start)).toBeGreaterThanOrEqual(380); // two grace periods
     expect(transport.signalCode).toBe("SIGKILL");
     expect(notices.map((e) => e.message)).toEqual([expect.stringContaining("sending SIGTERM"), expect.stringContaining("sending SIGKILL")]);
     expect(transport.stderrTail).toContain("ignoring SIGTERM");
@@ -305,21 +298,18 @@ describe("StdioClientTransport: limits and backpressure", () => {
 
   it("reports an oversized answer from the harness, fails that request, and keeps the connection", async () => {
     const { client, errors } = await connect({ ...nodeFixture("harness.mjs"), maxMessageBytes: 4096 }, { timeoutMs: 30_000 });
-    const start = performance.now();
+    // MESSAGE_TOO_LARGE, not the 30 s TIMEOUT: the request failed as soon as the answer was refused.
     await expect(client.send("pre_action", { do: "big", bytes: 50_000 })).rejects.toMatchObject({ code: "MESSAGE_TOO_LARGE" });
-    expect(since(start)).toBeLessThan(3000);
     expect(errors.some((e) => AhpError.isInstance(e) && e.code === -32002)).toBe(true);
     expect(await client.send("pre_action", { n: 3 })).toEqual({ decision: "allow", metadata: { n: 3 } });
   });
 
   it("gets a clear error when a request exceeds the harness's limit; the connection keeps working", async () => {
     const { client } = await connect(nodeFixture("harness.mjs", JSON.stringify({ maxMessageBytes: 4096 })), { timeoutMs: 30_000 });
-    const start = performance.now();
     const error = await client.send("pre_action", { blob: "z".repeat(10_000) }).then(
       () => undefined,
       (e: unknown) => e,
     );
-    expect(since(start)).toBeLessThan(3000);
     expect(AhpError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: -32002 });
     expect((error as Error).message).toMatch(/too large/i);

@@ -227,17 +227,23 @@ export class UnixSocketServer {
     });
   }
 
-  /** Closes a connection the roster let go; an idle or evicted one is told so first, so that its client reconnects. */
+  /**
+   * Closes a connection the roster let go; an idle or evicted one is told so first, so that its
+   * client reconnects. The close never waits for the notice's write: a peer that stopped reading
+   * would keep it unconfirmed, and with it the descriptor, after the roster forgot the connection.
+   * The notice is handed to the socket before its end (close() flushes queued lines), and the
+   * socket is destroyed after `closeGraceMs` when the peer does not take it.
+   */
   #closeIdle(transport: UnixSocketServerTransport | undefined, reason: "idle" | "evicted" | "shed"): void {
     if (transport === undefined) return;
-    if (reason === "shed") {
-      void transport.close();
-      return;
+    if (reason !== "shed") {
+      transport.post(
+        { jsonrpc: "2.0", id: null, error: { code: AhpErrorCode.ServerClosing, message: IDLE_CLOSE_MESSAGE } },
+        noop,
+        undefined,
+      );
     }
-    transport.send({ jsonrpc: "2.0", id: null, error: { code: AhpErrorCode.ServerClosing, message: IDLE_CLOSE_MESSAGE } }).then(
-      () => transport.close(),
-      () => transport.close(),
-    );
+    void transport.close();
   }
 
   /** Tells the agent why (a -32003 notice with id null, which it can show) and closes the connection. */

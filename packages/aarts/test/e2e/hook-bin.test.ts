@@ -155,7 +155,6 @@ describe("e2e: Claude Code payloads through the real hook command", () => {
     for (const policy of ["--fail-open", "--fail-closed"]) {
       const held = await hook([...args(), "--timeout-ms", "250", "--host-version", "2.1.332", policy], input);
       expect(held.code).toBe(0);
-      expect(held.ms).toBeLessThan(10_000);
       expect(held.json).toMatchObject({
         hookSpecificOutput: { permissionDecision: "ask", permissionDecisionReason: expect.stringContaining("Nobody answered") },
       });
