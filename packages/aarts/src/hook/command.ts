@@ -378,15 +378,29 @@ export async function runHookCommand(argv: readonly string[], io: HookCommandIo)
   return runHook(host.hostId, args, io, env);
 }
 
-/** Connection limit of every `--connect` target, and of the handshake. */
-const connectTimeoutOf = (settings: HookSettings) => Math.min(10_000, settings.timeoutMs ?? 10_000);
+/** How long the host lets a hook run before it kills it (`--host-timeout-ms`, else the host's default). */
+const hostTimeoutOf = (hostId: string, settings: HookSettings) =>
+  settings.hostTimeoutMs ?? (hostId === "claude-code" || hostId === "vscode" ? 60_000 : 30_000);
+
+/** What the hook keeps back from the host's limit, to answer before it is killed. */
+const marginOf = (hostTimeoutMs: number) => Math.max(2_000, Math.round(hostTimeoutMs * 0.1));
+
+/**
+ * Connection limit of every `--connect` target, and of the handshake: 10 s, within the host's
+ * limit. Not `--timeout-ms`, which bounds the wait for a decision: a short decision wait must not
+ * make a slow start of a live harness look like a harness that is down.
+ */
+const connectTimeoutOf = (hostId: string, settings: HookSettings) => {
+  const host = hostTimeoutOf(hostId, settings);
+  return Math.max(1_000, Math.min(10_000, host - marginOf(host) - 1_000));
+};
 
 /**
  * Starts connecting to every `unix:` harness at once, before stdin is read (keyed by position
  * in `settings.connect`): the connection is ready when the event is. Nothing is sent until the
  * bridge's version check takes the connection; a connection never taken is closed at the end.
  */
-function preconnect(settings: HookSettings, errors: readonly string[], io: HookCommandIo): Map<number, Promise<Transport>> {
+function preconnect(hostId: string, settings: HookSettings, errors: readonly string[], io: HookCommandIo): Map<number, Promise<Transport>> {
   const early = new Map<number, Promise<Transport>>();
   if (errors.length > 0) return early;
   settings.connect.forEach((value, i) => {
@@ -397,7 +411,10 @@ function preconnect(settings: HookSettings, errors: readonly string[], io: HookC
       return; // reported once stdin has been read
     }
     if (spec.kind !== "unix") return;
-    const opening = openTransport(spec, { ...(io.cwd === undefined ? {} : { cwd: io.cwd }), connectTimeoutMs: connectTimeoutOf(settings) });
+    const opening = openTransport(spec, {
+      ...(io.cwd === undefined ? {} : { cwd: io.cwd }),
+      connectTimeoutMs: connectTimeoutOf(hostId, settings),
+    });
     opening.catch(() => undefined); // the failure is the bridge's to report, when it takes the connection
     early.set(i, opening);
   });
@@ -412,7 +429,7 @@ async function runHook(
 ): Promise<number> {
   const t0 = performance.now();
   const { settings, errors } = resolveSettings(args, env);
-  const early = preconnect(settings, errors, io);
+  const early = preconnect(hostId, settings, errors, io);
   try {
     return await answerHook(hostId, settings, errors, early, io, env, t0);
   } finally {
@@ -496,12 +513,12 @@ async function answerHook(
 
   const canPrompt = new Set<HookPoint>(host.canPrompt(input, settings.event));
   const hostModifiable = host.modifiable(input, settings.event);
-  const versionTimeout = connectTimeoutOf(settings);
+  const versionTimeout = connectTimeoutOf(hostId, settings);
   // The host kills the hook at its own limit; a decision still held for a person by then must
   // not become the host's default (allow). Wait up to the limit minus a margin, tell the harness
   // so (metadata.ahp_wait), and answer the host's own prompt (ask) or deny when nothing came.
-  const hostTimeoutMs = settings.hostTimeoutMs ?? (hostId === "claude-code" || hostId === "vscode" ? 60_000 : 30_000);
-  const margin = Math.max(2_000, Math.round(hostTimeoutMs * 0.1));
+  const hostTimeoutMs = hostTimeoutOf(hostId, settings);
+  const margin = marginOf(hostTimeoutMs);
   const waitMs = settings.timeoutMs ?? hostTimeoutMs - margin - 1_000;
   const unanswered: "ask" | "deny" = canPrompt.size > 0 && askHonoured(hostId, settings.adapter.hostVersion) ? "ask" : "deny";
   const hooks: HookRegistration[] = specs.map((spec, i) => ({
