@@ -4,7 +4,9 @@
  * analysis, session counters.
  */
 import type { AhpEvent } from "@ahp/core";
+import { DOWNLOADERS, downloadsOf, fileBaseName } from "@ahp/shell";
 import { parseShell, toolCalls, type SimpleCommand, type ToolCall } from "../shell.js";
+import type { CounterDelta } from "../state-store.js";
 import type { SessionState } from "../state.js";
 import { collectStrings, DEFAULT_SHELL_FIELD_LIST, FIELD_LIST_IDS, type FieldList } from "./fields.js";
 
@@ -159,6 +161,28 @@ export class EvalContext {
     return this.#programs;
   }
   #programs: readonly string[] | undefined;
+
+  /**
+   * What this action teaches the session if it is allowed: the files its command lines download,
+   * and the files its file tools write (no longer downloads). Undefined when neither.
+   */
+  learned(): Pick<CounterDelta, "downloads" | "rewritten"> | undefined {
+    let downloads: string[] | undefined;
+    if (this.shellTexts.length > 0 && this.programs.some((p) => DOWNLOADERS.has(p))) {
+      for (const text of this.shellTexts) {
+        const commands = this.shell(text);
+        if (commands === undefined) continue;
+        for (const f of downloadsOf(commands)) {
+          downloads ??= [];
+          if (!downloads.includes(f)) downloads.push(f);
+        }
+      }
+    }
+    let rewritten: string[] | undefined;
+    for (const call of this.calls) for (const w of call.writes) (rewritten ??= []).push(fileBaseName(w));
+    if (downloads === undefined && rewritten === undefined) return undefined;
+    return { ...(downloads === undefined ? {} : { downloads }), ...(rewritten === undefined ? {} : { rewritten }) };
+  }
 
   /** The paths file tool calls change, resolved against the workspace root; filled by the `tool_call.writes` matchers. */
   resolvedWrites: Map<ToolCall, readonly { path: string; inside: boolean | undefined }[]> | undefined;
