@@ -59,8 +59,8 @@ export interface PolicyMatchOutcome {
   latencyNs: number;
   /** The policy version that was used. */
   policy: CompiledPolicy;
-  /** What the session remembers of this action when it is allowed (files downloaded or written), if anything. */
-  learned?: CounterDelta;
+  /** @internal The facts of the evaluation (what an allowed action teaches the session is read from them). */
+  facts?: EvalContext;
 }
 
 /**
@@ -232,7 +232,7 @@ export class PolicyEngine {
     const rules = policy.data.byType.get(event.event_type);
     let decision: unknown;
     let ruleId: string | undefined;
-    let learned: CounterDelta | undefined;
+    let facts: EvalContext | undefined;
     if (rules !== undefined) {
       const now = this.#clock();
       let session: SessionState | undefined;
@@ -247,10 +247,9 @@ export class PolicyEngine {
         ruleId = rule.id;
         break;
       }
-      if (event.event_type === "pre_action") learned = ctx.learned();
+      facts = ctx;
     }
-    const latencyNs = Math.round((performance.now() - start) * 1e6);
-    return learned === undefined ? { decision, ruleId, latencyNs, policy } : { decision, ruleId, latencyNs, policy, learned };
+    return { decision, ruleId, latencyNs: Math.round((performance.now() - start) * 1e6), policy, facts };
   }
 
   #take(rule: CompiledRule, ctx: EvalContext, now: number): number {
@@ -285,7 +284,7 @@ export class PolicyEngine {
     source: DecisionSource,
     notification = false,
   ): PolicyEvaluation {
-    this.#record(event, decision, outcome.learned);
+    this.#record(event, decision, outcome.facts);
     return this.#report({
       decision,
       ruleId: outcome.ruleId,
@@ -380,7 +379,7 @@ export class PolicyEngine {
     }
 
     const known = p.decisive !== undefined ? p.decision : "handler" in noMatch ? undefined : noMatch.decision;
-    const learned = type === "pre_action" ? p.ctx.learned() : undefined;
+    const learned = type === "pre_action" ? p.ctx.learned(session) : undefined;
     const ifAllTaken = p.decisive !== undefined || !("handler" in noMatch) ? withLearned(decisionDelta(type, known), learned) : undefined;
     const step: StateStep = {
       sessionId: event.session_id,
@@ -454,12 +453,18 @@ export class PolicyEngine {
     this.#state.global.clear();
   }
 
-  #record(event: AhpEvent, decision: unknown, learned: CounterDelta | undefined): void {
+  #record(event: AhpEvent, decision: unknown, facts: EvalContext | undefined): void {
     const now = this.#clock();
     const s = this.#state.sessions.get(event.session_id, now);
     applyDelta(s, eventDelta(event), now);
-    const more = withLearned(decisionDelta(event.event_type, decision), learned);
-    if (more !== undefined) applyDelta(s, more, now);
+    const more = decisionDelta(event.event_type, decision);
+    if (more === undefined) return;
+    applyDelta(s, more, now);
+    // An allowed action: the files it downloads, and the downloads it rewrote itself.
+    if (facts !== undefined && more.actions !== undefined && event.event_type === "pre_action") {
+      const learned = facts.learned(s);
+      if (learned !== undefined) applyDelta(s, learned, now);
+    }
   }
 }
 

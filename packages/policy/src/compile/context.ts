@@ -162,24 +162,41 @@ export class EvalContext {
   }
   #programs: readonly string[] | undefined;
 
-  /**
-   * What this action teaches the session if it is allowed: the files its command lines download,
-   * and the files its file tools write (no longer downloads). Undefined when neither.
-   */
-  learned(): Pick<CounterDelta, "downloads" | "rewritten"> | undefined {
-    let downloads: string[] | undefined;
-    if (this.shellTexts.length > 0 && this.programs.some((p) => DOWNLOADERS.has(p))) {
-      for (const text of this.shellTexts) {
-        const commands = this.shell(text);
-        if (commands === undefined) continue;
-        for (const f of downloadsOf(commands)) {
-          downloads ??= [];
-          if (!downloads.includes(f)) downloads.push(f);
-        }
+  /** Base names (lower case) of the files this event's command lines download; undefined when none does (most lines run no downloader). */
+  downloads(): string[] | undefined {
+    if (this.shellTexts.length === 0) return undefined;
+    let found = false;
+    for (const p of this.programs) if (DOWNLOADERS.has(p)) found = true;
+    if (!found) return undefined;
+    let out: string[] | undefined;
+    for (const text of this.shellTexts) {
+      const commands = this.shell(text);
+      if (commands === undefined) continue;
+      for (const f of downloadsOf(commands)) {
+        out ??= [];
+        if (!out.includes(f)) out.push(f);
       }
     }
-    let rewritten: string[] | undefined;
-    for (const call of this.calls) for (const w of call.writes) (rewritten ??= []).push(fileBaseName(w));
+    return out;
+  }
+
+  /** Base names (lower case) of the files this event's file and code tools write; undefined when none. */
+  written(): string[] | undefined {
+    let out: string[] | undefined;
+    for (const call of this.calls) {
+      for (const w of call.writes) {
+        out ??= [];
+        out.push(fileBaseName(w));
+      }
+    }
+    return out;
+  }
+
+  /** What an allowed action changes in the session's downloads (see `CounterDelta`); undefined when nothing. */
+  learned(session: { downloads: readonly string[] } | undefined): Pick<CounterDelta, "downloads" | "rewritten"> | undefined {
+    const downloads = this.downloads();
+    // A rewrite only matters to a session that remembers downloads (when the session is not known, it is sent).
+    const rewritten = session !== undefined && session.downloads.length === 0 ? undefined : this.written();
     if (downloads === undefined && rewritten === undefined) return undefined;
     return { ...(downloads === undefined ? {} : { downloads }), ...(rewritten === undefined ? {} : { rewritten }) };
   }
