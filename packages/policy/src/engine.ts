@@ -59,8 +59,8 @@ export interface PolicyMatchOutcome {
   latencyNs: number;
   /** The policy version that was used. */
   policy: CompiledPolicy;
-  /** @internal The facts of the evaluation (what an allowed action teaches the session is read from them). */
-  facts?: EvalContext;
+  /** @internal The facts of the evaluation, opaque (what an allowed action teaches the session is read from them). */
+  facts?: unknown;
 }
 
 /**
@@ -284,7 +284,7 @@ export class PolicyEngine {
     source: DecisionSource,
     notification = false,
   ): PolicyEvaluation {
-    this.#record(event, decision, outcome.facts);
+    this.#record(event, decision, outcome.facts as EvalContext | undefined);
     return this.#report({
       decision,
       ruleId: outcome.ruleId,
