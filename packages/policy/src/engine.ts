@@ -11,7 +11,14 @@ import { EVENT_TABLE, type AhpEvent, type AhpEventInput, type EventType } from "
 import { EvalContext, type CompiledRule, type SessionCounters } from "./compile.js";
 import { CompiledPolicy, loadPolicy, loadPolicyFile, type LoadPolicyOptions, type PolicySource } from "./load.js";
 import { DEFAULT_STATE_LIMITS, PolicyState, SessionState, TokenBucket, applyDelta, decisionDelta, eventDelta } from "./state.js";
-import { PolicyStateError, sessionFromSnapshot, type BucketTake, type PolicyStateStore, type StateStep } from "./state-store.js";
+import {
+  PolicyStateError,
+  sessionFromSnapshot,
+  type BucketTake,
+  type CounterDelta,
+  type PolicyStateStore,
+  type StateStep,
+} from "./state-store.js";
 import { ShadowPolicy, type ShadowDisagreement } from "./shadow.js";
 import { watchPolicyFile, type PolicyWatcher, type WatchPolicyOptions } from "./watch.js";
 
@@ -52,6 +59,8 @@ export interface PolicyMatchOutcome {
   latencyNs: number;
   /** The policy version that was used. */
   policy: CompiledPolicy;
+  /** @internal The facts of the evaluation, opaque (what an allowed action teaches the session is read from them). */
+  facts?: unknown;
 }
 
 /**
@@ -223,6 +232,7 @@ export class PolicyEngine {
     const rules = policy.data.byType.get(event.event_type);
     let decision: unknown;
     let ruleId: string | undefined;
+    let facts: EvalContext | undefined;
     if (rules !== undefined) {
       const now = this.#clock();
       let session: SessionState | undefined;
@@ -237,8 +247,9 @@ export class PolicyEngine {
         ruleId = rule.id;
         break;
       }
+      facts = ctx;
     }
-    return { decision, ruleId, latencyNs: Math.round((performance.now() - start) * 1e6), policy };
+    return { decision, ruleId, latencyNs: Math.round((performance.now() - start) * 1e6), policy, facts };
   }
 
   #take(rule: CompiledRule, ctx: EvalContext, now: number): number {
@@ -273,7 +284,7 @@ export class PolicyEngine {
     source: DecisionSource,
     notification = false,
   ): PolicyEvaluation {
-    this.#record(event, decision);
+    this.#record(event, decision, outcome.facts as EvalContext | undefined);
     return this.#report({
       decision,
       ruleId: outcome.ruleId,
@@ -368,7 +379,8 @@ export class PolicyEngine {
     }
 
     const known = p.decisive !== undefined ? p.decision : "handler" in noMatch ? undefined : noMatch.decision;
-    const ifAllTaken = p.decisive !== undefined || !("handler" in noMatch) ? decisionDelta(type, known) : undefined;
+    const learned = type === "pre_action" ? p.ctx.learned(session) : undefined;
+    const ifAllTaken = p.decisive !== undefined || !("handler" in noMatch) ? withLearned(decisionDelta(type, known), learned) : undefined;
     const step: StateStep = {
       sessionId: event.session_id,
       agentId: event.agent_id,
@@ -397,7 +409,7 @@ export class PolicyEngine {
       decision = await noMatch.handler();
     } finally {
       evaluation = report(decision, undefined, "handler");
-      const more = decisionDelta(type, decision);
+      const more = withLearned(decisionDelta(type, decision), learned);
       if (more !== undefined) {
         await store.step({ sessionId: event.session_id, agentId: event.agent_id, takes: [], record: more }).catch(unavailable);
       }
@@ -441,13 +453,24 @@ export class PolicyEngine {
     this.#state.global.clear();
   }
 
-  #record(event: AhpEvent, decision: unknown): void {
+  #record(event: AhpEvent, decision: unknown, facts: EvalContext | undefined): void {
     const now = this.#clock();
     const s = this.#state.sessions.get(event.session_id, now);
     applyDelta(s, eventDelta(event), now);
     const more = decisionDelta(event.event_type, decision);
-    if (more !== undefined) applyDelta(s, more, now);
+    if (more === undefined) return;
+    applyDelta(s, more, now);
+    // An allowed action: the files it downloads, and the downloads it rewrote itself.
+    if (facts !== undefined && more.actions !== undefined && event.event_type === "pre_action") {
+      const learned = facts.learned(s);
+      if (learned !== undefined) applyDelta(s, learned, now);
+    }
   }
+}
+
+/** The changes of an allowed action with what the session learns from it (nothing when the action was not allowed). */
+function withLearned(delta: CounterDelta | undefined, learned: CounterDelta | undefined): CounterDelta | undefined {
+  return delta === undefined || learned === undefined || delta.actions === undefined ? delta : { ...delta, ...learned };
 }
 
 /** A cheap structural check (events from AhpServer are already validated; events from code may not be). */

@@ -81,5 +81,6 @@ function snapshotOf(s: SessionState): SessionSnapshot {
     backgroundMs: s.backgroundMs,
     backgroundSince: s.backgroundSince,
     reported: s.reported === undefined ? undefined : { ...s.reported },
+    downloads: [...s.downloads],
   };
 }

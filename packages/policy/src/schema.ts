@@ -10,11 +10,12 @@
  * which is open so that it can carry the fields of typed decisions; its members are checked
  * against the decision type of every event the rule can match when the policy is compiled.
  *
- * This module depends on zod only (no runtime import of `@ahp/core`), so that the schema
- * generator can load it from source.
+ * This module depends on zod, the event table of `@ahp/core` and the default policy's data (the
+ * ids a file extending it may turn off), so that the schema generator can load it from source.
  */
 import { z } from "zod";
 import { EVENT_TYPES, SECRET_KINDS } from "@ahp/core";
+import { DEFAULT_POLICY } from "./default-policy.js";
 
 /** The 22 AHP event types (spec §5.1), in spec order: the event table of `@ahp/core`. */
 export const POLICY_EVENT_TYPES = EVENT_TYPES;
@@ -424,6 +425,36 @@ export const PolicyFileSchema = z
     rules: z.array(PolicyRuleSchema),
   })
   .describe("An AHP policy file (YAML or JSON).");
+/**
+ * A rule of an `extends: default` file that only turns a built-in rule off, e.g.
+ * `{ id: block-mkfs, enabled: false }`: the id of a rule of the default policy, `enabled: false`
+ * and at most a `description`. The loader completes it with the built-in rule's members.
+ */
+export const PolicyRuleOffSchema = z
+  .strictObject({
+    /** Id of the built-in rule turned off. */
+    id: z.enum(DEFAULT_POLICY.rules.map((r) => r.id) as [string, ...string[]]),
+    description: z.string().optional(),
+    enabled: z.literal(false),
+  })
+  .describe("In a file with `extends: default`: turns the built-in rule with this id off.");
+
+/**
+ * What a policy file may contain, as the JSON Schema `policy.schema.json` describes it: a
+ * {@link PolicyFileSchema} document, where a file with `extends: default` may also turn built-in
+ * rules off with {@link PolicyRuleOffSchema} entries (which carry no `events`). The loader accepts
+ * exactly these documents.
+ */
+export const PolicyFileDocumentSchema = z
+  .union([
+    PolicyFileSchema.omit({ extends: true }),
+    PolicyFileSchema.extend({
+      extends: z.literal("default"),
+      rules: z.array(z.union([PolicyRuleSchema, PolicyRuleOffSchema])),
+    }),
+  ])
+  .describe("An AHP policy file (YAML or JSON); with `extends: default` it builds on the built-in default policy.");
+
 /** A validated policy file: what `parsePolicy` returns and `CompiledPolicy.policy` holds. */
 export type PolicyFile = z.infer<typeof PolicyFileSchema>;
 /** A policy file written as an object in code (like `DEFAULT_POLICY`), before validation. */
@@ -444,7 +475,8 @@ export type SessionMatch = z.infer<typeof SessionMatchSchema>;
 
 /** Every named type of the policy file format, for the JSON Schema bundle `policy.schema.json`. */
 export const POLICY_SCHEMA_TYPES: Readonly<Record<string, z.ZodType>> = Object.freeze({
-  PolicyFile: PolicyFileSchema,
+  PolicyFile: PolicyFileDocumentSchema,
+  PolicyRuleOff: PolicyRuleOffSchema,
   PolicySettings: PolicySettingsSchema,
   PolicyRule: PolicyRuleSchema,
   PolicyMatch: PolicyMatchSchema,

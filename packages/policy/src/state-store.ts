@@ -39,6 +39,13 @@ export interface CounterDelta {
   closeBackground?: boolean;
   /** An allowed idle event: one more background run, whose time starts now. */
   startBackground?: boolean;
+  /**
+   * An allowed action downloaded these files (base names, lower case): the session remembers the
+   * newest `MAX_SESSION_DOWNLOADS` (32) of them, for `runs_download` in later actions.
+   */
+  downloads?: readonly string[];
+  /** An allowed action wrote these files itself (base names, lower case): they are no longer downloads. Applied before `downloads`. */
+  rewritten?: readonly string[];
 }
 
 /** One atomic step on the store. */
@@ -68,6 +75,8 @@ export interface SessionSnapshot {
   backgroundMs: number;
   backgroundSince: number | undefined;
   reported: { total_actions: number; total_tokens: number; duration_ms: number; error_count: number } | undefined;
+  /** Files the session downloaded (see `CounterDelta.downloads`); absent from stores that do not keep them. */
+  downloads?: string[];
 }
 
 /** What a step gave: the store's time, the first empty bucket and its wait, and the counters when asked for. */
@@ -114,5 +123,6 @@ export function sessionFromSnapshot(s: SessionSnapshot, create: (firstSeen: numb
   state.backgroundMs = s.backgroundMs;
   state.backgroundSince = s.backgroundSince;
   state.reported = s.reported;
+  if (s.downloads !== undefined) state.downloads = [...s.downloads];
   return state;
 }

@@ -58,10 +58,19 @@ export class SessionState {
   /** Last `context.session_stats` the agent reported. */
   reported: { total_actions: number; total_tokens: number; duration_ms: number; error_count: number } | undefined;
   readonly buckets = new Map<string, TokenBucket>();
+  /**
+   * Base names (lower case) of the files allowed actions of the session downloaded and nothing
+   * has rewritten since, oldest first; at most {@link MAX_SESSION_DOWNLOADS}. A later action that
+   * runs one is a staged download-and-run (`runs_download`).
+   */
+  downloads: string[] = [];
   constructor(now: number) {
     this.firstSeen = now;
   }
 }
+
+/** Most downloaded file names a session remembers (the oldest is forgotten first). */
+export const MAX_SESSION_DOWNLOADS = 32;
 
 export class AgentState {
   readonly buckets = new Map<string, TokenBucket>();
@@ -221,6 +230,15 @@ export function applyDelta(s: SessionState, d: CounterDelta, now: number): void 
     s.backgroundRuns++;
     s.backgroundSince = now;
   }
+  if (d.rewritten !== undefined && s.downloads.length > 0) s.downloads = s.downloads.filter((f) => !d.rewritten!.includes(f));
+  if (d.downloads !== undefined) s.downloads = rememberDownloads(s.downloads, d.downloads);
+}
+
+/** `known` with `added` appended (an existing name moves to the end), cut to the newest {@link MAX_SESSION_DOWNLOADS}. */
+export function rememberDownloads(known: readonly string[], added: readonly string[]): string[] {
+  const out = known.filter((f) => !added.includes(f));
+  for (const f of added) if (!out.includes(f)) out.push(f);
+  return out.length > MAX_SESSION_DOWNLOADS ? out.slice(out.length - MAX_SESSION_DOWNLOADS) : out;
 }
 
 /** Tokens a `post_response` payload reports (`usage.total_tokens`, input + output, prompt + completion, or a flat count). */

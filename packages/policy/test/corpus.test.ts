@@ -11,6 +11,8 @@ interface Labelled {
 const read = <T>(name: string): T => JSON.parse(readFileSync(new URL(`./corpus/${name}`, import.meta.url), "utf8")) as T;
 const { commands } = read<{ commands: (Labelled & { command: string })[] }>("commands.json");
 const { payloads } = read<{ payloads: (Labelled & { shape: string; payload: unknown })[] }>("payloads.json");
+/** Several calls of one session: every step but the last must be allowed, the last is judged. */
+const { sessions } = read<{ sessions: (Labelled & { name: string; steps: unknown[] })[] }>("sessions.json");
 
 const engine = new PolicyEngine(DEFAULT_POLICY);
 /** The families of issue #29 and the earlier ones; every one has dangerous cases and everyday near misses. */
@@ -29,6 +31,15 @@ const decide = (event: Parameters<PolicyEngine["evaluate"]>[0]) => {
   const result = engine.evaluate(event);
   return { decision: (result.decision as { decision: string }).decision, rule: result.ruleId };
 };
+let sessionSeq = 0;
+/** Runs a session's steps in a fresh session; the decision of the last step, and any earlier step that was not allowed. */
+const decideSession = (steps: unknown[]) => {
+  const session_id = `corpus-session-${++sessionSeq}`;
+  const earlier = steps.slice(0, -1).map((payload) => decide(ev("pre_action", payload, { session_id })));
+  const last = decide(ev("pre_action", steps.at(-1), { session_id }));
+  return { ...last, stopped: earlier.filter((d) => d.decision !== "allow") };
+};
+
 /** dangerous: blocked or escalated; safe: allowed. */
 const correct = (label: Labelled["label"], decision: string) =>
   label === "dangerous" ? decision === "block" || decision === "escalate" : decision === "allow";
@@ -49,10 +60,10 @@ function rates(rows: { label: Labelled["label"]; decision: string }[]) {
 
 describe("default policy corpus", () => {
   it("holds at least 300 labelled cases, each tagged by family, with dangerous cases and near misses of each family", () => {
-    expect(commands.length + payloads.length).toBeGreaterThanOrEqual(300);
-    for (const c of [...commands, ...payloads]) expect(c.family, JSON.stringify(c)).toMatch(/^[a-z-]+$/);
+    expect(commands.length + payloads.length + sessions.length).toBeGreaterThanOrEqual(300);
+    for (const c of [...commands, ...payloads, ...sessions]) expect(c.family, JSON.stringify(c)).toMatch(/^[a-z-]+$/);
     for (const family of FAMILIES) {
-      const cases = [...commands, ...payloads].filter((c) => c.family === family);
+      const cases = [...commands, ...payloads, ...sessions].filter((c) => c.family === family);
       expect(cases.filter((c) => c.label === "dangerous").length, family).toBeGreaterThanOrEqual(10);
       expect(cases.filter((c) => c.label === "safe").length, family).toBeGreaterThanOrEqual(6);
     }
@@ -72,6 +83,13 @@ describe("default policy corpus", () => {
     expect(correct(label, decision), `${decision} by ${rule ?? "default"}`).toBe(true);
   });
 
+  it.each(sessions)("$label session: $name", ({ steps, label }) => {
+    const { decision, rule, stopped } = decideSession(steps);
+    expect(stopped, "earlier steps are everyday calls").toEqual([]);
+    expect(correct(label, decision), `${decision} by ${rule ?? "default"}`).toBe(true);
+    if (label === "dangerous") expect(rule).toBe("block-staged-download-run");
+  });
+
   it("reports the catch rate and the false-positive rate", () => {
     const c = rates(commands.map((x) => ({ label: x.label, decision: decide(bash(x.command)).decision })));
     const p = rates(payloads.map((x) => ({ label: x.label, decision: decide(ev("pre_action", x.payload)).decision })));
@@ -89,6 +107,7 @@ describe("default policy corpus", () => {
     const rows = [
       ...commands.map((x) => ({ family: x.family, label: x.label, decision: decide(bash(x.command)).decision })),
       ...payloads.map((x) => ({ family: x.family, label: x.label, decision: decide(ev("pre_action", x.payload)).decision })),
+      ...sessions.map((x) => ({ family: x.family, label: x.label, decision: decideSession(x.steps).decision })),
     ];
     const families = [...new Set(rows.map((r) => r.family))].sort();
     const lines = families.map((family) => {

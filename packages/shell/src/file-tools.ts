@@ -135,6 +135,9 @@ export function patchPaths(text: string): string[] {
   return out;
 }
 
+/** Text that may hold a patch header line (scanning file contents line by line is left to those that do). */
+const mayBePatch = (t: string): boolean => t.includes("\n") && (t.includes("*** ") || t.includes("+++ ") || t.includes("--- "));
+
 const pushPath = (v: unknown, out: string[]): void => {
   if (typeof v === "string" && v.length > 0) out.push(v);
 };
@@ -176,10 +179,10 @@ export function writesOf(
     }
     for (const key of PATCH_KEYS) {
       const v = own(o, key);
-      if (typeof v === "string" && v.includes("\n")) out.push(...patchPaths(v));
+      if (typeof v === "string" && mayBePatch(v)) out.push(...patchPaths(v));
     }
   }
-  if (text !== undefined && text.includes("\n")) out.push(...patchPaths(text));
+  if (text !== undefined && mayBePatch(text)) out.push(...patchPaths(text));
   return out;
 }
 

@@ -12,7 +12,7 @@ export { parseShell, pipesInto, OPAQUE_REASONS, type OpaqueReason, type ParseShe
 export { tokenizeShell, type ShellSegment, type ShellSubstitution, type TokenizedShell } from "./segments.js";
 export { normalizeShellPath, resolveShellPath, changeDirectory, type WorkingDirectory } from "./paths.js";
 export { programName, stripWrappers, unwrap, splitOptions, commandStart, type Unwrapped, type SplitOptions } from "./words.js";
-export { callsDangerousPrimitive, type CodeLanguage } from "./inline-code.js";
+export { callsDangerousPrimitive, codeWrites, type CodeLanguage } from "./inline-code.js";
 export {
   toolCalls,
   shellCommands,
@@ -32,5 +32,5 @@ export {
   codeCommands,
   patchPaths,
 } from "./file-tools.js";
-export { runsDownload, downloadedFiles } from "./staged.js";
+export { runsDownload, downloadedFiles, downloadsOf, runsOneOfFiles, mayRunFile, fileBaseName, DOWNLOADERS } from "./staged.js";
 export { SHELLS, WRAPPERS, INTERPRETERS, VALUE_OPTIONS, type WrapperSpec, type InterpreterSpec } from "./tables.js";

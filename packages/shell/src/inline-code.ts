@@ -44,3 +44,61 @@ export function callsDangerousPrimitive(code: string, language: CodeLanguage = "
   if (language === "perl" || language === "ruby") return code.includes("`") || /%x[({[/|!]/.test(code);
   return false;
 }
+
+/** A quoted string literal (single, double or backquote), its text in group `s`. */
+const STR = String.raw`(?<q>['"\x60])(?<s>(?:(?!\k<q>)[^\\\n]|\\.){1,4096})\k<q>`;
+/** A mode string that writes: `w`, `a`, `x` or `+` among its letters (Python, Ruby, Node, PHP, C). */
+const WRITE_MODE = String.raw`(?<mq>['"])[rbtU]*[wax+][rbtwax+]*\k<mq>`;
+
+/** Calls whose first argument is a literal path the code writes, truncates, creates or deletes. */
+const WRITE_CALLS: readonly RegExp[] = [
+  // Python open() / io.open() / codecs.open() / os.open() with a writing mode, positional or `mode=`.
+  new RegExp(String.raw`\bopen\s*\(\s*${STR}\s*,\s*(?:mode\s*=\s*)?(?:${WRITE_MODE}|os\s*\.\s*O_(?:WRONLY|RDWR|CREAT|APPEND|TRUNC))`, "g"),
+  // pathlib: Path('/x').write_text(...), .write_bytes, .touch, .unlink, .open('w'), .symlink_to, .rename
+  new RegExp(
+    String.raw`\b(?:Path|PosixPath|PurePath)\s*\(\s*${STR}\s*\)\s*\.\s*(?:write_text|write_bytes|touch|unlink|rmdir|chmod|symlink_to|hardlink_to|rename|replace|open\s*\(\s*(?:mode\s*=\s*)?${WRITE_MODE})`,
+    "g",
+  ),
+  // Node fs (and fs-extra): writeFile[Sync], appendFile[Sync], createWriteStream, outputFile, rm/unlink, chmod
+  new RegExp(
+    String.raw`\b(?:writeFile|writeFileSync|appendFile|appendFileSync|createWriteStream|outputFile|outputFileSync|unlink|unlinkSync|truncate|truncateSync|chmod|chmodSync)\s*\(\s*${STR}`,
+    "g",
+  ),
+  // Copies, moves and links: the destination is the second argument (shutil, os, Node fs).
+  new RegExp(
+    String.raw`\b(?:shutil\s*\.\s*(?:copy|copy2|copyfile|copytree|move)|os\s*\.\s*(?:rename|replace|symlink|link)|copyFile|copyFileSync|renameSync|cpSync|symlinkSync|linkSync)\s*\([^,()\n]{1,4096},\s*${STR}`,
+    "g",
+  ),
+  // Node fs.open / openSync with a writing flag.
+  new RegExp(String.raw`\b(?:open|openSync)\s*\(\s*${STR}\s*,\s*${WRITE_MODE}`, "g"),
+  // Ruby File.write / IO.write / File.open(path, 'w'), PHP file_put_contents / fopen(path, 'w').
+  new RegExp(String.raw`\b(?:File|IO)\s*\.\s*(?:write|binwrite|delete|unlink|chmod|symlink)\s*\(?\s*${STR}`, "g"),
+  new RegExp(String.raw`\b(?:File\s*\.\s*open|fopen)\s*\(\s*${STR}\s*,\s*${WRITE_MODE}`, "g"),
+  new RegExp(String.raw`\bfile_put_contents\s*\(\s*${STR}`, "g"),
+  // Perl open(FH, '>', '/x') and open(FH, '>/x') / '>>/x'.
+  new RegExp(String.raw`\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*['"](?:>>?|\+<|\+>)['"]\s*,\s*${STR}`, "g"),
+  /\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?<q>['"])(?:>>?|\+<|\+>)\s*(?<s>[^'"\n]{1,4096})\k<q>/g,
+];
+
+/** Words at least one of {@link WRITE_CALLS} contains: code with none of them is not searched further. */
+const WRITE_HINT =
+  /open|write|append|touch|unlink|truncate|chmod|symlink|link|rename|replace|output|put_contents|delete|rmdir|copy|move|cp/i;
+
+/**
+ * The literal paths program text opens for writing, truncates, creates or deletes (Python
+ * `open('/etc/hosts', 'w')`, `Path('~/.bashrc').write_text(…)`, Node `fs.writeFileSync('/x', …)`,
+ * Ruby `File.write`, PHP `file_put_contents`, Perl `open(F, '>', '/x')`), as written. Computed
+ * paths are not followed.
+ */
+export function codeWrites(code: string): string[] {
+  if (!WRITE_HINT.test(code)) return [];
+  const out: string[] = [];
+  for (const re of WRITE_CALLS) {
+    re.lastIndex = 0;
+    for (const m of code.matchAll(re)) {
+      const path = m.groups?.s?.replace(/\\(.)/g, "$1").trim();
+      if (path !== undefined && path.length > 0 && !out.includes(path)) out.push(path);
+    }
+  }
+  return out;
+}

@@ -10,7 +10,7 @@
  * recursively, as are command and process substitutions. What cannot be known without running
  * something is reported as {@link OpaqueReason}s instead of guessed.
  */
-import { callsDangerousPrimitive, type CodeLanguage } from "./inline-code.js";
+import { callsDangerousPrimitive, codeWrites, type CodeLanguage } from "./inline-code.js";
 import { lex, type Redirect, type RedirectToken, type Substitution, type WordToken } from "./lex.js";
 import { changeDirectory, resolveShellPath, type WorkingDirectory } from "./paths.js";
 import { CHANGES_ALL, COPIERS, SHELLS, interpreterOf, type InterpreterSpec } from "./tables.js";
@@ -717,6 +717,12 @@ function changedFiles(command: SimpleCommand, out: string[]): void {
   if (program === "tar" && (command.flags.has("x") || command.flags.has("extract") || command.flags.has("get"))) {
     const dir = command.options.get("C") ?? command.options.get("directory");
     out.push(resolveShellPath(cwd, dir?.[dir.length - 1] ?? "."));
+    return;
+  }
+  // Interpreter one-liners: literal paths the program text opens for writing (`python3 -c "open('/etc/hosts', 'w')"`).
+  const spec = interpreterOf(program);
+  if (spec !== undefined) {
+    for (const k of interpreterCode(spec, argv).code) for (const p of codeWrites(argv[k]!)) out.push(resolveShellPath(cwd, p));
   }
 }
 

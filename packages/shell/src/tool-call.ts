@@ -19,6 +19,7 @@
  */
 
 import { codeCommands, codeOf, languageOf, toolKind, writesOf } from "./file-tools.js";
+import { codeWrites } from "./inline-code.js";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 /** `o[key]` when it is `o`'s own member (not inherited, e.g. `constructor`); most keys are absent, so read first. */
@@ -167,7 +168,7 @@ export interface ToolCall {
   readonly commands: readonly string[];
   /** The working directory the call names (`cwd`, `workdir`, `working_directory`). */
   readonly cwd: string | undefined;
-  /** Paths a file tool (write, edit, patch, move, delete …) changes, as given; `[]` for other tools and read-only calls. */
+  /** Paths a file tool (write, edit, patch, move, delete …) changes, or a code tool's code opens for writing, as given; `[]` for other tools and read-only calls. */
   readonly writes: readonly string[];
   /** The language of a code-execution tool (`python`, `javascript` …), whose code is among `commands`. */
   readonly code: string | undefined;
@@ -286,10 +287,14 @@ function callOf(o: Record<string, unknown>, payload: Record<string, unknown>): T
     type === "shell_call";
 
   const commands: string[] = [];
+  let codeWritten: readonly string[] = NO_WRITES;
   if (language !== undefined) {
     // Code is read first: its `script` or `input` member is program text, not a shell command.
     const code = codeOf(args, text);
-    if (code !== undefined) commands.push(...codeCommands(language, code));
+    if (code !== undefined) {
+      commands.push(...codeCommands(language, code));
+      codeWritten = codeWrites(code);
+    }
   }
   if (commands.length === 0 && args !== undefined) commandTexts(args, commands);
   if (commands.length === 0) commandTexts(o, commands);
@@ -302,7 +307,8 @@ function callOf(o: Record<string, unknown>, payload: Record<string, unknown>): T
   }
 
   const cwd = (args === undefined ? undefined : cwdOf(args)) ?? cwdOf(o) ?? cwdOf(payload);
-  const writes = writesFiles ? writesOf(args, o, text) : NO_WRITES;
+  // A code tool's writes are the literal paths its code opens for writing (`open('/etc/hosts', 'w')`).
+  const writes = writesFiles ? writesOf(args, o, text) : codeWritten;
   return { name, aliases, arguments: args, shell, commands, cwd, writes, code: language };
 }
 

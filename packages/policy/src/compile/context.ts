@@ -4,7 +4,9 @@
  * analysis, session counters.
  */
 import type { AhpEvent } from "@ahp/core";
+import { DOWNLOADERS, downloadsOf, fileBaseName } from "@ahp/shell";
 import { parseShell, toolCalls, type SimpleCommand, type ToolCall } from "../shell.js";
+import type { CounterDelta } from "../state-store.js";
 import type { SessionState } from "../state.js";
 import { collectStrings, DEFAULT_SHELL_FIELD_LIST, FIELD_LIST_IDS, type FieldList } from "./fields.js";
 
@@ -159,6 +161,45 @@ export class EvalContext {
     return this.#programs;
   }
   #programs: readonly string[] | undefined;
+
+  /** Base names (lower case) of the files this event's command lines download; undefined when none does (most lines run no downloader). */
+  downloads(): string[] | undefined {
+    if (this.shellTexts.length === 0) return undefined;
+    let found = false;
+    for (const p of this.programs) if (DOWNLOADERS.has(p)) found = true;
+    if (!found) return undefined;
+    let out: string[] | undefined;
+    for (const text of this.shellTexts) {
+      const commands = this.shell(text);
+      if (commands === undefined) continue;
+      for (const f of downloadsOf(commands)) {
+        out ??= [];
+        if (!out.includes(f)) out.push(f);
+      }
+    }
+    return out;
+  }
+
+  /** Base names (lower case) of the files this event's file and code tools write; undefined when none. */
+  written(): string[] | undefined {
+    let out: string[] | undefined;
+    for (const call of this.calls) {
+      for (const w of call.writes) {
+        out ??= [];
+        out.push(fileBaseName(w));
+      }
+    }
+    return out;
+  }
+
+  /** What an allowed action changes in the session's downloads (see `CounterDelta`); undefined when nothing. */
+  learned(session: { downloads: readonly string[] } | undefined): Pick<CounterDelta, "downloads" | "rewritten"> | undefined {
+    const downloads = this.downloads();
+    // A rewrite only matters to a session that remembers downloads (when the session is not known, it is sent).
+    const rewritten = session !== undefined && session.downloads.length === 0 ? undefined : this.written();
+    if (downloads === undefined && rewritten === undefined) return undefined;
+    return { ...(downloads === undefined ? {} : { downloads }), ...(rewritten === undefined ? {} : { rewritten }) };
+  }
 
   /** The paths file tool calls change, resolved against the workspace root; filled by the `tool_call.writes` matchers. */
   resolvedWrites: Map<ToolCall, readonly { path: string; inside: boolean | undefined }[]> | undefined;

@@ -1,15 +1,24 @@
 /** The `shell` matcher: conditions on the simple commands of the command lines in an event. */
-import { pipesInto, runsDownload } from "@ahp/shell";
+import { pipesInto, runsDownload, runsOneOfFiles, mayRunFile } from "@ahp/shell";
 import { hasGlobSyntax } from "../glob.js";
 import type { ShellMatch } from "../schema.js";
 import { normalizeShellPath, type OpaqueReason, type SimpleCommand } from "../shell.js";
 import { asList, compileFieldCondition, nameMatcher, type DocPath, type Issues, type Predicate } from "./conditions.js";
+import type { EvalContext } from "./context.js";
 import { compileFieldList, stringsAt } from "./fields.js";
 
 /** Opaque reasons a shell condition may name: the parser's, and `too-long` for a line that was not analysed. */
 export type ShellOpaqueReason = OpaqueReason | "too-long";
 
 const OUTPUT_REDIRECTS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
+
+/** Whether a command of the line runs a file an earlier allowed action of the session downloaded. */
+function runsEarlierDownload(ctx: EvalContext, commands: readonly SimpleCommand[]): boolean {
+  // The session is read only for a line that could run a file by name (most lines cannot).
+  if (!commands.some(mayRunFile) && !commands.some((c) => c.program.includes("."))) return false;
+  const known = ctx.session().downloads;
+  return known.length > 0 && runsOneOfFiles(commands, new Set(known));
+}
 
 export function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen: number): Predicate {
   const fields = m.fields === undefined ? undefined : compileFieldList(m.fields, [...at, "fields"], issues);
@@ -144,7 +153,7 @@ export function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen:
         if (tooLong) return true;
         continue;
       }
-      if (staged && !runsDownload(commands)) continue;
+      if (staged && !runsDownload(commands) && !runsEarlierDownload(ctx, commands)) continue;
       if (command === undefined) return true;
       for (const cmd of commands) if (command(cmd)) return true;
     }

@@ -12,9 +12,20 @@ interface Resolved {
 }
 
 const WINDOWS_ABS = /^(?:[A-Za-z]:[\\/]|\\\\)/;
+/** A relative path with nothing to interpret: no `~`, `$`, URL, drive, backslash or trailing slash. */
+const PLAIN_RELATIVE = /^[^/\\~$:]([^\\:]*[^/\\:])?$/;
+/** A `.` or `..` segment. */
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+/** An absolute POSIX root that is not a Windows one. */
+const POSIX_ROOT = /^\/(?!\/)[^\\]*$/;
 
 /** Lexical resolution of a file path against the workspace root (symbolic links are not followed). */
 export function resolveWorkspacePath(file: string, root: string | undefined): Resolved {
+  // Most paths are plain relative ones (`src/index.ts`) under a POSIX root: joined without path.resolve.
+  if (root !== undefined && PLAIN_RELATIVE.test(file) && !DOT_SEGMENT.test(file) && !file.includes("//") && POSIX_ROOT.test(root)) {
+    const base = rootBase(root, false);
+    return { path: base === "/" ? `/${file}` : `${base}/${file}`, inside: true };
+  }
   let p = file.startsWith("file://") ? decodeURIComponentSafe(file.slice(7)) : file;
   if (p.startsWith("$HOME/") || p === "$HOME") p = `~${p.slice(5)}`;
   const windows = WINDOWS_ABS.test(p) || (root !== undefined && WINDOWS_ABS.test(root));

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { codeWrites, parseShell, toolCalls } from "@ahp/shell";
+
+describe("codeWrites: literal paths program text opens for writing", () => {
+  it.each([
+    ["open('/etc/hosts', 'w').write('x')", ["/etc/hosts"]],
+    ['with open("/etc/hosts", "a") as f: f.write("x")', ["/etc/hosts"]],
+    ["open('/etc/sudoers', mode='w')", ["/etc/sudoers"]],
+    ["open('/etc/passwd', 'r+')", ["/etc/passwd"]],
+    ["os.open('/etc/passwd', os.O_WRONLY)", ["/etc/passwd"]],
+    ["Path('~/.bashrc').write_text('x')", ["~/.bashrc"]],
+    ["Path('/root/.ssh/authorized_keys').open('a')", ["/root/.ssh/authorized_keys"]],
+    ["fs.writeFileSync('/etc/hosts', 'x')", ["/etc/hosts"]],
+    ["appendFileSync(`/root/.aws/credentials`, 'x')", ["/root/.aws/credentials"]],
+    ["fs.createWriteStream('/var/log/x')", ["/var/log/x"]],
+    ["File.write('/etc/cron.d/job', 'x')", ["/etc/cron.d/job"]],
+    ["file_put_contents('/etc/x', 'y')", ["/etc/x"]],
+    ["shutil.copy('tool', '/usr/local/bin/tool')", ["/usr/local/bin/tool"]],
+    ['open(my $f, ">", "/etc/hosts")', ["/etc/hosts"]],
+    ['open(F, ">>/etc/hosts")', ["/etc/hosts"]],
+  ])("%s", (code, paths) => {
+    expect(codeWrites(code)).toEqual(paths);
+  });
+
+  it.each([
+    "print(open('/etc/hosts').read())",
+    "open('/etc/hosts', 'r')",
+    "Path('/etc/hosts').read_text()",
+    "fs.readFileSync('/etc/hosts')",
+    "open(path, 'w')",
+    "print(1)",
+  ])("reads and computed paths are not writes: %s", (code) => {
+    expect(codeWrites(code)).toEqual([]);
+  });
+
+  it("a code tool's writes and an interpreter one-liner's writes carry the paths", () => {
+    const [call] = toolCalls({ tool_name: "python", arguments: { code: "open('/etc/hosts', 'w').write('x')" } });
+    expect(call!.writes).toEqual(["/etc/hosts"]);
+    const [cmd] = parseShell(`python3 -c "open('/etc/hosts','w').write('x')"`);
+    expect(cmd!.writes).toContain("/etc/hosts");
+    const [inside] = parseShell(`python3 -c "open('out.txt','w').write('x')"`, { cwd: "/work/p" });
+    expect(inside!.writes).toEqual(["/work/p/out.txt"]);
+  });
+});
