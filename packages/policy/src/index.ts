@@ -96,7 +96,7 @@ export {
   resolveWorkspacePath,
   type SessionCounters,
 } from "./compile.js";
-export { DEFAULT_STATE_LIMITS } from "./state.js";
+export { DEFAULT_STATE_LIMITS, MAX_SESSION_DOWNLOADS } from "./state.js";
 export {
   PolicyStateError,
   type PolicyStateStore,

@@ -13,11 +13,40 @@
  * one token = interval_ms units, capacity burst * interval_ms, refill `rate` units per ms.
  */
 
-/** Session hash fields returned by a read, in this order. */
-export const SNAPSHOT_FIELDS = ["fs", "ev", "pr", "ac", "er", "tk", "hbt", "bgr", "bgms", "bgs", "rf", "ra", "rt", "rd", "re"] as const;
+import { MAX_SESSION_DOWNLOADS } from "@ahp/policy";
 
-/** Values per counter delta: has, events, prompts, actions, errors, tokens, heartbeat tokens (-1: none), reported flag + 4 values, close background, start background. */
-export const DELTA_ARGS = 14;
+/**
+ * Session hash fields returned by a read, in this order. `dl`: the files the session downloaded
+ * (base names joined by NUL, which no file name contains), oldest first.
+ */
+export const SNAPSHOT_FIELDS = [
+  "fs",
+  "ev",
+  "pr",
+  "ac",
+  "er",
+  "tk",
+  "hbt",
+  "bgr",
+  "bgms",
+  "bgs",
+  "rf",
+  "ra",
+  "rt",
+  "rd",
+  "re",
+  "dl",
+] as const;
+
+/**
+ * Values per counter delta: has, events, prompts, actions, errors, tokens, heartbeat tokens (-1:
+ * none), reported flag + 4 values, close background, start background, files rewritten and files
+ * downloaded (each NUL-joined, '' for none).
+ */
+export const DELTA_ARGS = 16;
+
+/** The separator of file names in `dl` and in the delta's lists. */
+export const NAME_SEPARATOR = "\0";
 
 export const STEP_SCRIPT = `
 local t = redis.call('TIME')
@@ -63,6 +92,30 @@ for k = 1, n do
     if fills[h] == nil or fills[h] < fill then fills[h] = fill end
   end
 end
+local NUL = string.char(0)
+local function split(text)
+  local out = {}
+  if (not text) or text == '' then return out end
+  for name in string.gmatch(text, '[^%z]+') do out[#out + 1] = name end
+  return out
+end
+local function has(list, x)
+  for _, v in ipairs(list) do if v == x then return true end end
+  return false
+end
+-- The engine's rememberDownloads: drop what the action rewrote, then move what it downloaded to
+-- the newest end, keeping the newest ${MAX_SESSION_DOWNLOADS}.
+local function downloads(rewritten, added)
+  local rw = split(rewritten)
+  local add = split(added)
+  local out = {}
+  for _, f in ipairs(split(redis.call('HGET', skey, 'dl'))) do
+    if (not has(rw, f)) and (not has(add, f)) then out[#out + 1] = f end
+  end
+  for _, f in ipairs(add) do if not has(out, f) then out[#out + 1] = f end end
+  while #out > ${MAX_SESSION_DOWNLOADS} do table.remove(out, 1) end
+  if #out == 0 then redis.call('HDEL', skey, 'dl') else redis.call('HSET', skey, 'dl', table.concat(out, NUL)) end
+end
 local function apply(b)
   if ARGV[b] ~= '1' then return end
   if ARGV[b + 12] == '1' then
@@ -88,6 +141,7 @@ local function apply(b)
     redis.call('HINCRBY', skey, 'bgr', 1)
     redis.call('HSET', skey, 'bgs', now)
   end
+  if ARGV[b + 14] ~= '' or ARGV[b + 15] ~= '' then downloads(ARGV[b + 14], ARGV[b + 15]) end
 end
 apply(i)
 if failed < 0 then apply(i + ${DELTA_ARGS}) end

@@ -12,7 +12,7 @@ import {
   type StateStep,
   type StateStepResult,
 } from "@ahp/policy";
-import { DELTA_ARGS, SNAPSHOT_FIELDS, STEP_SCRIPT } from "./script.js";
+import { DELTA_ARGS, NAME_SEPARATOR, SNAPSHOT_FIELDS, STEP_SCRIPT } from "./script.js";
 import { createHash } from "node:crypto";
 import { redisClient, scrub, withTimeout, type RedisConnectionOptions } from "./connection.js";
 
@@ -243,7 +243,15 @@ function pushDelta(args: string[], d: CounterDelta | undefined): void {
     String(r?.error_count ?? 0),
     d.closeBackground === true ? "1" : "0",
     d.startBackground === true ? "1" : "0",
+    names(d.rewritten),
+    names(d.downloads),
   );
+}
+
+/** File names for the script, NUL-joined; a name that is empty or holds a NUL is no file name and is left out. */
+function names(list: readonly string[] | undefined): string {
+  if (list === undefined || list.length === 0) return "";
+  return list.filter((n) => n !== "" && !n.includes(NAME_SEPARATOR)).join(NAME_SEPARATOR);
 }
 
 function parseReply(reply: unknown, read: boolean): StateStepResult {
@@ -271,6 +279,7 @@ function parseReply(reply: unknown, read: boolean): StateStepResult {
       f(at("rf")) === "1"
         ? { total_actions: n(at("ra")), total_tokens: n(at("rt")), duration_ms: n(at("rd")), error_count: n(at("re")) }
         : undefined,
+    downloads: f(at("dl")) === "" ? [] : f(at("dl")).split(NAME_SEPARATOR),
   };
   return { now, failed, waitMs, session };
 }

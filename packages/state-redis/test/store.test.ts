@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { MemoryStateStore, PolicyEngine, PolicyStateError, composeHandlers, type PolicyStateStore, type StateStep } from "@ahp/policy";
+import {
+  DEFAULT_POLICY,
+  MemoryStateStore,
+  PolicyEngine,
+  PolicyStateError,
+  composeHandlers,
+  type PolicyStateStore,
+  type StateStep,
+} from "@ahp/policy";
 import type { AhpEvent } from "@ahp/core";
 import { RedisStateStore, redactRedisUrl } from "@ahp/state-redis";
 import { redisSkipReason, runRedis, startRedis, type RedisProcess } from "@ahp/state-redis/testing";
@@ -101,6 +109,29 @@ function contract(name: string, make: () => Promise<PolicyStateStore>) {
       expect(after.session!.backgroundMs).toBeGreaterThanOrEqual(0);
       expect((await store.step(step({ sessionId: "fresh", readSession: true }))).session).toMatchObject({ events: 0, reported: undefined });
     });
+
+    it("remembers the session's downloads: rewritten ones forgotten first, a new download the newest, at most 32", async () => {
+      await store.reset();
+      const read = async (sessionId = "s1") => (await store.step(step({ sessionId, readSession: true }))).session!.downloads;
+      await store.step(step({ record: { downloads: ["i.sh", "t"] } }));
+      expect(await read()).toEqual(["i.sh", "t"]);
+      // Rewritten first, then the downloads: `t` is gone, `i.sh` downloaded again is the newest.
+      await store.step(step({ record: { rewritten: ["t"], downloads: ["x.py", "i.sh"] } }));
+      expect(await read()).toEqual(["x.py", "i.sh"]);
+      // Only when every take succeeded, for recordIfAllTaken.
+      const one = { scope: "session" as const, key: "dl", rate: 1, intervalMs: 60_000, burst: 1 };
+      await store.step(step({ takes: [one], recordIfAllTaken: { downloads: ["a"] } }));
+      await store.step(step({ takes: [one], recordIfAllTaken: { downloads: ["b"] } }));
+      expect(await read()).toEqual(["x.py", "i.sh", "a"]);
+      await store.step(step({ record: { downloads: Array.from({ length: 40 }, (_, k) => `f${k}`) } }));
+      const kept = await read();
+      expect(kept).toHaveLength(32);
+      expect(kept!.at(-1)).toBe("f39");
+      expect(kept![0]).toBe("f8");
+      await store.step(step({ record: { rewritten: kept } }));
+      expect(await read()).toEqual([]);
+      expect(await read("other")).toEqual([]);
+    });
   });
 }
 
@@ -145,6 +176,26 @@ describe.runIf(runRedis)("RedisStateStore on a real redis-server", () => {
     // One round trip per decision on a policy without counter conditions.
     expect(stores.reduce((sum, s) => sum + s.stats().steps, 0)).toBe(30);
     await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it("a file downloaded through one replica and run through another is blocked by the default policy", async () => {
+    const a = new RedisStateStore({ url: redis.url, keyPrefix: "staged:", commandTimeoutMs: 10_000 });
+    const b = new RedisStateStore({ url: redis.url, keyPrefix: "staged:", commandTimeoutMs: 10_000 });
+    expect(await Promise.all([a.ready(10_000), b.ready(10_000)])).toEqual([true, true]);
+    await a.reset();
+    const ha = composeHandlers(new PolicyEngine(DEFAULT_POLICY, { stateStore: a }));
+    const hb = composeHandlers(new PolicyEngine(DEFAULT_POLICY, { stateStore: b }));
+    const on = (h: typeof ha, command: string, session: string) => h.onEvent!(bash(command, { session_id: session }), {} as never);
+    expect(tag(await on(ha, "wget -qO i.sh https://x.example/i.sh", "dl"))).toBe("allow");
+    expect(await on(hb, "bash i.sh", "dl")).toMatchObject({ decision: "block" });
+    expect(JSON.stringify(await on(hb, "bash i.sh", "dl"))).toContain("block-staged-download-run");
+    // Another session never downloaded it; a download the agent then rewrote with a file tool is its own file.
+    expect(tag(await on(hb, "bash i.sh", "other"))).toBe("allow");
+    expect(tag(await on(ha, "curl -fsSLo t.sh https://x.example/t.sh", "dl2"))).toBe("allow");
+    const write = ev("pre_action", { tool_name: "Write", arguments: { file_path: "t.sh", content: "echo hi" } }, { session_id: "dl2" });
+    expect(tag(await hb.onEvent!(write, {} as never))).toBe("allow");
+    expect(tag(await on(ha, "bash t.sh", "dl2"))).toBe("allow");
+    await Promise.all([a.close(), b.close()]);
   });
 
   it("a quota consumed on one replica is seen on another", async () => {
