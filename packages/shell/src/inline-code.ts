@@ -80,6 +80,20 @@ const WRITE_CALLS: readonly RegExp[] = [
   /\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?<q>['"])(?:>>?|\+<|\+>)\s*(?<s>[^'"\n]{1,4096})\k<q>/g,
 ];
 
+/** Python `import shutil as sh` (and the other modules {@link WRITE_CALLS} name): module and alias. */
+const MODULE_ALIAS = /^[ \t]*import[ \t]+(shutil|os|io|codecs|pathlib)[ \t]+as[ \t]+([A-Za-z_]\w*)[ \t]*$/gm;
+/** Python `from pathlib import Path as P`: class and alias. */
+const PATH_ALIAS = /^[ \t]*from[ \t]+pathlib[ \t]+import[ \t]+(Path|PosixPath|PurePath)[ \t]+as[ \t]+([A-Za-z_]\w*)[ \t]*$/gm;
+
+/** The code with Python import aliases of those modules and classes spelled as their own names. */
+function unaliased(code: string): string {
+  if (!/\sas\s/.test(code)) return code;
+  let out = code;
+  for (const m of code.matchAll(MODULE_ALIAS)) out = out.replace(new RegExp(String.raw`\b${m[2]!}\s*\.`, "g"), `${m[1]!}.`);
+  for (const m of code.matchAll(PATH_ALIAS)) out = out.replace(new RegExp(String.raw`\b${m[2]!}\s*\(`, "g"), `${m[1]!}(`);
+  return out;
+}
+
 /** Words at least one of {@link WRITE_CALLS} contains: code with none of them is not searched further. */
 const WRITE_HINT =
   /open|write|append|touch|unlink|truncate|chmod|symlink|link|rename|replace|output|put_contents|delete|rmdir|copy|move|cp/i;
@@ -92,6 +106,7 @@ const WRITE_HINT =
  */
 export function codeWrites(code: string): string[] {
   if (!WRITE_HINT.test(code)) return [];
+  code = unaliased(code);
   const out: string[] = [];
   for (const re of WRITE_CALLS) {
     re.lastIndex = 0;

@@ -18,6 +18,11 @@ describe("codeWrites: literal paths program text opens for writing", () => {
     ["shutil.copy('tool', '/usr/local/bin/tool')", ["/usr/local/bin/tool"]],
     ['open(my $f, ">", "/etc/hosts")', ["/etc/hosts"]],
     ['open(F, ">>/etc/hosts")', ["/etc/hosts"]],
+    // Python import aliases of the modules and classes that write.
+    ["import shutil as _sh\n_sh.copy('tool', '/usr/local/bin/tool')", ["/usr/local/bin/tool"]],
+    ["import os as o\no.rename('x', '/etc/cron.d/job')", ["/etc/cron.d/job"]],
+    ["import pathlib as pl\npl.Path('/etc/hosts').write_text('x')", ["/etc/hosts"]],
+    ["from pathlib import Path as P\nP('~/.bashrc').write_text('x')", ["~/.bashrc"]],
   ])("%s", (code, paths) => {
     expect(codeWrites(code)).toEqual(paths);
   });
@@ -29,6 +34,7 @@ describe("codeWrites: literal paths program text opens for writing", () => {
     "fs.readFileSync('/etc/hosts')",
     "open(path, 'w')",
     "print(1)",
+    "import shutil as sh\nprint(sh.which('ls'))",
   ])("reads and computed paths are not writes: %s", (code) => {
     expect(codeWrites(code)).toEqual([]);
   });
