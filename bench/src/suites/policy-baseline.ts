@@ -74,7 +74,15 @@ export const suite: Suite = {
   name: "policy-baseline",
   async run({ quick }) {
     const commit = process.env.AHP_BENCH_POLICY_BASELINE;
-    if (commit === undefined || commit.length === 0) return [];
+    if (commit === undefined || commit.length === 0)
+      return [
+        {
+          suite: "policy-baseline",
+          case: "default policy, CPU per decision against an earlier commit",
+          measurement: { opsPerSec: Number.NaN },
+          note: "skipped: set AHP_BENCH_POLICY_BASELINE to a commit (e.g. c96668b) to compare against it",
+        },
+      ];
     const dir = mkdtempSync(join(tmpdir(), "ahp-policy-baseline-"));
     try {
       const old = join(dir, "old");
