@@ -22,38 +22,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AnthropicStub, startAnthropicStub } from "../src/anthropic-stub.js";
 import { claudeEnv } from "../src/claude.js";
 import { ensureHost, HOSTS } from "../src/hosts.js";
+import { CHROMIUM, chromium, type Browser, type Page } from "./browser.js";
 
 const BIN = fileURLToPath(new URL("../../../apps/cli/dist/main.js", import.meta.url));
 // Beside the inspector's own screenshots (git-ignored there).
 const ARTIFACTS = fileURLToPath(new URL("../../../apps/inspector/test-artifacts/real-acp/", import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** How long the harness holds an escalation for a person: longer than the approver's 20 s. */
 const APPROVAL_TIMEOUT_MS = 60_000;
-
-/** The part of playwright-core's API used here (the driver is the inspector's own test dependency). */
-interface Locator {
-  waitFor(options?: { timeout?: number }): Promise<void>;
-  locator(selector: string): Locator;
-  filter(options: { hasText: string }): Locator;
-  click(options?: { timeout?: number }): Promise<void>;
-}
-interface Page {
-  goto(url: string): Promise<unknown>;
-  locator(selector: string): Locator;
-  screenshot(options: { path: string; fullPage: boolean }): Promise<unknown>;
-  context(): { close(): Promise<void> };
-}
-interface Browser {
-  newContext(options: { viewport: { width: number; height: number } }): Promise<{
-    newPage(): Promise<Page>;
-    setDefaultTimeout(ms: number): void;
-    close(): Promise<void>;
-  }>;
-  close(): Promise<void>;
-}
-const { chromium } = createRequire(new URL("../../../apps/inspector/package.json", import.meta.url))("playwright-core") as {
-  chromium: { launch(options: { executablePath: string; headless: boolean; args: string[] }): Promise<Browser> };
-};
 
 type Json = Record<string, any>;
 /** The part of `@agentclientprotocol/sdk`'s client API used here. */

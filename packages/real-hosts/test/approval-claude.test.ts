@@ -11,7 +11,6 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,34 +18,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AnthropicStub, startAnthropicStub } from "../src/anthropic-stub.js";
 import { runClaude } from "../src/claude.js";
 import { claudeCliPath, ensureHost, HOSTS } from "../src/hosts.js";
+import { CHROMIUM, chromium, type Browser, type Page } from "./browser.js";
 
 const BIN = fileURLToPath(new URL("../../../apps/cli/dist/main.js", import.meta.url));
 // Beside the inspector's own screenshots (git-ignored there).
 const ARTIFACTS = fileURLToPath(new URL("../../../apps/inspector/test-artifacts/real-claude/", import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-/** The part of playwright-core's API used here (the driver is the inspector's own test dependency). */
-interface Locator {
-  waitFor(options?: { timeout?: number }): Promise<void>;
-  locator(selector: string): Locator;
-  filter(options: { hasText: string }): Locator;
-  click(options?: { timeout?: number }): Promise<void>;
-}
-interface Page {
-  goto(url: string): Promise<unknown>;
-  locator(selector: string): Locator;
-  screenshot(options: { path: string; fullPage: boolean }): Promise<unknown>;
-  context(): { close(): Promise<void> };
-}
-interface Browser {
-  newContext(options: { viewport: { width: number; height: number } }): Promise<{
-    newPage(): Promise<Page>;
-    setDefaultTimeout(ms: number): void;
-  }>;
-  close(): Promise<void>;
-}
-const { chromium } = createRequire(new URL("../../../apps/inspector/package.json", import.meta.url))("playwright-core") as {
-  chromium: { launch(options: { executablePath: string; headless: boolean; args: string[] }): Promise<Browser> };
-};
 const TOKEN = `approver-${randomBytes(12).toString("hex")}`;
 
 let dir: string;
