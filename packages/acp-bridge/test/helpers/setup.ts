@@ -98,6 +98,12 @@ export function clientDouble(options: ClientOptions = {}): ClientDouble {
 }
 
 /** Client capabilities of an aware client (§6.1). */
+/** The permission options a test agent offers: allow once, reject once. */
+export const OPTIONS = [
+  { optionId: "allow", name: "Allow", kind: "allow_once" },
+  { optionId: "reject", name: "Reject", kind: "reject_once" },
+];
+
 export const AWARE_CAPS = (extra: Record<string, unknown> = {}) => ({
   session: { notices: {} },
   _meta: {

@@ -4,7 +4,7 @@ import { RunStatusSchema, type AhpEvent } from "@ahp/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { META } from "../../src/index.js";
 import type { TurnContext } from "../helpers/agent.js";
-import { resumeWith, rig, settle, suspend, testHarness, until, type Rig } from "../helpers/setup.js";
+import { OPTIONS, resumeWith, rig, settle, suspend, testHarness, until, type Rig } from "../helpers/setup.js";
 import { lifecycleEvents } from "../helpers/wire.js";
 
 /** An event payload as the assertions read it (the envelope types it `unknown`). */
@@ -15,11 +15,6 @@ afterEach(async () => {
   await r?.close();
   r = undefined;
 });
-
-const OPTIONS = [
-  { optionId: "allow", name: "Allow", kind: "allow_once" },
-  { optionId: "reject", name: "Reject", kind: "reject_once" },
-];
 
 /** A turn that asks permission for `npm install`; returns what the permission answer was. */
 const asking = (answers: unknown[]) => async (t: TurnContext) => {

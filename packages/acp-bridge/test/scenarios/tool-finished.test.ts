@@ -7,7 +7,7 @@
 import type { AhpEvent } from "@ahp/core";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TurnContext } from "../helpers/agent.js";
-import { rig, testHarness, until, type Rig } from "../helpers/setup.js";
+import { OPTIONS, rig, testHarness, until, type Rig } from "../helpers/setup.js";
 
 type Payload = Record<string, unknown>;
 
@@ -16,11 +16,6 @@ afterEach(async () => {
   await r?.close();
   r = undefined;
 });
-
-const OPTIONS = [
-  { optionId: "allow", name: "Allow", kind: "allow_once" },
-  { optionId: "reject", name: "Reject", kind: "reject_once" },
-];
 
 /** Asks permission for `command` as tool call `id`, then reports it `status` (and one ungated call `free`). */
 const turn = (id: string, command: string, status: "completed" | "failed") => async (t: TurnContext) => {
