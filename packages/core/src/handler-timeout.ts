@@ -7,7 +7,7 @@
  */
 import { AhpError, AhpErrorCode, toError } from "./errors.js";
 import { EVENT_TABLE } from "./event-table.js";
-import type { HandlerCall } from "./middleware.js";
+import type { HandlerCall } from "./handler-call.js";
 
 /** The time limit a handler ran past. */
 export interface HandlerTimeout {

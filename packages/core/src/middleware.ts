@@ -17,33 +17,13 @@
  */
 import type { SpecializedEventType } from "./event-table.js";
 import type { AhpEvent } from "./schema/event.js";
-import type { HandshakeRequest, QueryRequest } from "./schema/methods.js";
-import type { AhpHandlerContext, AhpServerHandlers, TypedEventHandler } from "./server.js";
+import type { AhpHandlerContext, AhpServerHandlers, TypedEventHandler } from "./server-types.js";
 import { findRuleId, type RuleIdSources } from "./annotations.js";
 import { toError } from "./errors.js";
-import { isPromiseLike } from "./server-handler-call.js";
+import type { HandlerCall, HandlerForm, HandlerKind } from "./handler-call.js";
+import { isPromiseLike } from "./promise-like.js";
 
-/** Which handler is being called. */
-export type HandlerKind = "event" | "typed" | "notification" | "query" | "handshake";
-/** How the message travelled: a single request, a notification, or one element of `ahp/batch`. */
-export type HandlerForm = "request" | "notification" | "batch";
-
-/** One handler invocation as a middleware sees it. */
-export interface HandlerCall {
-  readonly kind: HandlerKind;
-  readonly form: HandlerForm;
-  /** The event type; `"query"` for `ahp/query`, `"handshake"` for `ahp/handshake`. */
-  readonly eventType: string;
-  readonly sessionId: string;
-  readonly agentId: string;
-  /** Present for `event`, `typed` and `notification` calls. */
-  readonly event?: AhpEvent;
-  readonly query?: QueryRequest;
-  readonly handshake?: HandshakeRequest;
-  /** The object handed to the handler; annotations (`annotate()`) are read from it. */
-  readonly target: object;
-  readonly ctx: AhpHandlerContext;
-}
+export type { HandlerCall, HandlerForm, HandlerKind } from "./handler-call.js";
 
 /**
  * Wraps one handler call: gets the call and `next`, which runs the handler (and rejects if the call's signal aborts first). A

@@ -6,6 +6,7 @@ import { LargeIntegerId } from "./large-id.js";
 import { AhpError, AhpErrorCode, toError } from "./errors.js";
 import { clearDeadline, startDeadline, TimedCall } from "./deadlines.js";
 import { markHandlerTimeout } from "./handler-timeout.js";
+import { isPromiseLike } from "./promise-like.js";
 import type { JsonRpcId } from "./schema/jsonrpc.js";
 import type { Connection } from "./server-connection.js";
 import type { AhpHandlerContext, Awaitable } from "./server-types.js";
@@ -65,12 +66,6 @@ export class HandlerFailure extends Error {
   constructor(readonly text: string) {
     super(text);
   }
-}
-
-export function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
-  return (
-    value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as PromiseLike<T>).then === "function"
-  );
 }
 
 /** The time limit of an async handler call (see deadlines.ts). */

@@ -39,7 +39,8 @@ import { connectionLimit, frameLimitOf, limitError } from "./limits.js";
 import { handleBatch } from "./server-batch.js";
 import { Connection } from "./server-connection.js";
 import { EventAnswer, type AnswerKit } from "./server-event-answer.js";
-import { HandlerFailure, call, callHandler, failureText, isPromiseLike } from "./server-handler-call.js";
+import { HandlerFailure, call, callHandler, failureText } from "./server-handler-call.js";
+import { isPromiseLike } from "./promise-like.js";
 import {
   NOTIFIED,
   errorResponse,
