@@ -4,7 +4,7 @@ export { AgentHost, PACKAGE_NAME, PACKAGE_VERSION, type AgentHostOptions } from 
 export { listenAgentHost, type AgentHostListener, type ListenOptions } from "./host/server.js";
 export { TokenAuthenticator, loadTokenFile, parseTokenFile, tokenOf, type Principal, type TokenEntry } from "./host/auth.js";
 export { staticFiles, type RouteHandler } from "./host/static.js";
-export { DEFAULT_LIMITS, type ConnectionLimits } from "./host/connection.js";
+export { DEFAULT_LIMITS, type ConnectionLimits } from "./host/limits.js";
 export { realScheduler, type Scheduler } from "./host/scheduler.js";
 export { sessionUri, chatUri, uuidV5, URI_NAMESPACE } from "./host/uri.js";
 export type { Role, Dispatcher, DecidedInfo, ApprovalEvent } from "./host/approvals.js";

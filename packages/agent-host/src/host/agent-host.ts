@@ -20,7 +20,8 @@ import { ApprovalBroker, type ApprovalEvent, type DecidedInfo, type Role } from 
 import { approvalLogLine, type HostLog } from "./host-log.js";
 import { ApprovalNotifier, type ApprovalWebhook, type NotifierOptions } from "./webhooks.js";
 import { Catalogue } from "./catalogue.js";
-import { DEFAULT_LIMITS, type ClientConnection, type ConnectionLimits } from "./connection.js";
+import type { ClientConnection } from "./connection.js";
+import { DEFAULT_LIMITS, type ConnectionLimits } from "./limits.js";
 import type { HostContext } from "./context.js";
 import { ClientActions } from "./dispatch.js";
 import type { SessionRecord } from "./model.js";
