@@ -103,6 +103,7 @@ export abstract class NdjsonClientTransport implements Transport {
     return this.#opening;
   }
 
+  /** Opens the byte streams and attaches a stream transport to them; a failure to open closes this transport with it. */
   async #open(): Promise<void> {
     let streams: NdjsonStreams;
     try {
@@ -218,15 +219,7 @@ export abstract class NdjsonClientTransport implements Transport {
     this.#reopening ??= (async () => {
       try {
         this.#state = "opening";
-        let streams: NdjsonStreams;
-        try {
-          streams = await this.openStreams();
-        } catch (error) {
-          const failure = toError(error);
-          this.#finish(failure);
-          throw failure;
-        }
-        await this.#attach(streams);
+        await this.#open();
         if (this.#handshake !== undefined) await this.#rehandshake(this.#handshake);
       } finally {
         this.#reopening = undefined;
@@ -262,11 +255,7 @@ export abstract class NdjsonClientTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    if (this.#state === "dormant") {
-      this.#finish(undefined);
-      return;
-    }
-    if (this.#state === "new") {
+    if (this.#state === "dormant" || this.#state === "new") {
       this.#finish(undefined);
       return;
     }
