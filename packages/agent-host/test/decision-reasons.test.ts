@@ -8,29 +8,15 @@
  * with real WebSocket clients.
  */
 import type { AhpEvent } from "@ahp/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ApprovalEvent } from "../src/host/approvals.js";
 import type { ChatState } from "../src/wire/types.js";
 import type { TestClient } from "./helpers/client.js";
-import { startHost, type Running } from "./helpers/harness.js";
+import type { Running } from "./helpers/harness.js";
+import { hostPerTest, until } from "./helpers/host-per-test.js";
 import { runEvent, S1_CHAT, toolCalls } from "./helpers/scenario.js";
 
-let run: Running | undefined;
-afterEach(async () => {
-  await run?.stop();
-  run = undefined;
-});
-
-/** Polls until `check` holds (or fails after a generous deadline): never a fixed sleep. */
-async function until<T>(check: () => T | undefined | false, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const host = hostPerTest();
 
 interface Setup {
   run: Running;
@@ -43,10 +29,10 @@ interface Setup {
   agent: Awaited<ReturnType<Running["agent"]>>;
 }
 
-async function setup(options: Parameters<typeof startHost>[0] = {}): Promise<Setup> {
+async function setup(options: Parameters<typeof host.start>[0] = {}): Promise<Setup> {
   const recorded: Setup["recorded"] = [];
   const holds: ApprovalEvent[] = [];
-  run = await startHost({
+  const run = await host.start({
     editable: true,
     confirmation: "escalate",
     onapproval: (e) => {

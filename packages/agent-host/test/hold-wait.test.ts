@@ -5,30 +5,16 @@
  * is recorded as what happened: approved by whom, denied by whom, handed to the host's prompt,
  * timed out and blocked, agent gone.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ApprovalEvent } from "../src/host/approvals.js";
 import { WAIT_MARGIN_MS } from "../src/host/hold-wait.js";
 import type { ChatState } from "../src/wire/types.js";
-import { startHost, type Running } from "./helpers/harness.js";
+import type { Running } from "./helpers/harness.js";
+import { hostPerTest, until } from "./helpers/host-per-test.js";
 import { probe, S1_CHAT, toolCalls } from "./helpers/scenario.js";
 
 const DECISION = "ahpHarness/decision";
-let run: Running | undefined;
-afterEach(async () => {
-  await run?.stop();
-  run = undefined;
-});
-
-/** Polls until `check` holds (or fails after a generous deadline): never a fixed sleep. */
-async function until<T>(check: () => T | undefined | false, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const host = hostPerTest();
 
 interface Observed {
   approvals: ApprovalEvent[];
@@ -37,7 +23,7 @@ interface Observed {
 
 async function start(approvalTimeoutMs = 300_000): Promise<{ run: Running; seen: Observed }> {
   const seen: Observed = { approvals: [], logs: [] };
-  run = await startHost({
+  const run = await host.start({
     approvalTimeoutMs,
     onapproval: (e) => seen.approvals.push(e),
     onlog: (level, message, fields) => seen.logs.push({ level, message, fields }),

@@ -10,6 +10,7 @@ import type { ActionRelay, ActionRelayListener } from "../src/host/relay.js";
 import type { ChatState } from "../src/wire/types.js";
 import type { TestClient } from "./helpers/client.js";
 import { startHost, type Running } from "./helpers/harness.js";
+import { until } from "./helpers/host-per-test.js";
 import { S1_CHAT, S1_URI, toolCalls, withoutModifiedAt } from "./helpers/scenario.js";
 
 /** One shared log: every relay appends to it and tails it in its single order. */
@@ -112,16 +113,6 @@ class MemoryRelay implements ActionRelay {
         this.#listener.entries(batch);
       }
     });
-  }
-}
-
-async function until<T>(probe: () => T | undefined | false, what: string, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
   }
 }
 

@@ -10,30 +10,19 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ApprovalEvent } from "../src/host/approvals.js";
 import type { ChatState } from "../src/wire/types.js";
-import { startHost, TOKENS, type Running } from "./helpers/harness.js";
+import { TOKENS, type Running } from "./helpers/harness.js";
+import { hostPerTest, until } from "./helpers/host-per-test.js";
 import { S1_CHAT } from "./helpers/scenario.js";
 
 const SECRET = "whsec-test-0123456789";
-let run: Running | undefined;
+const host = hostPerTest();
 const receivers: http.Server[] = [];
 afterEach(async () => {
-  await run?.stop();
-  run = undefined;
   for (const r of receivers.splice(0)) {
     r.closeAllConnections();
     await new Promise((resolve) => r.close(resolve));
   }
 });
-
-async function until<T>(check: () => T | undefined | false, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -83,7 +72,7 @@ describe("approval webhooks", () => {
   it("POSTs the hold and its outcome, signed, with a text line and the inspector link but no token", async () => {
     const hook = await receiver(() => 200);
     const approvals: ApprovalEvent[] = [];
-    run = await startHost({
+    const run = await host.start({
       approvalWebhooks: [{ url: hook.url, secret: SECRET }],
       inspectorUrl: "http://127.0.0.1:8080/inspector/",
       onapproval: (e) => approvals.push(e),
@@ -118,7 +107,7 @@ describe("approval webhooks", () => {
     const hook = await receiver((n) => (n <= 2 ? 503 : 200));
     const approvals: ApprovalEvent[] = [];
     const failures: Array<{ attempt: number; final: boolean; error: string }> = [];
-    run = await startHost({
+    const run = await host.start({
       approvalWebhooks: [{ url: hook.url, secret: SECRET }],
       webhookDelivery: { backoffMs: 20, onfailure: (f) => failures.push(f) },
       onapproval: (e) => approvals.push(e),
@@ -143,7 +132,7 @@ describe("approval webhooks", () => {
     const goneUrl = `http://127.0.0.1:${(gone.address() as AddressInfo).port}/`;
     await new Promise((resolve) => gone.close(resolve));
     const approvals: ApprovalEvent[] = [];
-    run = await startHost({
+    const run = await host.start({
       approvalWebhooks: [
         { url: hanging.url, secret: SECRET },
         { url: goneUrl, secret: SECRET },
