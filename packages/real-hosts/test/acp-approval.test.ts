@@ -9,12 +9,10 @@
  * approval timeout blocks it and it does not run. In each case the audit log, the harness's log
  * and the inspector say the same as what happened, and so does what the model was told.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -22,15 +20,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AnthropicStub, startAnthropicStub } from "../src/anthropic-stub.js";
 import { claudeEnv } from "../src/claude.js";
 import { ensureHost, HOSTS } from "../src/hosts.js";
-import { CHROMIUM, chromium, type Browser, type Page } from "./browser.js";
+import { launchBrowser, type Browser } from "./browser.js";
+import { BIN, card, shot, startServe, type Json, type Serve } from "./serve.js";
 
-const BIN = fileURLToPath(new URL("../../../apps/cli/dist/main.js", import.meta.url));
 // Beside the inspector's own screenshots (git-ignored there).
 const ARTIFACTS = fileURLToPath(new URL("../../../apps/inspector/test-artifacts/real-acp/", import.meta.url));
 /** How long the harness holds an escalation for a person: longer than the approver's 20 s. */
 const APPROVAL_TIMEOUT_MS = 60_000;
 
-type Json = Record<string, any>;
 /** The part of `@agentclientprotocol/sdk`'s client API used here. */
 interface ClientContext {
   request(method: string, params: unknown): Promise<Json>;
@@ -48,67 +45,16 @@ interface AcpSdk {
 const acpSdkPath = createRequire(new URL("../../acp-bridge/package.json", import.meta.url)).resolve("@agentclientprotocol/sdk");
 const acpSdk = (): Promise<AcpSdk> => import(pathToFileURL(acpSdkPath).href) as Promise<AcpSdk>;
 
-const TOKEN = `approver-${randomBytes(12).toString("hex")}`;
-
-let dir: string;
-let serve: ChildProcess | undefined;
-let serveLog = "";
-let inspectorUrl: string;
-let socket: string;
-let audit: string;
+let serve: Serve;
 let browser: Browser;
 let agent: string[];
 const cleanups: Array<() => Promise<void>> = [];
 
-async function until<T>(check: () => T | undefined | false, what: string, ms = 120_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${serveLog.slice(-4000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 beforeAll(async () => {
   const host = await ensureHost("claudeAgentAcp");
   agent = [process.execPath, join(host.pkgDir, "dist", "index.js")];
-  dir = await mkdtemp(join(tmpdir(), "ahp-acp-approval-"));
-  socket = join(dir, "harness.sock");
-  audit = join(dir, "audit.jsonl");
-  const keyFile = join(dir, "audit.key");
-  await writeFile(keyFile, randomBytes(32).toString("hex"));
-  await chmod(keyFile, 0o600);
-  const tokens = join(dir, "agent-host.tokens");
-  await writeFile(tokens, `${TOKEN} alice approver\n`);
-  await chmod(tokens, 0o600);
-  serve = spawn(
-    process.execPath,
-    [
-      BIN,
-      "serve",
-      "--unix",
-      socket,
-      "--agent-host",
-      "127.0.0.1:0",
-      "--agent-host-token-file",
-      tokens,
-      "--approval-timeout-ms",
-      String(APPROVAL_TIMEOUT_MS),
-      "--audit",
-      audit,
-      "--audit-key-file",
-      keyFile,
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  serve.stderr!.on("data", (c: Buffer) => (serveLog += c.toString()));
-  inspectorUrl = await until(() => {
-    const line = serveLog.split("\n").find((l) => l.includes('"transport":"agent-host"'));
-    return line === undefined ? undefined : (JSON.parse(line) as { inspector: string }).inspector;
-  }, "ahp serve to listen");
-  await until(() => serveLog.includes('"transport":"unix"'), "the unix listener");
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
+  serve = await startServe({ tempPrefix: "ahp-acp-approval-", args: ["--approval-timeout-ms", String(APPROVAL_TIMEOUT_MS)] });
+  browser = await launchBrowser();
 }, 600_000);
 
 afterEach(async () => {
@@ -117,8 +63,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  serve?.kill("SIGTERM");
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  await serve?.stop();
 });
 
 /**
@@ -127,8 +72,8 @@ afterAll(async () => {
  * what it is asked (an editor whose user clicks "Allow"), so that only the harness decides.
  */
 async function runEscalated(name: string) {
-  const cwd = join(dir, `cwd-${name}`);
-  const home = join(dir, `home-${name}`);
+  const cwd = join(serve.dir, `cwd-${name}`);
+  const home = join(serve.dir, `home-${name}`);
   await mkdir(cwd, { recursive: true });
   await mkdir(home, { recursive: true });
   const marker = join(cwd, "ran.txt");
@@ -136,11 +81,15 @@ async function runEscalated(name: string) {
     steps: [{ tool_use: { name: "Bash", input: { command: `eval "touch ${marker}"` } } }],
   });
   cleanups.push(() => stub.close());
-  const proxy = spawn(process.execPath, [BIN, "acp-proxy", "--connect", `unix:${socket}`, "--store", join(home, "store"), "--", ...agent], {
-    stdio: ["pipe", "pipe", "pipe"],
-    env: claudeEnv({ home, baseUrl: stub.url }),
-    detached: true,
-  });
+  const proxy = spawn(
+    process.execPath,
+    [BIN, "acp-proxy", "--connect", `unix:${serve.socket}`, "--store", join(home, "store"), "--", ...agent],
+    {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: claudeEnv({ home, baseUrl: stub.url }),
+      detached: true,
+    },
+  );
   let proxyLog = "";
   proxy.stderr.on("data", (c: Buffer) => (proxyLog += c.toString()));
   const exited = new Promise<number | null>((resolve) => proxy.once("exit", (code) => resolve(code)));
@@ -187,47 +136,16 @@ async function runEscalated(name: string) {
   return { ended, marker, stub, updates, asked, proxyLog: () => proxyLog, close };
 }
 
+/** Opens the inspector as alice; the page is closed after the test. */
 async function inspector() {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-  // Generous limits for every wait on the page: a busy machine only makes them slower.
-  context.setDefaultTimeout(120_000);
-  const page = await context.newPage();
-  cleanups.push(() => context.close());
-  await page.goto(`${inspectorUrl}?token=${TOKEN}`);
-  await page.locator('#link[data-status="live"]').waitFor();
+  const page = await serve.inspector(browser);
+  cleanups.push(() => page.context().close());
   return page;
 }
-
-/** The decision the audit log recorded for the last `pre_action` of a Bash call (each run makes one). */
-function lastAudited(): Json | undefined {
-  const r = spawnSync(process.execPath, [BIN, "audit", "tail", audit, "-n", "1000", "--json"], { encoding: "utf8" });
-  expect(r.status, r.stderr).toBe(0);
-  return r.stdout
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Json)
-    .filter((rec) => rec.event_type === "pre_action" && typeof rec.decision === "string")
-    .at(-1);
-}
-
-/** The harness's log lines with `msg`. */
-const harnessSaid = (msg: string) =>
-  serveLog
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Json)
-    .filter((l) => l.msg === msg);
 
 /** The agent's final word on its tool call, as the ACP client saw it. */
 const toolStatus = (updates: Json[]) =>
   updates.filter((u) => u.sessionUpdate === "tool_call_update" && typeof u.status === "string").at(-1)?.status;
-
-const card = (page: Page, status: string) => page.locator(`article.tool[data-status="${status}"]`).filter({ hasText: "eval" });
-
-async function shot(page: Page, name: string) {
-  await mkdir(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-}
 
 describe(`real claude-agent-acp ${HOSTS.claudeAgentAcp.version} through ahp acp-proxy, ahp serve --agent-host and a person in the inspector`, () => {
   it("a person approves after about 20 s: the command runs, and the record says approved by alice", async () => {
@@ -235,7 +153,7 @@ describe(`real claude-agent-acp ${HOSTS.claudeAgentAcp.version} through ahp acp-
     const run = await runEscalated("approve");
     const waiting = card(page, "pending-confirmation");
     await waiting.waitFor({ timeout: 120_000 });
-    await shot(page, "acp-waiting");
+    await shot(page, ARTIFACTS, "acp-waiting");
     // The person reads the request for a while before deciding (the scenario, not a synchronisation).
     await new Promise((resolve) => setTimeout(resolve, 20_000));
     expect(existsSync(run.marker)).toBe(false);
@@ -250,9 +168,9 @@ describe(`real claude-agent-acp ${HOSTS.claudeAgentAcp.version} through ahp acp-
     await page.locator('.outcome[data-outcome="approved"]').filter({ hasText: "approved by alice" }).waitFor();
     // The command ran to its end, and the page says so (the proxy reports it with post_action), not "stopped".
     await card(page, "completed").waitFor({ timeout: 60_000 });
-    await shot(page, "acp-approved");
-    expect(lastAudited()).toMatchObject({ decision: "allow" });
-    expect(harnessSaid("approval answered").at(-1)).toMatchObject({ outcome: "approved", by: "alice", decision: "allow" });
+    await shot(page, ARTIFACTS, "acp-approved");
+    expect(serve.lastAudited()).toMatchObject({ decision: "allow" });
+    expect(serve.said("approval answered").at(-1)).toMatchObject({ outcome: "approved", by: "alice", decision: "allow" });
     expect(run.proxyLog()).not.toContain('"msg":"harness failure"');
     expect(await run.close()).toBe(0);
   }, 600_000);
@@ -269,9 +187,9 @@ describe(`real claude-agent-acp ${HOSTS.claudeAgentAcp.version} through ahp acp-
     expect(run.stub.toolResults()[0]?.is_error).toBe(true);
     expect(toolStatus(run.updates)).toBe("failed");
     await page.locator('.outcome[data-outcome="denied"]').filter({ hasText: "denied by alice" }).waitFor();
-    await shot(page, "acp-denied");
-    expect(lastAudited()).toMatchObject({ decision: "block", reason: expect.stringContaining("alice") });
-    expect(harnessSaid("approval answered").at(-1)).toMatchObject({ outcome: "denied", by: "alice", decision: "block" });
+    await shot(page, ARTIFACTS, "acp-denied");
+    expect(serve.lastAudited()).toMatchObject({ decision: "block", reason: expect.stringContaining("alice") });
+    expect(serve.said("approval answered").at(-1)).toMatchObject({ outcome: "denied", by: "alice", decision: "block" });
     expect(run.proxyLog()).not.toContain('"msg":"harness failure"');
     expect(await run.close()).toBe(0);
   }, 600_000);
@@ -287,13 +205,13 @@ describe(`real claude-agent-acp ${HOSTS.claudeAgentAcp.version} through ahp acp-
     expect(run.stub.toolResults()[0]?.is_error).toBe(true);
     expect(toolStatus(run.updates)).toBe("failed");
     await page.locator('.outcome[data-outcome="timed-out"]').waitFor({ timeout: 120_000 });
-    await shot(page, "acp-nobody-answered");
-    expect(lastAudited()).toMatchObject({ decision: "block", reason: `No decision within ${APPROVAL_TIMEOUT_MS / 1000} s` });
-    expect(harnessSaid("approval timed out; blocked")).toHaveLength(1);
+    await shot(page, ARTIFACTS, "acp-nobody-answered");
+    expect(serve.lastAudited()).toMatchObject({ decision: "block", reason: `No decision within ${APPROVAL_TIMEOUT_MS / 1000} s` });
+    expect(serve.said("approval timed out; blocked")).toHaveLength(1);
     // The proxy waited for the harness's answer rather than giving up on its own.
     expect(run.proxyLog()).not.toContain('"msg":"harness failure"');
     expect(await run.close()).toBe(0);
-    expect(readFileSync(audit, "utf8")).not.toContain(TOKEN);
-    expect(serveLog).not.toContain(TOKEN);
+    expect(readFileSync(serve.audit, "utf8")).not.toContain(serve.token);
+    expect(serve.log()).not.toContain(serve.token);
   }, 600_000);
 });

@@ -7,91 +7,39 @@
  * Claude Code's own prompt (non-interactive here, so it is not run) and the command does not run.
  * In each case the audit log and the inspector say the same as what happened.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AnthropicStub, startAnthropicStub } from "../src/anthropic-stub.js";
 import { runClaude } from "../src/claude.js";
 import { claudeCliPath, ensureHost, HOSTS } from "../src/hosts.js";
-import { CHROMIUM, chromium, type Browser, type Page } from "./browser.js";
+import { launchBrowser, type Browser } from "./browser.js";
+import { BIN, card, shot, startServe, type Serve } from "./serve.js";
 
-const BIN = fileURLToPath(new URL("../../../apps/cli/dist/main.js", import.meta.url));
 // Beside the inspector's own screenshots (git-ignored there).
 const ARTIFACTS = fileURLToPath(new URL("../../../apps/inspector/test-artifacts/real-claude/", import.meta.url));
-const TOKEN = `approver-${randomBytes(12).toString("hex")}`;
 
-let dir: string;
-let serve: ChildProcess | undefined;
-let serveLog = "";
-let inspectorUrl: string;
-let socket: string;
-let audit: string;
-let keyFile: string;
+let serve: Serve;
 let browser: Browser;
 let cli: string[];
 
-async function until<T>(check: () => T | undefined | false, what: string, ms = 120_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${serveLog.slice(-4000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 beforeAll(async () => {
   cli = claudeCliPath(await ensureHost("claudeCode"));
-  dir = await mkdtemp(join(tmpdir(), "ahp-approval-e2e-"));
-  socket = join(dir, "harness.sock");
-  audit = join(dir, "audit.jsonl");
-  keyFile = join(dir, "audit.key");
-  await writeFile(keyFile, randomBytes(32).toString("hex"));
-  await chmod(keyFile, 0o600);
-  const tokens = join(dir, "agent-host.tokens");
-  await writeFile(tokens, `${TOKEN} alice approver\n`);
-  await chmod(tokens, 0o600);
-  serve = spawn(
-    process.execPath,
-    [
-      BIN,
-      "serve",
-      "--unix",
-      socket,
-      "--agent-host",
-      "127.0.0.1:0",
-      "--agent-host-token-file",
-      tokens,
-      "--audit",
-      audit,
-      "--audit-key-file",
-      keyFile,
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  serve.stderr!.on("data", (c: Buffer) => (serveLog += c.toString()));
-  inspectorUrl = await until(() => {
-    const line = serveLog.split("\n").find((l) => l.includes('"transport":"agent-host"'));
-    return line === undefined ? undefined : (JSON.parse(line) as { inspector: string }).inspector;
-  }, "ahp serve to listen");
-  await until(() => serveLog.includes('"transport":"unix"'), "the unix listener");
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
+  serve = await startServe({ tempPrefix: "ahp-approval-e2e-" });
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {
   await browser?.close();
-  serve?.kill("SIGTERM");
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  await serve?.stop();
 });
 
 /** A Claude Code home whose settings hold what our installer writes, pointing at the harness. */
 async function claudeHome(name: string): Promise<string> {
-  const home = join(dir, `home-${name}`);
+  const home = join(serve.dir, `home-${name}`);
   await mkdir(home, { recursive: true });
   const r = spawnSync(
     process.execPath,
@@ -104,7 +52,7 @@ async function claudeHome(name: string): Promise<string> {
       "--command",
       `${process.execPath} ${BIN} hook`,
       "--connect",
-      `unix:${socket}`,
+      `unix:${serve.socket}`,
       "--fail-closed",
       "--host-version",
       HOSTS.claudeCode.version,
@@ -120,7 +68,7 @@ async function claudeHome(name: string): Promise<string> {
 async function runEscalated(
   name: string,
 ): Promise<{ run: Promise<Awaited<ReturnType<typeof runClaude>>>; marker: string; stub: AnthropicStub }> {
-  const cwd = join(dir, `cwd-${name}`);
+  const cwd = join(serve.dir, `cwd-${name}`);
   await mkdir(cwd, { recursive: true });
   const marker = join(cwd, "ran.txt");
   const stub = await startAnthropicStub({ steps: [{ tool_use: { name: "Bash", input: { command: `eval "touch ${marker}"` } } }] });
@@ -129,38 +77,9 @@ async function runEscalated(
   return { run, marker, stub };
 }
 
-async function inspector() {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-  // Generous limits for every wait on the page: a busy machine only makes them slower.
-  context.setDefaultTimeout(120_000);
-  const page = await context.newPage();
-  await page.goto(`${inspectorUrl}?token=${TOKEN}`);
-  await page.locator('#link[data-status="live"]').waitFor();
-  return page;
-}
-
-/** The decision the audit log recorded for the last `pre_action` (each run makes exactly one). */
-function lastAudited(): Record<string, unknown> | undefined {
-  const r = spawnSync(process.execPath, [BIN, "audit", "tail", audit, "-n", "1000", "--json"], { encoding: "utf8" });
-  expect(r.status, r.stderr).toBe(0);
-  return r.stdout
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((rec) => rec.event_type === "pre_action" && typeof rec.decision === "string")
-    .at(-1);
-}
-
-const card = (page: Page, status: string) => page.locator(`article.tool[data-status="${status}"]`).filter({ hasText: "eval" });
-
-async function shot(page: Page, name: string) {
-  await mkdir(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-}
-
 describe("real Claude Code, the hook, ahp serve --agent-host and a person in the inspector", () => {
   it("a person approves after about 20 s: the command runs, and the record says approved by alice", async () => {
-    const page = await inspector();
+    const page = await serve.inspector(browser);
     const { run, marker, stub } = await runEscalated("approve");
     try {
       const waiting = card(page, "pending-confirmation");
@@ -173,8 +92,8 @@ describe("real Claude Code, the hook, ahp serve --agent-host and a person in the
       expect(done.timedOut, done.stderr).toBe(false);
       expect(existsSync(marker), `${done.stdout}\n${done.stderr}`).toBe(true);
       await page.locator('.outcome[data-outcome="approved"]').filter({ hasText: "approved by alice" }).waitFor();
-      await shot(page, "claude-approved");
-      expect(lastAudited()).toMatchObject({ decision: "allow" });
+      await shot(page, ARTIFACTS, "claude-approved");
+      expect(serve.lastAudited()).toMatchObject({ decision: "allow" });
     } finally {
       await stub.close();
       await page.context().close();
@@ -182,7 +101,7 @@ describe("real Claude Code, the hook, ahp serve --agent-host and a person in the
   });
 
   it("a person denies: the command does not run, and the record says denied by alice", async () => {
-    const page = await inspector();
+    const page = await serve.inspector(browser);
     const { run, marker, stub } = await runEscalated("deny");
     try {
       await card(page, "pending-confirmation").locator('button[data-action="deny"]').click({ timeout: 120_000 });
@@ -191,8 +110,8 @@ describe("real Claude Code, the hook, ahp serve --agent-host and a person in the
       expect(existsSync(marker)).toBe(false);
       expect(stub.toolResults()[0]?.is_error).toBe(true);
       await page.locator('.outcome[data-outcome="denied"]').filter({ hasText: "denied by alice" }).waitFor();
-      await shot(page, "claude-denied");
-      expect(lastAudited()).toMatchObject({ decision: "block", reason: expect.stringContaining("alice") });
+      await shot(page, ARTIFACTS, "claude-denied");
+      expect(serve.lastAudited()).toMatchObject({ decision: "block", reason: expect.stringContaining("alice") });
     } finally {
       await stub.close();
       await page.context().close();
@@ -200,16 +119,16 @@ describe("real Claude Code, the hook, ahp serve --agent-host and a person in the
   });
 
   it("nobody answers: the hook hands the call to Claude Code's prompt, the command does not run, and the record says so", async () => {
-    const page = await inspector();
+    const page = await serve.inspector(browser);
     const { run, marker, stub } = await runEscalated("nobody");
     try {
       const done = await run;
       expect(done.timedOut, done.stderr).toBe(false);
       expect(existsSync(marker)).toBe(false);
       await page.locator('.outcome[data-outcome="handed-to-host"]').waitFor({ timeout: 120_000 });
-      await shot(page, "claude-nobody-answered");
-      expect(lastAudited()).toMatchObject({ decision: "escalate", reason: expect.stringContaining("handed to the host's prompt") });
-      expect(readFileSync(audit, "utf8")).not.toContain(TOKEN);
+      await shot(page, ARTIFACTS, "claude-nobody-answered");
+      expect(serve.lastAudited()).toMatchObject({ decision: "escalate", reason: expect.stringContaining("handed to the host's prompt") });
+      expect(readFileSync(serve.audit, "utf8")).not.toContain(serve.token);
     } finally {
       await stub.close();
       await page.context().close();

@@ -31,3 +31,7 @@ export interface Browser {
 export const { chromium } = createRequire(new URL("../../../apps/inspector/package.json", import.meta.url))("playwright-core") as {
   chromium: { launch(options: { executablePath: string; headless: boolean; args: string[] }): Promise<Browser> };
 };
+
+/** Headless chromium (without its sandbox when run as root, which it refuses otherwise). */
+export const launchBrowser = (): Promise<Browser> =>
+  chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
