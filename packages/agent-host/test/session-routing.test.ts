@@ -100,6 +100,38 @@ describe("sessions keyed per agent connection (ADR 0161)", () => {
     expect(run.host.state<SessionState>(sessions[0]!.uri)!._meta?.[META.lifecycle]).toMatchObject({ state: "ended", hadTurns: true });
   });
 
+  it("a proxy's own handshake session, nothing but the handshake, is folded into the agent's session it goes on to carry (ADR 0174)", async () => {
+    const run = start();
+    const proxy = await run.agent("ahp-acp-proxy");
+    const handshake = run.sessionsOf(proxy.client.sessionId);
+    expect(handshake.map((s) => s.ended)).toEqual([false]);
+    const handshakeUri = handshake[0]!.uri;
+    expect(run.host.listSessions().map((s) => s.resource)).toContain(handshakeUri);
+
+    await proxy.send("session_start", "acp-1", {});
+    await proxy.send("pre_prompt", "acp-1", prompt("the agent's turn"));
+    // One session listed, the agent's, described by the proxy's handshake.
+    expect(run.sessionsOf(proxy.client.sessionId)).toEqual([]);
+    expect(run.host.listSessions().map((s) => s.resource)).toEqual([run.sessionsOf("acp-1")[0]!.uri]);
+    const state = run.host.state<SessionState>(run.sessionsOf("acp-1")[0]!.uri)!;
+    expect(state._meta?.[META.agent]).toMatchObject({ framework: "ahp-acp-proxy" });
+    expect(state.title).toBe("ahp-acp-proxy session acp-1");
+    expect(run.host.state(handshakeUri)).toBeUndefined();
+  });
+
+  it("a handshake session with a turn of its own, or one another connection carries too, is not folded", async () => {
+    const run = start();
+    const own = await run.agent("scripted", ["pre_action"], "own-work");
+    await own.send("pre_prompt", "own-work", prompt("its own turn"));
+    await own.send("pre_prompt", "other", prompt("another session"));
+    expect(run.sessionsOf("own-work").map((s) => s.ended)).toEqual([false]);
+    const first = await run.agent("scripted", ["pre_action"], "shared");
+    const second = await run.agent("scripted", ["pre_action"], "shared");
+    await first.send("pre_prompt", "elsewhere", prompt("elsewhere"));
+    expect(run.sessionsOf("shared").map((s) => s.ended)).toEqual([false]);
+    expect(second.client.sessionId).toBe("shared");
+  });
+
   it("a third run after the earlier ones ended gets a third session", async () => {
     const run = start();
     for (const n of [1, 2, 3]) {

@@ -86,6 +86,7 @@ export class Projector {
     this.sessions.identify(connectionId, {
       key: JSON.stringify([request.agent_info.framework, request.session_id, request.agent_id]),
       perCall: isPerCallAgent(capabilities),
+      sessionId: request.session_id,
     });
     const { session } = this.sessions.resolve(
       request.session_id,

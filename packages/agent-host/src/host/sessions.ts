@@ -46,6 +46,8 @@ export interface AgentIdentity {
   readonly key: string;
   /** A hook host's bridge: one short connection per hook call, many for one live session. */
   readonly perCall: boolean;
+  /** The handshake's session id (ADR 0174: its session, while empty, is folded into the next one the connection carries). */
+  readonly sessionId?: string;
 }
 
 /** Whether a handshake's capabilities mark a per-call (hook) bridge: an AARTS runtime bridge. */
@@ -157,13 +159,18 @@ export class Sessions {
     const routed = this.#route(sessionId, connectionId, revive);
     let session = routed.session;
     if (session !== undefined) {
+      const folded = this.#handshakeOnly(connectionId, sessionId);
+      agentInfo ??= folded?.agentInfo;
       if (agentInfo !== undefined && session.agentInfo === undefined) {
         session.agentInfo = agentInfo;
         setMeta(this.store, session, META.agent, agentInfo);
       }
       this.attach(session, connectionId);
+      if (folded !== undefined) this.#fold(folded, connectionId);
       return { session, fresh: false };
     }
+    const folded = this.#handshakeOnly(connectionId, sessionId);
+    agentInfo ??= folded?.agentInfo;
     const previous = this.#latest.get(sessionId);
     const { key, run } = this.#freshKey(sessionId, previous === undefined ? 1 : previous.run + 1);
     const uri = sessionUri(key);
@@ -192,7 +199,33 @@ export class Sessions {
     this.store.commit(uri, { type: "session/ready" });
     this.#lifecycle(session);
     this.attach(session, connectionId);
+    if (folded !== undefined) this.#fold(folded, connectionId);
     return { session, fresh: true };
+  }
+
+  /**
+   * The session of a long-lived connection's own handshake when that connection now carries agent
+   * session `sessionId` instead, and the handshake's session is nothing but the handshake: no turn,
+   * no other connection (ADR 0174). An `ahp acp-proxy` shakes hands with an id of its own before
+   * the agent it fronts names its sessions.
+   */
+  #handshakeOnly(connectionId: number, sessionId: string): SessionRecord | undefined {
+    const entry = this.#agents.get(connectionId);
+    const handshakeId = entry?.identity?.sessionId;
+    if (entry === undefined || handshakeId === undefined || entry.identity!.perCall || handshakeId === sessionId) return undefined;
+    const own = entry.carried.get(handshakeId);
+    if (own === undefined || this.byId.get(own.sessionId) !== own || own.ended || own.hadTurns) return undefined;
+    for (const other of own.connections) if (other !== connectionId) return undefined;
+    return own;
+  }
+
+  /** Drops a handshake-only session whose connection went on to carry the agent's session (see {@link #handshakeOnly}). */
+  #fold(own: SessionRecord, connectionId: number): void {
+    this.#agents.get(connectionId)?.carried.delete(own.agentSessionId);
+    own.connections.clear();
+    own.ended = true;
+    this.#syncActiveCount();
+    this.removeSession(own);
   }
 
   /** The session's lifecycle in its `_meta` (and so in its catalogue summary): ended or not, whether it had a turn. */
