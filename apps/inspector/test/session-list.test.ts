@@ -3,6 +3,7 @@
  * --agent-host` (with an approval webhook receiver and the audit log on):
  * - active sessions on top; ended ones collapsed into "N ended sessions", the empty ones (no
  *   turn) left out unless asked for; a later run that reused a session id is its own entry;
+ * - the header under a session's title says how its turn stands, not the session's first activity;
  * - the webhook's link (`#session=`) opens its session on load, and a changed fragment opens
  *   another one, also an ended one; a link to a session that is not there says so;
  * - an approval in the page is recorded in the audit log with a reason naming the approver.
@@ -110,6 +111,28 @@ describeInBrowser(
       // The group stays open across the page's redraws (new activity elsewhere).
       await preAction(active, LS);
       await expect(sessionButton(page, "list-ended").isVisible()).resolves.toBe(true);
+    });
+
+    it("the session header follows the turn: Started before it, the run's activity while it runs, how it ended after it", async () => {
+      const agent = await env.agent("header-turn");
+      await agent.send("session_start", {});
+      const page = await env.open("viewer");
+      await sessionButton(page, "header-turn").click();
+      const header = page.locator(`main[data-session="${uriOf("header-turn")}"] p.session-activity`);
+      await header.filter({ hasText: "Started" }).waitFor();
+      const run = (status: string) => ({
+        run_id: "run-1",
+        session_id: "header-turn",
+        status,
+        prompt: "do it",
+        updated_at: new Date().toISOString(),
+      });
+      await agent.send("run_lifecycle", run("executing"));
+      await header.filter({ hasText: "Executing" }).waitFor();
+      await agent.send("run_lifecycle", run("completed"));
+      await header.filter({ hasText: "turn complete" }).waitFor();
+      await expect(header.textContent()).resolves.not.toContain("Started");
+      await shot(page, "session-header-turn-complete");
     });
 
     it("a later run that reused an ended session's id is an entry of its own, shown on top while the old one is in the group", async () => {

@@ -18,6 +18,7 @@ import {
 import { h, type Child } from "./dom.js";
 import { inputCard, type InputHandlers } from "./input-card.js";
 import { decisionOf, ownReason, recordOf, toolOutcome, type Decision } from "./outcome.js";
+import { mainChatOf, sessionActivity } from "./session-activity.js";
 
 export interface ApprovalHandlers extends InputHandlers {
   canApprove: boolean;
@@ -396,15 +397,16 @@ export function sessionDetail(model: PageModel, actions: ApprovalHandlers): HTML
   const state = entry.state;
   const agent = obj(state._meta?.[META.agent]);
   const lifecycle = obj(state._meta?.[META.lifecycle]);
+  const main = mainChatOf(state);
   return h(
     "main",
     { "data-session": entry.uri },
     h("h2", {}, state.title),
     h(
       "p",
-      { class: "dim" },
+      { class: "dim session-activity" },
       [
-        entry.ended ? "ended" : state.activity,
+        sessionActivity(entry.ended, state, main === undefined ? undefined : model.chat(main)),
         typeof agent.framework === "string" ? `agent ${agent.framework}` : undefined,
         typeof lifecycle.agentSessionId === "string" ? `session id ${lifecycle.agentSessionId}` : undefined,
         typeof lifecycle.run === "number" ? `run ${lifecycle.run} of that id` : undefined,
