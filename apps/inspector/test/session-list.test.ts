@@ -14,6 +14,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { AgentHost } from "@ahp/agent-host";
+import type { RunStatus } from "@ahp/core";
 import type { Page } from "playwright-core";
 import { afterAll, expect, it } from "vitest";
 import { describeInBrowser, type InspectorEnv } from "./browser-env.js";
@@ -120,7 +121,7 @@ describeInBrowser(
       await sessionButton(page, "header-turn").click();
       const header = page.locator(`main[data-session="${uriOf("header-turn")}"] p.session-activity`);
       await header.filter({ hasText: "Started" }).waitFor();
-      const run = (status: string) => ({
+      const run = (status: RunStatus) => ({
         run_id: "run-1",
         session_id: "header-turn",
         status,
