@@ -8,9 +8,10 @@ specification's prefixes (README.md, "Matching"). The harness must be configured
 harness/profile.json says.
 
     python3 run.py harness [--filter TEXT]... [--verbose] [--jobs N] [--timeout-ms N]
-                           [--vectors DIR] [--list] -- COMMAND [ARG...]
+                           [--vectors DIR] [--list] [--progress] -- COMMAND [ARG...]
 
-Prints a FAIL line per failing vector (with --verbose: the exchange and the differences),
+Prints a FAIL line per failing vector (with --verbose: the exchange and the differences;
+with --progress, a line on stderr as each vector ends),
 counts per area, and ends with "N passed, N failed". Exit code 0 when every vector passed,
 1 when one failed, 2 on a usage error.
 """
@@ -486,6 +487,7 @@ def main(argv):
     parser.add_argument("--timeout-ms", type=int, default=10000, help="time a vector may take (default 10000)")
     parser.add_argument("--vectors", default=os.path.dirname(os.path.abspath(__file__)), help="the vectors folder")
     parser.add_argument("--list", action="store_true", help="list the vectors and exit")
+    parser.add_argument("--progress", action="store_true", help="print a line on stderr as each vector ends (ok/FAIL, done/total)")
     args = parser.parse_args(own)
     cases = load_cases(args.vectors)
     if args.filter:
@@ -503,12 +505,18 @@ def main(argv):
     by_id = {c["id"]: c for c in cases}
     lock = threading.Lock()
 
+    done = [0]
+
     def one(case):
         r = run_case(case, command, args.timeout_ms)
-        if not r["passed"]:
-            with lock:
+        with lock:
+            if not r["passed"]:
                 sys.stdout.write(describe_failure(by_id[r["id"]], r, args.verbose))
                 sys.stdout.flush()
+            done[0] += 1
+            if args.progress:
+                sys.stderr.write("%s %s (%d/%d)\n" % ("ok" if r["passed"] else "FAIL", r["id"], done[0], len(cases)))
+                sys.stderr.flush()
         return r
 
     with ThreadPoolExecutor(max_workers=min(args.jobs, len(cases))) as pool:
