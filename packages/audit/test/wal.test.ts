@@ -304,7 +304,7 @@ describe("sink failures", () => {
     },
   );
 
-  it("file deleted while open: the next write creates it again, the incident is on record, the chain continues", async () => {
+  it("file deleted while open: the link check finds it, a new file gets what only the deleted file held, the incident is on record, the chain continues", async () => {
     const path = join(dir, "audit.log");
     const incidents: AuditIncident[] = [];
     const log = await openAuditLog({ key, path, onincident: (i) => incidents.push(i) });
@@ -313,23 +313,43 @@ describe("sink failures", () => {
     for (let i = 0; i < 3; i++) await client.send("pre_action", { n: i });
     await unlink(path);
     expect(await client.send("pre_action", { n: 3 })).toEqual({ decision: "allow" });
+    // The link count is checked after that write, at once or (the last check being recent) by a
+    // timer LINK_CHECK_MS later.
+    await vi.waitFor(() => expect(incidents.map((i) => i.kind)).toEqual(["file_replaced"]), { timeout: 30_000, interval: 10 });
     await log.flush();
-    expect(incidents.map((i) => i.kind)).toEqual(["file_replaced"]);
     const records = await fileRecords(path);
-    expect(records.map((r) => [r.seq, r.kind])).toEqual([
-      [4, "decision"],
-      [5, "incident"],
-    ]);
-    expect(records[1]!.data).toMatchObject({ incident: "file_replaced", last_seq_in_deleted_file: 3 });
+    const incident = records.at(-1)!;
+    expect(incident).toMatchObject({ seq: 5, kind: "incident", data: { incident: "file_replaced" } });
+    // The records written after the last check that found the file intact are in the new file, in order.
+    const lastInDeleted = (incident.data as { last_seq_in_deleted_file: number }).last_seq_in_deleted_file;
+    expect(lastInDeleted).toBeGreaterThanOrEqual(1);
+    expect(lastInDeleted).toBeLessThanOrEqual(3);
+    const copied = Array.from({ length: 4 - lastInDeleted }, (_, i) => [lastInDeleted + 1 + i, "decision"]);
+    expect(records.map((r) => [r.seq, r.kind])).toEqual([...copied, [5, "incident"]]);
     await log.close();
-    // The new file lacks the head (records 1..3 went with the deleted file): verification says so.
-    expect((await verifyAuditLog(path, key)).break).toMatchObject({ kind: "deleted", seq: 4 });
-    // Accepted as cut on purpose, it verifies from seq 4 on; the checkpoint (seq 5) is present in it.
+    // The new file lacks the head (the records up to lastInDeleted went with the deleted file): verification says so.
+    expect((await verifyAuditLog(path, key)).break).toMatchObject({ kind: "deleted", seq: lastInDeleted + 1 });
+    // Accepted as cut on purpose, it verifies from there on; the checkpoint (seq 5) is present in it.
     expect(await verifyAuditLog(path, key, { allowMissingHead: true })).toMatchObject({
       ok: true,
-      records: 2,
+      records: records.length,
       checkpoint: { status: "verified", seq: 5 },
     });
+  });
+
+  it("file deleted while open, then one more record and close: whichever check finds it, the record is in a new file", async () => {
+    const path = join(dir, "audit.log");
+    const incidents: AuditIncident[] = [];
+    const log = await openAuditLog({ key, path, checkpoint: false, onincident: (i) => incidents.push(i) });
+    await log.append(entry(0)); // the first write checks the link count
+    await unlink(path);
+    // Within LINK_CHECK_MS of the last check the write does not look; the timer or close does.
+    await log.append(entry(1));
+    await log.close();
+    expect(incidents.map((i) => i.kind)).toEqual(["file_replaced"]);
+    const records = await fileRecords(path);
+    expect(records[0]).toMatchObject({ seq: 2, kind: "decision", latency_us: 101 });
+    expect(records.slice(1).map((r) => r.kind)).toEqual(records.slice(1).map(() => "incident"));
   });
 });
 
