@@ -11,6 +11,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   FileAuditSink,
   MemoryAuditSink,
+  genesisHash,
+  recordHash,
+  sealRecord,
   openAuditLog,
   readCheckpoint,
   verifyAuditLog,
@@ -450,5 +453,43 @@ describe("FileAuditSink.sync", () => {
     await sink.sync();
     await sink.close();
     await sink.sync();
+  });
+});
+
+describe("FileAuditSink.appendBatchNow", () => {
+  const sealed = (n: number) => {
+    const records: AuditRecord[] = [];
+    let prev = genesisHash(key.id);
+    for (let i = 1; i <= n; i++) {
+      const record = sealRecord({ ...entry(i), time: new Date(0).toISOString() }, { seq: i, prev, key });
+      records.push(record);
+      prev = recordHash(record);
+    }
+    return records;
+  };
+
+  it("writes at once when nothing is queued: the lines are in the file when it returns undefined", async () => {
+    const path = join(dir, "now.log");
+    const sink = new FileAuditSink({ path, fsync: "never" });
+    await sink.open();
+    const [a, b, c] = sealed(3);
+    expect(sink.appendBatchNow([a!, b!])).toBeUndefined();
+    expect((await readFile(path, "utf8")).split("\n").filter((l) => l !== "")).toHaveLength(2);
+    expect(sink.appendBatchNow([c!])).toBeUndefined();
+    await sink.close();
+    expect(await verifyAuditLog(path, key)).toMatchObject({ ok: true, records: 3 });
+  });
+
+  it("with fsync always, returns the flush to wait for; after close it fails with CLOSED", async () => {
+    const path = join(dir, "now-fsync.log");
+    const sink = new FileAuditSink({ path, fsync: "always" });
+    await sink.open();
+    const [a, b] = sealed(2);
+    const flushed = sink.appendBatchNow([a!]);
+    expect(flushed).toBeInstanceOf(Promise);
+    await flushed;
+    await sink.close();
+    await expect(Promise.resolve().then(() => sink.appendBatchNow([b!]))).rejects.toMatchObject({ code: "CLOSED" });
+    expect(await verifyAuditLog(path, key)).toMatchObject({ ok: true, records: 1 });
   });
 });
