@@ -7,7 +7,7 @@ import { AhpServer, annotate, applyHandlerMiddleware, composeMiddleware, type Ah
 import type { AgentHost } from "@ahp/agent-host";
 import {
   openAuditLog,
-  withAudit,
+  auditMiddleware,
   type AuditFailureMode,
   type AuditIncident,
   type AuditKey,
@@ -299,22 +299,26 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   let handlers: AhpServerHandlers = composeHandlers(engine, options.handlers);
   if (options.agentHost !== undefined) handlers = options.agentHost.wrap(handlers);
   // Counted and timed; a call the server answers at its handler time limit is also logged.
-  const middleware = composeMiddleware(metrics.middleware(), timeoutLogging(log, { handlerFailure: HANDLER_FAILURE }));
-  handlers = applyHandlerMiddleware(
-    handlers,
-    middleware,
-    options.syncNotifications
-      ? { syncNotifications: true, onObserverError: (error) => log.debug("middleware", { error: error.message }) }
-      : {},
-  );
-  if (audit !== undefined) {
-    handlers = withAudit(handlers, audit, {
+  const observe = composeMiddleware(metrics.middleware(), timeoutLogging(log, { handlerFailure: HANDLER_FAILURE }));
+  if (audit === undefined) {
+    handlers = applyHandlerMiddleware(
+      handlers,
+      observe,
+      options.syncNotifications
+        ? { syncNotifications: true, onObserverError: (error) => log.debug("middleware", { error: error.message }) }
+        : {},
+    );
+  } else {
+    // The audit record outermost, in the same layer: a second layer would hand the audit a
+    // promise from the first and race it against an abort signal made for every call.
+    const record = auditMiddleware(audit, {
       ...(auditOptions?.includePayloads ? { includePayloads: true } : {}),
       failure: auditOptions?.failure ?? "closed",
       handlerFailure: HANDLER_FAILURE,
       // Each failed write is logged once by the incident reporter; here only the count per call.
       onunaudited: ({ outcome }) => metrics.recordAuditUnrecorded(outcome),
     });
+    handlers = applyHandlerMiddleware(handlers, composeMiddleware(record, observe));
   }
 
   const limits = limitReporter({

@@ -15,14 +15,20 @@
  *   terminated with `\n` and reported, never rewritten or deleted.
  * - A lock file (`<path>.lock`, holding the writer's pid) keeps two writers off one chain; the
  *   lock of a dead process is taken over.
- * - After each write the file's link count is checked (`fstat`): a live file that was deleted
- *   while open would swallow records no one can read. The batch is written again into a new
- *   file at the same path (the chain continues), the deleted file stays open (readable at
+ * - The file's link count is checked (`fstat`) at most every {@link LINK_CHECK_MS} ms, after a
+ *   write (a write sooner than that arms a timer, so a check always follows a write within that
+ *   time), before rotation and on close: a live file that was deleted while open would swallow
+ *   records no one can read. Every batch written since the last check is written again into a
+ *   new file at the same path (the chain continues), the deleted file stays open (readable at
  *   `/proc/<pid>/fd/<fd>` until the writer closes) and an incident is reported, which the log
- *   records. When the new file cannot be created, the batch fails (and the next one retries).
+ *   records. When the new file cannot be created, the batch that found it out fails, the next
+ *   one tries again and the earlier batches are written into the new file once it exists.
+ * - A batch is written synchronously (`appendBatchNow`, one `write(2)` into the page cache on
+ *   the event loop) when nothing else is queued; rotation, a lost file and `fdatasync` take the
+ *   asynchronous path.
  */
 import { createHash } from "node:crypto";
-import { constants as fsConstants, fstatSync, writeSync } from "node:fs";
+import { constants as fsConstants, fstatSync, ftruncateSync, writeSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { AuditError } from "./errors.js";
@@ -59,6 +65,16 @@ export interface FileAuditSinkOptions {
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_FILES = 10;
 const MAX_TORN_LINES = 8;
+/**
+ * Longest time between a write and the check of the live file's link count. A write sooner
+ * than this after the last check leaves the check to a timer: an `fstat(2)` per group cost as
+ * much as the group's `write(2)`. Records written into a deleted file in that window are
+ * released before the check finds it (they are readable at `/proc/<pid>/fd/<fd>`), and the
+ * check copies them into the new file.
+ */
+export const LINK_CHECK_MS = 50;
+/** Bytes written since the last link check after which the next write checks at once. */
+const LINK_CHECK_BYTES = 1024 * 1024;
 
 /** The rotated files of `path` and the live file, in chain order (oldest first). Missing files are left out. */
 export async function auditLogFiles(path: string): Promise<string[]> {
@@ -185,8 +201,19 @@ export class FileAuditSink implements AuditSink {
   #ops: Promise<unknown> = Promise.resolve();
   /** Handles of live files that were deleted while open: kept open (their records stay readable through /proc) until close. */
   readonly #orphans: FileHandle[] = [];
-  /** Set when the live file was found deleted and no new one could be created yet. */
-  #lost?: { ino: number; fd: number; lastSeq?: number };
+  /** Set when the live file was found deleted and no new one could be created yet; `lines`: what the new file must get first. */
+  #lost?: { ino: number; fd: number; lastSeq?: number; lines: Buffer[] };
+  /** Batches written since the last link check (written again into a new file if the live one is gone), and their size. */
+  #unchecked: Buffer[] = [];
+  #uncheckedBytes = 0;
+  /** Seq of the record before the first unchecked batch. */
+  #uncheckedAfter = 0;
+  /** When the link count was last checked (performance.now()). */
+  #checkedAt = 0;
+  /** Runs the link check that a write left to later. */
+  #checkTimer?: ReturnType<typeof setTimeout>;
+  /** Operations queued or running (the synchronous path runs only when none is). */
+  #busy = 0;
   /** An fdatasync started by sync(), which closing the handle waits for. */
   #syncing?: Promise<void>;
 
@@ -225,7 +252,7 @@ export class FileAuditSink implements AuditSink {
       await this.#probe();
       if (live.unterminated) {
         // Keep the torn bytes (evidence) but end their line, so the next record starts on its own.
-        await this.#write(Buffer.from("\n"));
+        this.#writeNow(Buffer.from("\n"));
         await this.#handle.datasync();
       }
       const rotated = await rotatedIndexes(this.path);
@@ -259,8 +286,44 @@ export class FileAuditSink implements AuditSink {
   }
 
   appendBatch(records: readonly AuditRecord[]): Promise<void> {
-    const data = Buffer.from(records.map(recordLine).join(""), "utf8");
+    try {
+      return this.appendBatchNow(records) ?? Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /**
+   * Stores the records as {@link appendBatch} does, synchronously when it can: with nothing else
+   * queued, the file open and no rotation due, the batch is written with one `write(2)` on the
+   * event loop and the result is `undefined` once it is in the file (a failure throws). Otherwise
+   * (and for the `fdatasync` of `fsync: "always"`) it returns a promise.
+   */
+  appendBatchNow(records: readonly AuditRecord[]): Promise<void> | undefined {
+    let text = "";
+    for (let i = 0; i < records.length; i++) text += recordLine(records[i]!);
+    const data = Buffer.from(text, "utf8");
     const before = (records[0]?.seq ?? 1) - 1;
+    if (
+      this.#busy === 0 &&
+      !this.#closed &&
+      this.#broken === undefined &&
+      this.#lost === undefined &&
+      this.#handle !== undefined &&
+      !(this.#size > 0 && this.#size + data.length > this.#maxBytes)
+    ) {
+      this.#writeNow(data);
+      this.#noteWritten(data, before);
+      if (this.#linkCheckDue()) {
+        if (this.#deleted())
+          return this.#enqueue(async () => {
+            await this.#replaceDeleted(data);
+            await this.#afterWrite(true);
+          });
+        this.#checked();
+      }
+      return this.#afterWrite(false);
+    }
     return this.#enqueue(async () => {
       if (this.#closed) throw new AuditError("CLOSED", "audit sink is closed");
       if (this.#broken !== undefined) {
@@ -271,16 +334,80 @@ export class FileAuditSink implements AuditSink {
       if (this.#lost !== undefined) await this.#recreate();
       if (this.#handle === undefined) throw new AuditError("CLOSED", "audit sink is not open");
       if (this.#size > 0 && this.#size + data.length > this.#maxBytes) await this.#rotate();
-      await this.#write(data);
-      if (this.#deleted()) {
-        // Those lines went into a file no one can open any more: write them again into a new one.
-        this.#lose(before);
-        await this.#recreate();
-        await this.#write(data);
+      this.#writeNow(data);
+      this.#noteWritten(data, before);
+      if (this.#linkCheckDue()) {
+        if (this.#deleted()) await this.#replaceDeleted(data);
+        else this.#checked();
       }
-      if (this.#fsync === "always") await this.#handle.datasync();
-      else this.#dirty = true;
+      await this.#afterWrite(true);
     });
+  }
+
+  /**
+   * After a batch is in the file: the flush of `fsync: "always"` (queued unless `queued`, when
+   * the caller runs in the queue already), or the note that there is something to flush.
+   */
+  #afterWrite(queued: boolean): Promise<void> | undefined {
+    if (this.#fsync !== "always") {
+      this.#dirty = true;
+      return undefined;
+    }
+    const handle = this.#handle!;
+    return queued ? handle.datasync() : this.#enqueue(() => handle.datasync());
+  }
+
+  /** Remembers a written batch until the next link check. */
+  #noteWritten(data: Buffer, before: number): void {
+    if (this.#unchecked.length === 0) this.#uncheckedAfter = before;
+    this.#unchecked.push(data);
+    this.#uncheckedBytes += data.length;
+  }
+
+  /** True when the link count should be checked now; otherwise makes sure a timer will check it. */
+  #linkCheckDue(): boolean {
+    if (performance.now() - this.#checkedAt >= LINK_CHECK_MS || this.#uncheckedBytes >= LINK_CHECK_BYTES) return true;
+    if (this.#checkTimer === undefined) {
+      this.#checkTimer = setTimeout(() => {
+        this.#checkTimer = undefined;
+        void this.#enqueue(() => this.#checkLinks()).catch((error: unknown) => this.#report(error));
+      }, LINK_CHECK_MS);
+      this.#checkTimer.unref();
+    }
+    return false;
+  }
+
+  /** The live file's link count was found intact: what was written is in a file that can be opened. */
+  #checked(): void {
+    this.#checkedAt = performance.now();
+    this.#unchecked = [];
+    this.#uncheckedBytes = 0;
+  }
+
+  /** Checks the link count now (timer, rotation, close); a deleted live file is replaced. */
+  async #checkLinks(): Promise<void> {
+    if (this.#handle === undefined || this.#unchecked.length === 0) return;
+    if (this.#deleted()) await this.#replaceDeleted(undefined);
+    else this.#checked();
+  }
+
+  /**
+   * The live file was found deleted: what was written since the last check goes again into a
+   * new file. `failing`: the batch being stored now, which is left out of what the new file must
+   * get when this fails (its append rejects, so its records are not part of the chain).
+   */
+  async #replaceDeleted(failing: Buffer | undefined): Promise<void> {
+    const lines = this.#unchecked;
+    const lastSeq = this.#uncheckedAfter;
+    this.#unchecked = [];
+    this.#uncheckedBytes = 0;
+    this.#lose(lastSeq, lines);
+    try {
+      await this.#recreate();
+    } catch (error) {
+      if (failing !== undefined && this.#lost !== undefined) this.#lost.lines = this.#lost.lines.filter((b) => b !== failing);
+      throw error;
+    }
   }
 
   /**
@@ -310,8 +437,11 @@ export class FileAuditSink implements AuditSink {
     }
   }
 
-  /** The live file was deleted: keep its handle open as evidence and ask for a new file. `lastSeq`: its last record. */
-  #lose(lastSeq: number): void {
+  /**
+   * The live file was deleted: keep its handle open as evidence and ask for a new file.
+   * `lastSeq`: the last record only that file holds; `lines`: what the new file must get first.
+   */
+  #lose(lastSeq: number, lines: Buffer[]): void {
     const handle = this.#handle!;
     let ino = 0;
     try {
@@ -322,7 +452,7 @@ export class FileAuditSink implements AuditSink {
     this.#orphans.push(handle);
     this.#handle = undefined;
     this.#size = 0;
-    this.#lost = { ino, fd: handle.fd, ...(lastSeq > 0 ? { lastSeq } : {}) };
+    this.#lost = { ino, fd: handle.fd, ...(lastSeq > 0 ? { lastSeq } : {}), lines };
   }
 
   /** Creates the live file again after it was deleted; reports the incident once it exists. Throws WRITE_FAILED otherwise. */
@@ -332,6 +462,7 @@ export class FileAuditSink implements AuditSink {
       await mkdir(dirname(this.path), { recursive: true });
       this.#handle = await open(this.path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, this.#options.mode ?? 0o600);
       this.#size = (await this.#handle.stat()).size;
+      this.#checked();
     } catch (error) {
       const cause = error instanceof Error ? error : new Error(String(error));
       throw new AuditError(
@@ -341,6 +472,17 @@ export class FileAuditSink implements AuditSink {
       );
     }
     this.#lost = undefined;
+    // The batches only the deleted file held, in order, before anything new.
+    if (lost.lines.length > 0) {
+      const data = lost.lines.length === 1 ? lost.lines[0]! : Buffer.concat(lost.lines);
+      try {
+        this.#writeNow(data);
+      } catch (error) {
+        this.#lost = lost;
+        throw error;
+      }
+      this.#checked();
+    }
     const upTo = lost.lastSeq === undefined ? "" : ` (its records up to seq ${lost.lastSeq})`;
     this.onincident?.({
       kind: "file_replaced",
@@ -358,6 +500,10 @@ export class FileAuditSink implements AuditSink {
   async close(): Promise<void> {
     await this.#enqueue(async () => {
       if (this.#closed) return;
+      if (this.#checkTimer !== undefined) clearTimeout(this.#checkTimer);
+      this.#checkTimer = undefined;
+      // What was written since the last check must not stay in a deleted file.
+      if (this.#broken === undefined) await this.#checkLinks().catch((error: unknown) => this.#report(error));
       this.#closed = true;
       if (this.#timer !== undefined) clearInterval(this.#timer);
       this.#timer = undefined;
@@ -377,8 +523,16 @@ export class FileAuditSink implements AuditSink {
   }
 
   #enqueue<T>(op: () => Promise<T>): Promise<T> {
+    this.#busy++;
     const run = this.#ops.then(op, op);
-    this.#ops = run.catch(() => undefined);
+    this.#ops = run.then(
+      () => {
+        this.#busy--;
+      },
+      () => {
+        this.#busy--;
+      },
+    );
     return run;
   }
 
@@ -392,7 +546,7 @@ export class FileAuditSink implements AuditSink {
   async #probe(): Promise<void> {
     const handle = this.#handle!;
     const regular = (await handle.stat()).isFile();
-    await this.#write(Buffer.from("{ahp-audit-probe", "utf8"));
+    this.#writeNow(Buffer.from("{ahp-audit-probe", "utf8"));
     if (!regular) {
       this.#size = 0;
       return;
@@ -406,14 +560,16 @@ export class FileAuditSink implements AuditSink {
     }
   }
 
-  /** Writes all of `data` at the end of the live file, or nothing: a failed write is truncated back. */
-  async #write(data: Buffer): Promise<void> {
+  /**
+   * Writes all of `data` at the end of the live file, or nothing: a failed write is truncated
+   * back. On the event loop: `write(2)` into the page cache costs less CPU than a thread-pool
+   * round trip (the flush, fdatasync, stays asynchronous).
+   */
+  #writeNow(data: Buffer): void {
     const handle = this.#handle!;
     const before = this.#size;
     let offset = 0;
     try {
-      // write(2) into the page cache, on the event loop: a thread-pool round trip per group cost
-      // more CPU than the copy itself (the flush, fdatasync, stays asynchronous).
       while (offset < data.length) {
         const bytesWritten = writeSync(handle.fd, data, offset, data.length - offset);
         if (bytesWritten <= 0) throw new Error("write made no progress");
@@ -424,7 +580,7 @@ export class FileAuditSink implements AuditSink {
       const cause = error instanceof Error ? error : new Error(String(error));
       if (offset > 0) {
         try {
-          await handle.truncate(before);
+          ftruncateSync(handle.fd, before);
         } catch (truncateError) {
           this.#broken = truncateError instanceof Error ? truncateError : cause;
         }
@@ -434,7 +590,10 @@ export class FileAuditSink implements AuditSink {
   }
 
   async #rotate(): Promise<void> {
-    const handle = this.#handle!;
+    // What was written since the last check must be in a file that can be opened before it is rotated.
+    await this.#checkLinks();
+    if (this.#handle === undefined) return;
+    const handle = this.#handle;
     // Always flushed before the rename (one fdatasync per rotated file): a checkpoint may name
     // records in it, and the rotated file never changes again.
     await this.#syncing?.catch(() => undefined);

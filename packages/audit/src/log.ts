@@ -6,7 +6,9 @@
  * handed to the sink in one write at the end of that turn (and, with `sync: "fsync"`, flushed
  * with one fdatasync); records appended while a write is in flight form the next group. An
  * append resolves once its group is stored, which is when `withAudit` releases the decision
- * (write-ahead). See docs/adr/0040-audit-write-ahead.md.
+ * (write-ahead). A sink that stores a group synchronously (`appendBatchNow`, the file sink in
+ * `write` mode) has its group sealed, written and its appends resolved in one callback at the
+ * end of the turn. See docs/adr/0040-audit-write-ahead.md and 0172.
  */
 import { SENSITIVE_KEY, redactSecrets, redactValue, type Redactor } from "@ahp/core";
 import type { AuditAnchor } from "./anchor.js";
@@ -158,6 +160,17 @@ function memoizeRedactor(redactor: Redactor): Redactor {
   };
 }
 
+/** How many records of a group were stored, and the failure that stopped the rest. */
+interface StoreResult {
+  count: number;
+  error?: Error;
+}
+
+const storeError = (error: unknown): Error =>
+  AuditError.isInstance(error)
+    ? error
+    : new AuditError("WRITE_FAILED", `audit sink failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+
 interface Pending {
   entry: AuditEntry & { time: string };
   /** Recovery and incident records: kept and tried again when their group fails, never dropped. */
@@ -203,7 +216,17 @@ export class AuditLog {
   #seq: number;
   #prev: string;
   #queue: Pending[] = [];
-  #draining?: Promise<void>;
+  /** A group waits for the end of the event-loop turn. */
+  #scheduled = false;
+  /** A group's store did not finish synchronously and is still running. */
+  #storing = false;
+  /** Callers of flush() waiting until no group is scheduled or being stored. */
+  #flushWaiters: Array<() => void> = [];
+  /** The end of the turn: the group is sealed and stored. */
+  readonly #onTurnEnd = (): void => {
+    this.#scheduled = false;
+    this.#commitGroup();
+  };
   #closing?: Promise<void>;
   #retryTimer?: ReturnType<typeof setTimeout>;
   #available = true;
@@ -300,7 +323,8 @@ export class AuditLog {
 
   /** Resolves when every record appended so far has been written or has failed (pinned ones may still wait for a retry). */
   async flush(): Promise<void> {
-    while (this.#draining !== undefined) await this.#draining;
+    if (!this.#scheduled && !this.#storing) return;
+    await new Promise<void>((resolve) => this.#flushWaiters.push(resolve));
   }
 
   /**
@@ -348,17 +372,18 @@ export class AuditLog {
   }
 
   #schedule(): void {
-    if (this.#draining !== undefined) return;
-    this.#draining = this.#drain().finally(() => {
-      this.#draining = undefined;
-      // Appended after the loop looked at the queue for the last time.
-      if (
-        this.#queue.some((item) => !item.pinned) ||
-        (this.#queue.length > 0 && this.#retryTimer === undefined && this.#closing === undefined)
-      ) {
-        this.#schedule();
-      }
-    });
+    if (this.#scheduled || this.#storing) return;
+    this.#scheduled = true;
+    // End of the current event-loop turn: every record appended during it joins this group.
+    setImmediate(this.#onTurnEnd);
+  }
+
+  /** Nothing scheduled or being stored: what flush() waits for. */
+  #settled(): void {
+    if (this.#scheduled || this.#storing || this.#flushWaiters.length === 0) return;
+    const waiters = this.#flushWaiters;
+    this.#flushWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   #prepare(entry: AuditEntry): AuditEntry & { time: string } {
@@ -393,27 +418,8 @@ export class AuditLog {
     );
   }
 
-  async #drain(): Promise<void> {
-    while (this.#queue.length > 0) {
-      // End of the current event-loop turn: every record appended during it joins this group.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (!(await this.#commitGroup()) && this.#queue.every((item) => item.pinned)) {
-        // Failed, and only records that must not be lost are left: they wait for the next append,
-        // or for the retry timer. (Other records are tried at once: their calls wait for an answer.)
-        if (this.#queue.length > 0 && this.#retryTimer === undefined && this.#closing === undefined) {
-          this.#retryTimer = setTimeout(() => {
-            this.#retryTimer = undefined;
-            if (this.#queue.length > 0) this.#schedule();
-          }, this.#retryMs);
-          this.#retryTimer.unref();
-        }
-        return;
-      }
-    }
-  }
-
-  /** Seals and stores one group; false when the sink failed. */
-  async #commitGroup(): Promise<boolean> {
+  /** Seals one group and stores it; its appends settle when it is stored (at once when the sink stores it synchronously). */
+  #commitGroup(): void {
     const taken = this.#queue.splice(0, this.#maxBatch);
     const batch: Pending[] = [];
     const records: AuditRecord[] = [];
@@ -435,12 +441,28 @@ export class AuditLog {
       seq = record.seq;
       prev = recordHash(record);
     }
-    if (records.length === 0) return true;
-    const written = await this.#store(records);
+    if (records.length === 0) {
+      this.#next(true);
+      return;
+    }
+    const written = this.#store(records);
+    if (!(written instanceof Promise)) {
+      this.#stored(batch, records, prev, written);
+      return;
+    }
+    this.#storing = true;
+    void written.then((result) => {
+      this.#storing = false;
+      this.#stored(batch, records, prev, result);
+    });
+  }
+
+  /** A group's store finished: the chain moves on, its appends settle, the next group is scheduled. */
+  #stored(batch: Pending[], records: AuditRecord[], head: string, written: StoreResult): void {
     if (written.count > 0) {
       const last = records[written.count - 1]!;
       this.#seq = last.seq;
-      this.#prev = recordHash(last);
+      this.#prev = written.count === records.length ? head : recordHash(last);
       this.#writer = undefined;
       this.#stats.groups++;
       this.#stats.records += written.count;
@@ -449,22 +471,56 @@ export class AuditLog {
     for (let i = 0; i < written.count; i++) batch[i]!.resolve(records[i]!);
     if (written.error === undefined) {
       if (!this.#available) this.#restored();
-      return true;
+      this.#next(true);
+      return;
     }
     const unwritten = batch.slice(written.count);
     const retry = unwritten.filter((item) => item.pinned);
     for (const item of unwritten) if (!item.pinned) item.reject(written.error);
     this.#queue.unshift(...retry);
     this.#failed(written.error, unwritten.length - retry.length);
-    return false;
+    this.#next(false);
   }
 
-  /** Stores records in order; returns how many were stored before a failure. */
-  async #store(records: AuditRecord[]): Promise<{ count: number; error?: Error }> {
-    const fail = (error: unknown) =>
-      AuditError.isInstance(error)
-        ? error
-        : new AuditError("WRITE_FAILED", `audit sink failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  /** After a group: the next one, or (a failed group and only records that must not be lost left) the retry timer. */
+  #next(ok: boolean): void {
+    if (!ok && this.#queue.every((item) => item.pinned)) {
+      // They wait for the next append, or for the retry timer. (Other records are tried at once:
+      // their calls wait for an answer.)
+      if (this.#queue.length > 0 && this.#retryTimer === undefined && this.#closing === undefined) {
+        this.#retryTimer = setTimeout(() => {
+          this.#retryTimer = undefined;
+          if (this.#queue.length > 0) this.#schedule();
+        }, this.#retryMs);
+        this.#retryTimer.unref();
+      }
+    } else if (this.#queue.length > 0) this.#schedule();
+    this.#settled();
+  }
+
+  /**
+   * Stores records in order: synchronously when the sink can (`appendBatchNow`), else through a
+   * promise. The result says how many were stored before a failure.
+   */
+  #store(records: AuditRecord[]): StoreResult | Promise<StoreResult> {
+    const sink = this.#sink;
+    if (sink.appendBatchNow !== undefined && !this.#syncEachGroup) {
+      let pending: Promise<void> | undefined;
+      try {
+        pending = sink.appendBatchNow(records);
+      } catch (error) {
+        return { count: 0, error: storeError(error) };
+      }
+      if (pending === undefined) return { count: records.length };
+      return pending.then(
+        () => ({ count: records.length }),
+        (error: unknown) => ({ count: 0, error: storeError(error) }),
+      );
+    }
+    return this.#storeAsync(records);
+  }
+
+  async #storeAsync(records: AuditRecord[]): Promise<StoreResult> {
     let count = records.length;
     try {
       if (this.#sink.appendBatch !== undefined) await this.#sink.appendBatch(records);
@@ -474,7 +530,7 @@ export class AuditLog {
       if (this.#syncEachGroup) await this.#sink.sync?.();
       return { count: records.length };
     } catch (error) {
-      return { count: this.#sink.appendBatch !== undefined ? 0 : count, error: fail(error) };
+      return { count: this.#sink.appendBatch !== undefined ? 0 : count, error: storeError(error) };
     }
   }
 

@@ -28,6 +28,12 @@ export interface AuditSink {
   close(): Promise<void>;
   /** Optional group commit: all records, in order, all or nothing. */
   appendBatch?(records: readonly AuditRecord[]): Promise<void>;
+  /**
+   * Optional: {@link appendBatch} that may finish synchronously: returns `undefined` once the
+   * records are stored (and throws when they cannot be), or a promise when it has to wait. The
+   * log prefers it: a group stored at once releases its decisions without a promise round trip.
+   */
+  appendBatchNow?(records: readonly AuditRecord[]): Promise<void> | undefined;
   /** Optional: reports what is stored already, so that reopening continues the chain. */
   open?(): Promise<AuditSinkState>;
   /** Optional: makes everything stored so far durable (called before a checkpoint names the head). */

@@ -11,6 +11,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   FileAuditSink,
   MemoryAuditSink,
+  genesisHash,
+  recordHash,
+  sealRecord,
   openAuditLog,
   readCheckpoint,
   verifyAuditLog,
@@ -304,7 +307,7 @@ describe("sink failures", () => {
     },
   );
 
-  it("file deleted while open: the next write creates it again, the incident is on record, the chain continues", async () => {
+  it("file deleted while open: the link check finds it, a new file gets what only the deleted file held, the incident is on record, the chain continues", async () => {
     const path = join(dir, "audit.log");
     const incidents: AuditIncident[] = [];
     const log = await openAuditLog({ key, path, onincident: (i) => incidents.push(i) });
@@ -313,23 +316,43 @@ describe("sink failures", () => {
     for (let i = 0; i < 3; i++) await client.send("pre_action", { n: i });
     await unlink(path);
     expect(await client.send("pre_action", { n: 3 })).toEqual({ decision: "allow" });
+    // The link count is checked after that write, at once or (the last check being recent) by a
+    // timer LINK_CHECK_MS later.
+    await vi.waitFor(() => expect(incidents.map((i) => i.kind)).toEqual(["file_replaced"]), { timeout: 30_000, interval: 10 });
     await log.flush();
-    expect(incidents.map((i) => i.kind)).toEqual(["file_replaced"]);
     const records = await fileRecords(path);
-    expect(records.map((r) => [r.seq, r.kind])).toEqual([
-      [4, "decision"],
-      [5, "incident"],
-    ]);
-    expect(records[1]!.data).toMatchObject({ incident: "file_replaced", last_seq_in_deleted_file: 3 });
+    const incident = records.at(-1)!;
+    expect(incident).toMatchObject({ seq: 5, kind: "incident", data: { incident: "file_replaced" } });
+    // The records written after the last check that found the file intact are in the new file, in order.
+    const lastInDeleted = (incident.data as { last_seq_in_deleted_file: number }).last_seq_in_deleted_file;
+    expect(lastInDeleted).toBeGreaterThanOrEqual(1);
+    expect(lastInDeleted).toBeLessThanOrEqual(3);
+    const copied = Array.from({ length: 4 - lastInDeleted }, (_, i) => [lastInDeleted + 1 + i, "decision"]);
+    expect(records.map((r) => [r.seq, r.kind])).toEqual([...copied, [5, "incident"]]);
     await log.close();
-    // The new file lacks the head (records 1..3 went with the deleted file): verification says so.
-    expect((await verifyAuditLog(path, key)).break).toMatchObject({ kind: "deleted", seq: 4 });
-    // Accepted as cut on purpose, it verifies from seq 4 on; the checkpoint (seq 5) is present in it.
+    // The new file lacks the head (the records up to lastInDeleted went with the deleted file): verification says so.
+    expect((await verifyAuditLog(path, key)).break).toMatchObject({ kind: "deleted", seq: lastInDeleted + 1 });
+    // Accepted as cut on purpose, it verifies from there on; the checkpoint (seq 5) is present in it.
     expect(await verifyAuditLog(path, key, { allowMissingHead: true })).toMatchObject({
       ok: true,
-      records: 2,
+      records: records.length,
       checkpoint: { status: "verified", seq: 5 },
     });
+  });
+
+  it("file deleted while open, then one more record and close: whichever check finds it, the record is in a new file", async () => {
+    const path = join(dir, "audit.log");
+    const incidents: AuditIncident[] = [];
+    const log = await openAuditLog({ key, path, checkpoint: false, onincident: (i) => incidents.push(i) });
+    await log.append(entry(0)); // the first write checks the link count
+    await unlink(path);
+    // Within LINK_CHECK_MS of the last check the write does not look; the timer or close does.
+    await log.append(entry(1));
+    await log.close();
+    expect(incidents.map((i) => i.kind)).toEqual(["file_replaced"]);
+    const records = await fileRecords(path);
+    expect(records[0]).toMatchObject({ seq: 2, kind: "decision", latency_us: 101 });
+    expect(records.slice(1).map((r) => r.kind)).toEqual(records.slice(1).map(() => "incident"));
   });
 });
 
@@ -430,5 +453,43 @@ describe("FileAuditSink.sync", () => {
     await sink.sync();
     await sink.close();
     await sink.sync();
+  });
+});
+
+describe("FileAuditSink.appendBatchNow", () => {
+  const sealed = (n: number) => {
+    const records: AuditRecord[] = [];
+    let prev = genesisHash(key.id);
+    for (let i = 1; i <= n; i++) {
+      const record = sealRecord({ ...entry(i), time: new Date(0).toISOString() }, { seq: i, prev, key });
+      records.push(record);
+      prev = recordHash(record);
+    }
+    return records;
+  };
+
+  it("writes at once when nothing is queued: the lines are in the file when it returns undefined", async () => {
+    const path = join(dir, "now.log");
+    const sink = new FileAuditSink({ path, fsync: "never" });
+    await sink.open();
+    const [a, b, c] = sealed(3);
+    expect(sink.appendBatchNow([a!, b!])).toBeUndefined();
+    expect((await readFile(path, "utf8")).split("\n").filter((l) => l !== "")).toHaveLength(2);
+    expect(sink.appendBatchNow([c!])).toBeUndefined();
+    await sink.close();
+    expect(await verifyAuditLog(path, key)).toMatchObject({ ok: true, records: 3 });
+  });
+
+  it("with fsync always, returns the flush to wait for; after close it fails with CLOSED", async () => {
+    const path = join(dir, "now-fsync.log");
+    const sink = new FileAuditSink({ path, fsync: "always" });
+    await sink.open();
+    const [a, b] = sealed(2);
+    const flushed = sink.appendBatchNow([a!]);
+    expect(flushed).toBeInstanceOf(Promise);
+    await flushed;
+    await sink.close();
+    await expect(Promise.resolve().then(() => sink.appendBatchNow([b!]))).rejects.toMatchObject({ code: "CLOSED" });
+    expect(await verifyAuditLog(path, key)).toMatchObject({ ok: true, records: 1 });
   });
 });
