@@ -50,6 +50,15 @@ export interface HookCommandIo {
   readonly programName?: string;
 }
 
+/**
+ * Milliseconds on a monotonic clock, for `--verbose` timings. Not `performance.now()`: the first
+ * use of the `performance` global loads `perf_hooks` and nine internal modules, in every process.
+ */
+const msNow = () => {
+  const [s, ns] = process.hrtime();
+  return s * 1e3 + ns / 1e6;
+};
+
 /** Largest hook input accepted (bytes). */
 export const MAX_HOOK_INPUT_BYTES = 32 * 1024 * 1024;
 
@@ -427,7 +436,7 @@ async function runHook(
   io: HookCommandIo,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  const t0 = performance.now();
+  const t0 = msNow();
   const { settings, errors } = resolveSettings(args, env);
   const early = preconnect(hostId, settings, errors, io);
   try {
@@ -448,7 +457,7 @@ async function answerHook(
 ): Promise<number> {
   const host = SUBPROCESS_HOSTS[hostId]!;
   const timings: Record<string, number> = {};
-  const mark = (name: string, since: number) => (timings[name] = (timings[name] ?? 0) + (performance.now() - since));
+  const mark = (name: string, since: number) => (timings[name] = (timings[name] ?? 0) + (msNow() - since));
   const now = io.now ?? (() => new Date());
   const pendingWrites: Promise<unknown>[] = [];
   const log = (level: string, message: string) => {
@@ -469,7 +478,7 @@ async function answerHook(
 
   let bytes: Uint8Array;
   try {
-    const tRead = performance.now();
+    const tRead = msNow();
     bytes = await readAll(io.stdin, settings.maxInputBytes);
     mark("stdin", tRead);
   } catch (error) {
@@ -571,7 +580,7 @@ async function answerHook(
   const cwd = hostCwd(input);
   const runtime: HookRuntime = {
     evaluate: async (event, options) => {
-      const tEval = performance.now();
+      const tEval = msNow();
       try {
         return await aartsHost.evaluate(
           withWorkingDirectory(event, cwd),
@@ -582,7 +591,7 @@ async function answerHook(
       }
     },
     notify: async (event) => {
-      const tNotify = performance.now();
+      const tNotify = msNow();
       try {
         await aartsHost.notify(withWorkingDirectory(event, cwd));
       } finally {
@@ -601,7 +610,7 @@ async function answerHook(
   const watchdogFailure = new EngineFailure("timeout", `hook did not finish within ${budget} ms`);
   const watchdogFired = (error: unknown) => error === watchdogFailure;
   let code: number;
-  const tRun = performance.now();
+  const tRun = msNow();
   try {
     const response = await Promise.race([
       host.run(input, runtime, settings.event),
@@ -622,14 +631,14 @@ async function answerHook(
     clearTimeout(watchdog);
     mark("adapter", tRun);
   }
-  const tClose = performance.now();
+  const tClose = msNow();
   await Promise.allSettled([aartsHost.close(), ...pendingWrites]);
   await Promise.allSettled(pendingWrites); // writes queued while closing
   mark("close", tClose);
   if (settings.verbose) {
     const ms = (n: number | undefined) => `${(n ?? 0).toFixed(1)} ms`;
     io.stderr.write(
-      `ahp-aarts-hook: timings: total ${ms(performance.now() - t0)} (stdin ${ms(timings.stdin)}, engine ${ms(timings.engine)} incl. connect and handshake, ` +
+      `ahp-aarts-hook: timings: total ${ms(msNow() - t0)} (stdin ${ms(timings.stdin)}, engine ${ms(timings.engine)} incl. connect and handshake, ` +
         `adapter state and rendering ${ms((timings.adapter ?? 0) - (timings.engine ?? 0))}, close ${ms(timings.close)})\n`,
     );
   }
