@@ -45,7 +45,8 @@ function freshHome(name: string): { env: Record<string, string>; cacheDir: strin
 const caches = (cacheDir: string) => (existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => f.endsWith(".v8cache")) : []);
 const hookArgs = () => ["claude-code", "--connect", `unix:${harness.path}`];
 
-describe("the installed command (launcher with V8's code cache)", () => {
+// Every test spawns several Node processes: generous limits for a loaded machine.
+describe("the installed command (launcher with V8's code cache)", { timeout: 120_000 }, () => {
   it("answers like the bin, writes the cache after the first hook and reads it afterwards", async () => {
     const { env, cacheDir } = freshHome("cache-cycle");
     const version = await run([], ["--version"], "", env);
@@ -128,7 +129,7 @@ describe("the installed command (launcher with V8's code cache)", () => {
     expect(loaded().files.filter((f) => f.endsWith("admin.cjs"))).toHaveLength(1);
     const install = await run([], ["install", "claude-code", "--connect", "unix:/run/ahp.sock", "--host-version", "2.1.332"], "", env);
     expect(install.code).toBe(0);
-    expect(JSON.stringify(JSON.parse(install.stdout))).toContain("ahp-aarts-hook --connect unix:/run/ahp.sock");
+    expect(JSON.stringify(JSON.parse(install.stdout))).toContain("ahp-aarts-hook claude-code --connect unix:/run/ahp.sock");
     // The state file still has its SHA-256 name (same as before crypto-lite): one file per session.
     const state = readdirSync(env.AHP_HOOK_STATE_DIR!).filter((f) => f.endsWith(".json"));
     expect(state).toHaveLength(1);
@@ -136,7 +137,7 @@ describe("the installed command (launcher with V8's code cache)", () => {
   });
 });
 
-describe("AHP_HOOK_TRACE=1", () => {
+describe("AHP_HOOK_TRACE=1", { timeout: 120_000 }, () => {
   it("prints when each phase of the run ended, in ms since the process started, and nothing without it", async () => {
     const { env } = freshHome("trace");
     for (const cache of ["compiled", "code cache"]) {

@@ -58,9 +58,9 @@ export interface HookRun {
 
 /**
  * Runs `node <nodeArgs>` with `input` on stdin and only `env` in its environment; killed
- * (SIGKILL) after `timeoutMs` (default 30 s).
+ * (SIGKILL) after `timeoutMs` (default 60 s).
  */
-export function spawnHook(nodeArgs: string[], input: string, env: Record<string, string>, timeoutMs = 30_000): Promise<HookRun> {
+export function spawnHook(nodeArgs: string[], input: string, env: Record<string, string>, timeoutMs = 60_000): Promise<HookRun> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const child = spawn(process.execPath, nodeArgs, { env, stdio: ["pipe", "pipe", "pipe"] });

@@ -14,7 +14,7 @@ import { bin, ensureHookBuilt, spawnHook, type HookRun } from "../hook-spawn.js"
 import { startUnixHarness, testPolicy, type UnixHarness } from "../unix-harness.js";
 
 let home: string;
-const hook = (args: string[], input: string, timeoutMs = 15_000): Promise<HookRun> =>
+const hook = (args: string[], input: string, timeoutMs = 60_000): Promise<HookRun> =>
   spawnHook([bin, ...args], input, { PATH: process.env.PATH ?? "", HOME: home, AHP_HOOK_STATE_DIR: join(home, "state") }, timeoutMs);
 
 const claude = (name: string) => readFileSync(new URL(`../fixtures/hosts/claude-code/${name}.json`, import.meta.url), "utf8");
@@ -37,7 +37,7 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-describe("e2e: Claude Code payloads through the real hook command", () => {
+describe("e2e: Claude Code payloads through the real hook command", { timeout: 120_000 }, () => {
   const args = () => ["claude-code", "--connect", `unix:${harness.path}`];
 
   it("allow ⇒ {} exit 0", async () => {
@@ -102,7 +102,7 @@ describe("e2e: Claude Code payloads through the real hook command", () => {
   });
 });
 
-describe("e2e: Cursor payloads through the real hook command", () => {
+describe("e2e: Cursor payloads through the real hook command", { timeout: 120_000 }, () => {
   const args = () => ["cursor", "--connect", `unix:${harness.path}`];
 
   it("allow ⇒ explicit permission allow", async () => {
@@ -145,7 +145,7 @@ describe("e2e: Cursor payloads through the real hook command", () => {
   });
 });
 
-describe("e2e: the bin's import graph", () => {
+describe("e2e: the bin's import graph", { timeout: 120_000 }, () => {
   it("does not contain zod or the wire schemas (cold start)", () => {
     const text = readFileSync(bin, "utf8");
     expect(text).not.toMatch(/from "zod"|ZodType|z\.object\(/);
