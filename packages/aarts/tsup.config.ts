@@ -9,6 +9,8 @@ import { defineConfig, type Options } from "tsup";
  *   costs about 8 ms of CPU per start-up that a hook spawned for every tool call would pay.
  *   `launch` (CommonJS, Node built-ins only) is what `bin/ahp-aarts-hook.cjs` runs: it loads
  *   `bin` through V8's code cache (ADR 0168). In `bin`, `node:crypto` is `src/hook/crypto-lite.ts`.
+ *   `admin` (`install`, `doctor`, the usage text) is a file of its own that `bin` requires only
+ *   when asked for, so that answering a hook does not read, compile or run it (ADR 0173).
  * `hook` and `bin` bundle the few `@ahp/core` modules they use from source, so that starting the
  * hook never loads zod or the wire schemas (cold start; measured by `pnpm bench`), and bundle
  * `@ahp/shell` (dependency-free) so that the hook loads one file.
@@ -18,6 +20,7 @@ const bundleCore: Options["esbuildOptions"] = (options) => {
   options.alias = { ...(options.alias ?? {}), "@ahp/core": coreSource };
 };
 const cryptoLite = fileURLToPath(new URL("./src/hook/crypto-lite.ts", import.meta.url));
+const hookCommand = fileURLToPath(new URL("./src/hook/command.ts", import.meta.url));
 
 export default defineConfig([
   {
@@ -37,7 +40,7 @@ export default defineConfig([
     esbuildOptions: bundleCore,
   },
   {
-    entry: { bin: "src/bin.ts", launch: "src/hook/launch.ts" },
+    entry: { bin: "src/bin.ts", launch: "src/hook/launch.ts", admin: "src/hook/admin.ts" },
     format: ["cjs"],
     sourcemap: false,
     target: "node20",
@@ -59,6 +62,15 @@ export default defineConfig([
         name: "crypto-lite",
         setup(build) {
           build.onResolve({ filter: /^(node:)?crypto$/ }, (args) => (args.importer === cryptoLite ? undefined : { path: cryptoLite }));
+        },
+      },
+      {
+        // The hook command's `import("./admin.js")` loads dist/admin.cjs (next to dist/bin.cjs).
+        name: "admin-apart",
+        setup(build) {
+          build.onResolve({ filter: /^\.\/admin\.js$/ }, (args) =>
+            args.importer === hookCommand ? { path: "./admin.cjs", external: true } : undefined,
+          );
         },
       },
     ],

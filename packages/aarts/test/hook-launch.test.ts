@@ -5,71 +5,18 @@
  * cache, stays fail-closed, and never loads `node:crypto` on the way. The cache file helpers are
  * tested directly.
  *
- * `dist/bin.cjs` and `dist/launch.cjs` are rebuilt first when missing or older than the sources.
+ * The bin's outputs are rebuilt first when missing or older than the sources (`./hook-spawn.ts`).
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeCacheDir, codeCacheFile, writeCodeCache } from "../src/hook/launch.js";
+import { ensureHookBuilt, launcher, spawnHook, type HookRun } from "./hook-spawn.js";
 import { startUnixHarness, testPolicy, type UnixHarness } from "./unix-harness.js";
 
-const pkg = fileURLToPath(new URL("../", import.meta.url));
-const launcher = join(pkg, "bin", "ahp-aarts-hook.cjs");
-const outputs = [join(pkg, "dist", "bin.cjs"), join(pkg, "dist", "launch.cjs")];
-
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-async function ensureBuilt(): Promise<void> {
-  const sources = Math.max(newestSource(join(pkg, "src")), newestSource(join(pkg, "..", "core", "src")));
-  if (outputs.every((file) => existsSync(file) && statSync(file).mtimeMs > sources)) return;
-  const { build } = await import("tsup");
-  const configs = (await import("../tsup.config.js")).default as unknown as Record<string, unknown>[];
-  const binConfig = configs.find((c) => JSON.stringify(c.entry).includes("launch"))!;
-  await build({
-    ...binConfig,
-    entry: { bin: join(pkg, "src", "bin.ts"), launch: join(pkg, "src", "hook", "launch.ts") },
-    outDir: join(pkg, "dist"),
-    tsconfig: join(pkg, "tsconfig.json"),
-    config: false,
-    silent: true,
-  });
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(nodeArgs: string[], args: string[], input: string, env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, launcher, ...args], {
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-    const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
-}
+const run = (nodeArgs: string[], args: string[], input: string, env: Record<string, string>): Promise<HookRun> =>
+  spawnHook([...nodeArgs, launcher, ...args], input, { PATH: process.env.PATH ?? "", ...env });
 
 const bash = readFileSync(new URL("./fixtures/hosts/claude-code/pre-tool-use-bash.json", import.meta.url), "utf8");
 const rm = readFileSync(new URL("./fixtures/hosts/claude-code/pre-tool-use-rm.json", import.meta.url), "utf8");
@@ -77,7 +24,7 @@ const rm = readFileSync(new URL("./fixtures/hosts/claude-code/pre-tool-use-rm.js
 let harness: UnixHarness;
 let dir: string;
 beforeAll(async () => {
-  await ensureBuilt();
+  await ensureHookBuilt();
   harness = await startUnixHarness(testPolicy);
   dir = mkdtempSync(join(tmpdir(), "aarts-launch-"));
 }, 120_000);
@@ -98,7 +45,8 @@ function freshHome(name: string): { env: Record<string, string>; cacheDir: strin
 const caches = (cacheDir: string) => (existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => f.endsWith(".v8cache")) : []);
 const hookArgs = () => ["claude-code", "--connect", `unix:${harness.path}`];
 
-describe("the installed command (launcher with V8's code cache)", () => {
+// Every test spawns several Node processes: generous limits for a loaded machine.
+describe("the installed command (launcher with V8's code cache)", { timeout: 120_000 }, () => {
   it("answers like the bin, writes the cache after the first hook and reads it afterwards", async () => {
     const { env, cacheDir } = freshHome("cache-cycle");
     const version = await run([], ["--version"], "", env);
@@ -154,25 +102,57 @@ describe("the installed command (launcher with V8's code cache)", () => {
     }
   });
 
-  it("answering a hook never loads node:crypto (the bin's SHA-256 and random bytes come from crypto-lite)", async () => {
+  it("answering a hook never loads node:crypto, perf_hooks or the install/doctor module", async () => {
     const { env } = freshHome("modules");
     const preload = join(dir, "modules.cjs");
     const report = join(dir, "modules.json");
     writeFileSync(
       preload,
-      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList)));\n`,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(report)}, JSON.stringify({ builtin: process.moduleLoadList, files: Object.keys(require.cache) })));\n`,
     );
+    const loaded = () => JSON.parse(readFileSync(report, "utf8")) as { builtin: string[]; files: string[] };
     for (let i = 0; i < 2; i++) {
       // First run: compiled and cached; second: from the cache.
       expect(await run(["--require", preload], hookArgs(), bash, env)).toMatchObject({ code: 0, stdout: "{}\n" });
-      const loaded = JSON.parse(readFileSync(report, "utf8")) as string[];
-      expect(loaded.some((m) => m.includes("internal/streams"))).toBe(true); // the report is real
-      expect(loaded.filter((m) => /crypto/.test(m))).toEqual([]);
+      const { builtin, files } = loaded();
+      expect(builtin.some((m) => m.includes("internal/streams"))).toBe(true); // the report is real
+      // (Node's own start-up loads internal/perf/utils and observe; `performance` would load these.)
+      expect(builtin.filter((m) => /crypto|perf_hooks|internal\/perf\/(performance|usertiming|nodetiming)$/.test(m))).toEqual([]);
+      expect(files.some((f) => f.endsWith("launch.cjs"))).toBe(true);
+      expect(files.filter((f) => f.endsWith("admin.cjs"))).toEqual([]);
     }
+    // install, doctor and the usage text are in dist/admin.cjs, loaded when asked for.
+    const help = await run(["--require", preload], ["--help"], "", env);
+    expect(help).toMatchObject({ code: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^Usage: ahp-aarts-hook <host> \[options\]/);
+    expect(help.stdout).toContain("Hosts: claude-code, cursor, copilot-cli, vscode, cline, windsurf");
+    expect(loaded().files.filter((f) => f.endsWith("admin.cjs"))).toHaveLength(1);
+    const install = await run([], ["install", "claude-code", "--connect", "unix:/run/ahp.sock", "--host-version", "2.1.332"], "", env);
+    expect(install.code).toBe(0);
+    expect(JSON.stringify(JSON.parse(install.stdout))).toContain("ahp-aarts-hook claude-code --connect unix:/run/ahp.sock");
     // The state file still has its SHA-256 name (same as before crypto-lite): one file per session.
     const state = readdirSync(env.AHP_HOOK_STATE_DIR!).filter((f) => f.endsWith(".json"));
     expect(state).toHaveLength(1);
     expect(state[0]).toMatch(/^[0-9a-f]{32}\.json$/);
+  });
+});
+
+describe("AHP_HOOK_TRACE=1", { timeout: 120_000 }, () => {
+  it("prints when each phase of the run ended, in ms since the process started, and nothing without it", async () => {
+    const { env } = freshHome("trace");
+    for (const cache of ["compiled", "code cache"]) {
+      const r = await run([], hookArgs(), bash, { ...env, AHP_HOOK_TRACE: "1" });
+      expect(r).toMatchObject({ code: 0, stdout: "{}\n" });
+      const m =
+        /^ahp-aarts-hook: trace \(ms since start\): launcher ([\d.]+), bin loaded \(([a-z ]+)\) ([\d.]+), answered ([\d.]+), exit ([\d.]+)\n$/.exec(
+          r.stderr,
+        );
+      expect(m, r.stderr).not.toBeNull();
+      expect(m![2]).toBe(cache);
+      const marks = [m![1], m![3], m![4], m![5]].map(Number);
+      expect([...marks].sort((a, b) => a - b)).toEqual(marks);
+    }
+    expect(await run([], hookArgs(), bash, env)).toMatchObject({ code: 0, stdout: "{}\n", stderr: "" });
   });
 });
 

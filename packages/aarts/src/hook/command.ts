@@ -10,322 +10,38 @@
  * renders a deny, never an exit code the host would treat as a non-blocking error.
  */
 import { randomUUID } from "node:crypto";
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { appendFileSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import type { Transport } from "@ahp/core";
 import { AARTS_PACKAGE_VERSION, type HookPoint } from "../catalog.js";
 import { AhpBridge } from "../bridge/bridge.js";
-import type { ModifyUnsupported } from "../bridge/mapping.js";
 import { EngineFailure } from "../errors.js";
 import { AartsHost, MemorySubAgentRegistry, unansweredVerdict, type AuditRecord, type HookRegistration } from "../host/host.js";
 import type { AartsEvent } from "../types.js";
-import { failureVerdict, type FailurePolicy, type MergePolicy } from "../host/policy.js";
-import { defaultStateDir, FileStateStore } from "../host/state.js";
-import { mkdirp, readText, writeText } from "../host/fs-async.js";
-import { decodeHookInput, type AdapterOptions, type HookRuntime, type NativeResponse } from "../hosts/common.js";
+import { failureVerdict } from "../host/policy.js";
+import { FileStateStore } from "../host/state.js";
+import { decodeHookInput, type HookRuntime, type NativeResponse } from "../hosts/common.js";
 import { SUBPROCESS_HOSTS } from "../hosts/registry.js";
-import { runDoctor } from "./doctor.js";
-import { commandArgv, openTransport, parseConnect, type ConnectSpec } from "./connect.js";
-import { CLAUDE_ASK_HONOURED_SINCE, compareVersions, INSTALL_HOSTS, installPlan, type InstallHost } from "./install.js";
+import { openTransport, parseConnect, type ConnectSpec } from "./connect.js";
+import { parseArgs, resolveSettings, type HookCommandIo, type HookSettings, type ParsedArgs } from "./settings.js";
+import { CLAUDE_ASK_HONOURED_SINCE, compareVersions } from "./versions.js";
+
+export { MAX_HOOK_INPUT_BYTES, type HookCommandIo } from "./settings.js";
 
 /**
- * The process streams and environment {@link runHookCommand} works with; the bin passes the real
- * ones, tests and the `ahp hook` CLI command pass their own.
+ * `install`, `doctor` and the usage text, loaded when asked for: the one-file bin keeps them in
+ * `dist/admin.cjs`, which a hook answered for a host never loads (ADR 0173).
  */
-export interface HookCommandIo {
-  /** The host's hook JSON (a stream, or the bytes already read). */
-  readonly stdin: AsyncIterable<Uint8Array | string> | Uint8Array | string;
-  /** Receives the answer in the host's native format (nothing else is written to it). */
-  readonly stdout: { write(chunk: string): unknown };
-  /** Receives usage errors, host-specific messages and, with `--verbose`, diagnostics. */
-  readonly stderr: { write(chunk: string): unknown };
-  /** Environment variables read (`AHP_CONNECT`, `AHP_HOOK_*`, `HOME`, …); default `process.env`. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Working directory (relative socket paths, project-scope install targets); default `process.cwd()`. */
-  readonly cwd?: string;
-  /** Clock (tests). */
-  readonly now?: () => Date;
-  /** How the command is called, for usage text (`ahp hook` through the CLI). Default `ahp-aarts-hook`. */
-  readonly programName?: string;
-}
+const admin = () => import("./admin.js");
 
-/** Largest hook input accepted (bytes). */
-export const MAX_HOOK_INPUT_BYTES = 32 * 1024 * 1024;
-
-const usage = (prog: string) => `Usage: ${prog} <host> [options]          read the host's hook JSON on stdin, answer natively
-       ${prog} install <host> [options]  print (or --write) the host's hook configuration
-       ${prog} doctor <host> [options]   prove the host will load the installed configuration
-       ${prog} --help | --version
-
-Hosts: ${Object.keys(SUBPROCESS_HOSTS).join(", ")}
-
-Options:
-  --connect SPEC          harness: unix:PATH | stdio:CMD | http(s)://URL | ws(s)://URL (repeatable)
-  --fail-open             engine failures allow (AARTS default)
-  --fail-closed           engine failures deny
-  --timeout-ms N          verdict timeout for every hook (default: the host's limit minus a margin)
-  --host-timeout-ms N     the host's own limit for this hook (default Claude Code / VS Code 60000,
-                          others 30000); a decision held for a person past it is never allowed:
-                          the host's own prompt answers (ask) where it has one, else deny
-  --gate-lifecycle        send lifecycle hooks (SessionStart, PreCompact, Stop) as pre_action
-                          gates a policy can refuse, instead of lifecycle notifications
-  --merge POLICY          permissive (AARTS default) | strict (recommended for security) | majority
-  --modify-unsupported M  deny | ask | allow: harness modification this host cannot apply
-  --modify-as M           ask | allow: how Claude Code shows an applied modification (default ask)
-  --remote-consent        allow sending events to an HTTP/WebSocket harness
-  --config FILE           JSON configuration (default $AHP_HOOK_CONFIG, ~/.config/ahp/hook.json)
-  --state-dir DIR         per-session state (default $AHP_HOOK_STATE_DIR, ~/.local/state/ahp/aarts)
-  --audit-log FILE|none   decision log (default <state-dir>/audit.jsonl)
-  --event NAME            native event name (Copilot CLI inputs do not carry it)
-  --max-input-bytes N     largest hook input accepted (default 32 MiB)
-  --verbose               diagnostics on stderr
-Install options:
-  --write                 write the configuration (user scope) instead of printing it
-  --project               allow writing a project-scope configuration (Copilot CLI, VS Code)
-  --command CMD           command to put in the configuration (default ahp-aarts-hook)
-  --events A,B            restrict to these native events
-  --host-version V        the host's version (default: \`claude --version\` for Claude Code)
-  --approval-timeout-ms N the harness's --approval-timeout-ms: the per-hook timeout written fits it
-Doctor options:
-  --settings FILE         configuration to check (default: the file install writes)
-  --claude CMD            Claude Code command to run the host's own check (default: claude)
-
-Exit codes: 0 answered (the answer is on stdout); 2 blocked because the hook itself is not
-usable (no harness configured, bad option: the reason is on stderr; hosts treat 2 as a block);
-64 usage error. Recommended: a running harness on a Unix socket (\`ahp serve --unix PATH\`,
-then --connect unix:PATH); --connect stdio: starts a whole harness for every tool call.
-
-Environment: AHP_CONNECT, AHP_HOOK_FAILURE_POLICY, AHP_HOOK_TIMEOUT_MS, AHP_HOOK_MERGE,
-AHP_HOOK_CONFIG, AHP_HOOK_STATE_DIR, AHP_REMOTE_CONSENT=1. Flags win over the environment,
-which wins over the configuration file.
-`;
-
-interface HookSettings {
-  connect: string[];
-  maxInputBytes: number;
-  failurePolicy: FailurePolicy;
-  timeoutMs?: number;
-  mergePolicy: MergePolicy;
-  modifyUnsupported?: ModifyUnsupported;
-  modifyAs?: "ask" | "allow";
-  remoteConsent: boolean;
-  stateDir: string;
-  auditLog?: string;
-  auditAllowSampleRate: number;
-  event?: string;
-  verbose: boolean;
-  lifecycleNotifications: boolean;
-  lifecycleGates: boolean;
-  hostTimeoutMs?: number;
-  recommendedTimeoutProceeds: boolean;
-  adapter: AdapterOptions;
-}
-
-interface ParsedArgs {
-  positional: string[];
-  flags: Map<string, string[]>;
-  errors: string[];
-}
-
-const VALUE_FLAGS = new Set([
-  "--connect",
-  "--timeout-ms",
-  "--merge",
-  "--config",
-  "--state-dir",
-  "--audit-log",
-  "--event",
-  "--modify-unsupported",
-  "--modify-as",
-  "--command",
-  "--events",
-  "--host-version",
-  "--settings",
-  "--max-input-bytes",
-  "--host-timeout-ms",
-  "--approval-timeout-ms",
-  "--claude",
-]);
-const SWITCHES = new Set([
-  "--fail-open",
-  "--fail-closed",
-  "--remote-consent",
-  "--verbose",
-  "--write",
-  "--project",
-  "--help",
-  "-h",
-  "--version",
-  "--lifecycle-notifications",
-  "--recommended-timeout-proceeds",
-  "--gate-lifecycle",
-]);
-
-function parseArgs(argv: readonly string[]): ParsedArgs {
-  const positional: string[] = [];
-  const flags = new Map<string, string[]>();
-  const errors: string[] = [];
-  const add = (k: string, v: string) => flags.set(k, [...(flags.get(k) ?? []), v]);
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (!arg.startsWith("-")) {
-      positional.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const name = eq === -1 ? arg : arg.slice(0, eq);
-    if (VALUE_FLAGS.has(name)) {
-      const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
-      if (value === undefined) errors.push(`${name} needs a value`);
-      else add(name, value);
-    } else if (SWITCHES.has(name)) add(name, "");
-    else errors.push(`unknown option ${arg}`);
-  }
-  return { positional, flags, errors };
-}
-
-const last = (args: ParsedArgs, name: string) => args.flags.get(name)?.at(-1);
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-function loadConfigFile(args: ParsedArgs, env: Readonly<Record<string, string | undefined>>, errors: string[]): Record<string, unknown> {
-  const explicit = last(args, "--config") ?? (env.AHP_HOOK_CONFIG || undefined);
-  const home = env.HOME ?? homedir();
-  const path = explicit ?? join(env.XDG_CONFIG_HOME ?? join(home, ".config"), "ahp", "hook.json");
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if (explicit !== undefined) errors.push(`cannot read configuration ${path}: ${(error as Error).message}`);
-    return {};
-  }
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (!isRecord(value)) throw new Error("not a JSON object");
-    return value;
-  } catch (error) {
-    errors.push(`configuration ${path} is not valid: ${(error as Error).message}`);
-    return {};
-  }
-}
-
-/** Resolves settings from flags, environment and configuration file (in that order of precedence). */
-function resolveSettings(
-  args: ParsedArgs,
-  env: Readonly<Record<string, string | undefined>>,
-): { settings: HookSettings; errors: string[] } {
-  const errors = [...args.errors];
-  const file = loadConfigFile(args, env, errors);
-  const connectFlags = args.flags.get("--connect");
-  const fileConnect =
-    typeof file.connect === "string"
-      ? [file.connect]
-      : Array.isArray(file.connect)
-        ? file.connect.filter((c): c is string => typeof c === "string")
-        : [];
-  const connect =
-    connectFlags ??
-    (env.AHP_CONNECT
-      ? env.AHP_CONNECT.split(",")
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : fileConnect);
-
-  let failurePolicy: FailurePolicy = "fail-open";
-  const policySources = [
-    args.flags.has("--fail-closed") ? "fail-closed" : args.flags.has("--fail-open") ? "fail-open" : undefined,
-    env.AHP_HOOK_FAILURE_POLICY,
-    typeof file.failurePolicy === "string" ? file.failurePolicy : undefined,
-  ];
-  if (args.flags.has("--fail-closed") && args.flags.has("--fail-open")) errors.push("--fail-open and --fail-closed are exclusive");
-  const chosen = policySources.find((p) => p !== undefined && p !== "");
-  if (chosen === "fail-closed" || chosen === "fail-open") failurePolicy = chosen;
-  else if (chosen !== undefined) {
-    errors.push(`unknown failure policy ${JSON.stringify(chosen)} (fail-open | fail-closed)`);
-    failurePolicy = "fail-closed"; // a broken policy setting must not silently open
-  }
-
-  let timeoutMs: number | undefined;
-  const timeoutText =
-    last(args, "--timeout-ms") ?? env.AHP_HOOK_TIMEOUT_MS ?? (typeof file.timeoutMs === "number" ? String(file.timeoutMs) : undefined);
-  if (timeoutText !== undefined) {
-    const n = Number(timeoutText);
-    if (!Number.isInteger(n) || n <= 0 || n > 600_000)
-      errors.push(`--timeout-ms ${JSON.stringify(timeoutText)}: expected an integer 1..600000`);
-    else timeoutMs = n;
-  }
-
-  const merge = last(args, "--merge") ?? env.AHP_HOOK_MERGE ?? (typeof file.mergePolicy === "string" ? file.mergePolicy : "permissive");
-  if (merge !== "permissive" && merge !== "strict" && merge !== "majority") errors.push(`unknown merge policy ${JSON.stringify(merge)}`);
-  const modifyUnsupported =
-    last(args, "--modify-unsupported") ?? (typeof file.modifyUnsupported === "string" ? file.modifyUnsupported : undefined);
-  if (modifyUnsupported !== undefined && !["deny", "ask", "allow"].includes(modifyUnsupported))
-    errors.push(`unknown --modify-unsupported ${modifyUnsupported}`);
-  const modifyAs = last(args, "--modify-as") ?? (typeof file.modifyAs === "string" ? file.modifyAs : undefined);
-  if (modifyAs !== undefined && modifyAs !== "ask" && modifyAs !== "allow") errors.push(`unknown --modify-as ${modifyAs}`);
-
-  const stateDir =
-    last(args, "--state-dir") ??
-    (env.AHP_HOOK_STATE_DIR || undefined) ??
-    (typeof file.stateDir === "string" ? file.stateDir : defaultStateDir(env));
-  const auditFlag = last(args, "--audit-log") ?? (typeof file.auditLog === "string" ? file.auditLog : undefined);
-  const auditLog = auditFlag === "none" ? undefined : (auditFlag ?? join(stateDir, "audit.jsonl"));
-  const sample = typeof file.auditAllowSampleRate === "number" ? file.auditAllowSampleRate : 0;
-  const hostVersion = last(args, "--host-version") ?? (typeof file.hostVersion === "string" ? file.hostVersion : undefined);
-  const toolMap = isRecord(file.toolMap)
-    ? (Object.fromEntries(Object.entries(file.toolMap).filter(([, v]) => typeof v === "string")) as Record<string, string>)
-    : undefined;
-  const mcpTools = Array.isArray(file.mcpTools) ? file.mcpTools.filter((t): t is string => typeof t === "string") : undefined;
-  const event = last(args, "--event");
-  let hostTimeoutMs: number | undefined;
-  const hostTimeoutText =
-    last(args, "--host-timeout-ms") ??
-    env.AHP_HOOK_HOST_TIMEOUT_MS ??
-    (typeof file.hostTimeoutMs === "number" ? String(file.hostTimeoutMs) : undefined);
-  if (hostTimeoutText !== undefined) {
-    const n = Number(hostTimeoutText);
-    if (!Number.isInteger(n) || n < 2_000 || n > 3_600_000)
-      errors.push(`--host-timeout-ms ${JSON.stringify(hostTimeoutText)}: expected an integer 2000..3600000`);
-    else hostTimeoutMs = n;
-  }
-  let maxInputBytes = MAX_HOOK_INPUT_BYTES;
-  const maxText = last(args, "--max-input-bytes") ?? (typeof file.maxInputBytes === "number" ? String(file.maxInputBytes) : undefined);
-  if (maxText !== undefined) {
-    const n = Number(maxText);
-    if (!Number.isInteger(n) || n < 2) errors.push(`--max-input-bytes ${JSON.stringify(maxText)}: expected an integer >= 2`);
-    else maxInputBytes = n;
-  }
-
-  return {
-    settings: {
-      connect,
-      maxInputBytes,
-      failurePolicy,
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      mergePolicy: (["permissive", "strict", "majority"].includes(merge) ? merge : "strict") as MergePolicy,
-      ...(modifyUnsupported === "deny" || modifyUnsupported === "ask" || modifyUnsupported === "allow" ? { modifyUnsupported } : {}),
-      ...(modifyAs === "ask" || modifyAs === "allow" ? { modifyAs } : {}),
-      remoteConsent: args.flags.has("--remote-consent") || env.AHP_REMOTE_CONSENT === "1" || file.remoteTransmissionConsent === true,
-      stateDir,
-      ...(auditLog === undefined ? {} : { auditLog }),
-      auditAllowSampleRate: Math.min(1, Math.max(0, sample)),
-      ...(event === undefined ? {} : { event }),
-      verbose: args.flags.has("--verbose"),
-      lifecycleNotifications: args.flags.has("--lifecycle-notifications") || file.lifecycleNotifications === true,
-      lifecycleGates: args.flags.has("--gate-lifecycle") || file.lifecycleGates === true,
-      ...(hostTimeoutMs === undefined ? {} : { hostTimeoutMs }),
-      recommendedTimeoutProceeds: args.flags.has("--recommended-timeout-proceeds") || file.recommendedTimeoutProceeds === true,
-      adapter: {
-        ...(modifyAs === "ask" || modifyAs === "allow" ? { modifyAs } : {}),
-        ...(hostVersion === undefined ? {} : { hostVersion }),
-        ...(toolMap === undefined ? {} : { toolMap }),
-        ...(mcpTools === undefined ? {} : { mcpTools }),
-        ...(env.HOME === undefined ? {} : { home: env.HOME }),
-      },
-    },
-    errors,
-  };
-}
+/**
+ * Milliseconds on a monotonic clock, for `--verbose` timings. Not `performance.now()`: the first
+ * use of the `performance` global loads `perf_hooks` and nine internal modules, in every process.
+ */
+const msNow = () => {
+  const [s, ns] = process.hrtime();
+  return s * 1e3 + ns / 1e6;
+};
 
 async function readAll(stdin: HookCommandIo["stdin"], limit: number): Promise<Uint8Array> {
   const tooLarge = () => new Error(`hook input exceeds ${limit} bytes`);
@@ -361,18 +77,18 @@ export async function runHookCommand(argv: readonly string[], io: HookCommandIo)
   const [first, second] = args.positional;
   const prog = io.programName ?? "ahp-aarts-hook";
   if (args.flags.has("--help") || args.flags.has("-h") || first === "help") {
-    io.stdout.write(usage(prog));
+    io.stdout.write((await admin()).usage(prog));
     return 0;
   }
   if (args.flags.has("--version")) {
     io.stdout.write(`${AARTS_PACKAGE_VERSION}\n`);
     return 0;
   }
-  if (first === "install") return runInstall(second, args, io, env);
-  if (first === "doctor") return runDoctor(second, args.flags, io, env);
+  if (first === "install") return (await admin()).runInstall(second, args, io, env);
+  if (first === "doctor") return (await admin()).runDoctor(second, args.flags, io, env);
   const host = first === undefined ? undefined : SUBPROCESS_HOSTS[first];
   if (host === undefined) {
-    io.stderr.write(`${first === undefined ? "missing host" : `unknown host ${JSON.stringify(first)}`}\n\n${usage(prog)}`);
+    io.stderr.write(`${first === undefined ? "missing host" : `unknown host ${JSON.stringify(first)}`}\n\n${(await admin()).usage(prog)}`);
     return 64;
   }
   return runHook(host.hostId, args, io, env);
@@ -427,7 +143,7 @@ async function runHook(
   io: HookCommandIo,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  const t0 = performance.now();
+  const t0 = msNow();
   const { settings, errors } = resolveSettings(args, env);
   const early = preconnect(hostId, settings, errors, io);
   try {
@@ -448,7 +164,7 @@ async function answerHook(
 ): Promise<number> {
   const host = SUBPROCESS_HOSTS[hostId]!;
   const timings: Record<string, number> = {};
-  const mark = (name: string, since: number) => (timings[name] = (timings[name] ?? 0) + (performance.now() - since));
+  const mark = (name: string, since: number) => (timings[name] = (timings[name] ?? 0) + (msNow() - since));
   const now = io.now ?? (() => new Date());
   const pendingWrites: Promise<unknown>[] = [];
   const log = (level: string, message: string) => {
@@ -469,7 +185,7 @@ async function answerHook(
 
   let bytes: Uint8Array;
   try {
-    const tRead = performance.now();
+    const tRead = msNow();
     bytes = await readAll(io.stdin, settings.maxInputBytes);
     mark("stdin", tRead);
   } catch (error) {
@@ -571,7 +287,7 @@ async function answerHook(
   const cwd = hostCwd(input);
   const runtime: HookRuntime = {
     evaluate: async (event, options) => {
-      const tEval = performance.now();
+      const tEval = msNow();
       try {
         return await aartsHost.evaluate(
           withWorkingDirectory(event, cwd),
@@ -582,7 +298,7 @@ async function answerHook(
       }
     },
     notify: async (event) => {
-      const tNotify = performance.now();
+      const tNotify = msNow();
       try {
         await aartsHost.notify(withWorkingDirectory(event, cwd));
       } finally {
@@ -601,7 +317,7 @@ async function answerHook(
   const watchdogFailure = new EngineFailure("timeout", `hook did not finish within ${budget} ms`);
   const watchdogFired = (error: unknown) => error === watchdogFailure;
   let code: number;
-  const tRun = performance.now();
+  const tRun = msNow();
   try {
     const response = await Promise.race([
       host.run(input, runtime, settings.event),
@@ -622,14 +338,14 @@ async function answerHook(
     clearTimeout(watchdog);
     mark("adapter", tRun);
   }
-  const tClose = performance.now();
+  const tClose = msNow();
   await Promise.allSettled([aartsHost.close(), ...pendingWrites]);
   await Promise.allSettled(pendingWrites); // writes queued while closing
   mark("close", tClose);
   if (settings.verbose) {
     const ms = (n: number | undefined) => `${(n ?? 0).toFixed(1)} ms`;
     io.stderr.write(
-      `ahp-aarts-hook: timings: total ${ms(performance.now() - t0)} (stdin ${ms(timings.stdin)}, engine ${ms(timings.engine)} incl. connect and handshake, ` +
+      `ahp-aarts-hook: timings: total ${ms(msNow() - t0)} (stdin ${ms(timings.stdin)}, engine ${ms(timings.engine)} incl. connect and handshake, ` +
         `adapter state and rendering ${ms((timings.adapter ?? 0) - (timings.engine ?? 0))}, close ${ms(timings.close)})\n`,
     );
   }
@@ -669,151 +385,4 @@ function withWorkingDirectory<E extends AartsEvent>(event: E, cwd: string | unde
 async function appendLine(file: string, record: unknown): Promise<void> {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   appendFileSync(file, `${JSON.stringify(record)}\n`, { mode: 0o600 });
-}
-
-/** `claude --version` → `2.1.83`, or undefined when it cannot be run or read. */
-async function detectClaudeVersion(command: string, env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> {
-  const argv = commandArgv(command);
-  if (argv.length === 0) return undefined;
-  // Loaded here only: the hook itself never starts a process.
-  const { execFileSync } = await import("node:child_process");
-  try {
-    const out = execFileSync(argv[0]!, [...argv.slice(1), "--version"], {
-      encoding: "utf8",
-      timeout: 15_000,
-      stdio: ["ignore", "pipe", "ignore"],
-      env: env,
-    });
-    return /\d+\.\d+\.\d+/.exec(out)?.[0];
-  } catch {
-    return undefined;
-  }
-}
-
-/** Quotes one argument for a POSIX shell command line inside a configuration file. */
-function shellQuote(arg: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-async function runInstall(
-  host: string | undefined,
-  args: ParsedArgs,
-  io: HookCommandIo,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
-  if (host === undefined || !(INSTALL_HOSTS as readonly string[]).includes(host)) {
-    io.stderr.write(
-      `install: ${host === undefined ? "missing host" : `unknown host ${JSON.stringify(host)}`} (${INSTALL_HOSTS.join(", ")})\n`,
-    );
-    return 64;
-  }
-  if (args.errors.length > 0) {
-    io.stderr.write(`install: ${args.errors.join("; ")}\n`);
-    return 64;
-  }
-  const { settings, errors } = resolveSettings(args, env);
-  if (errors.length > 0) {
-    io.stderr.write(`install: ${errors.join("; ")}\n`);
-    return 64;
-  }
-  // Options to embed in the installed command line (explicit flags only; env/config stay where they are).
-  const embed: string[] = [];
-  for (const c of args.flags.get("--connect") ?? []) embed.push("--connect", shellQuote(c));
-  if (args.flags.has("--fail-closed")) embed.push("--fail-closed");
-  for (const name of ["--timeout-ms", "--merge", "--modify-unsupported", "--modify-as", "--config", "--state-dir", "--audit-log"]) {
-    const v = last(args, name);
-    if (v !== undefined) embed.push(name, shellQuote(v));
-  }
-  if (args.flags.has("--remote-consent")) embed.push("--remote-consent");
-  if (args.flags.has("--gate-lifecycle")) embed.push("--gate-lifecycle");
-  // The per-hook timeout the host gets: Claude Code's default (60 s), or long enough for a
-  // person to answer within the harness's --approval-timeout-ms; the hook is told the same.
-  let hookTimeoutSec = host === "copilot-cli" ? 30 : 60;
-  const approvalText = last(args, "--approval-timeout-ms");
-  if (approvalText !== undefined) {
-    const n = Number(approvalText);
-    if (!Number.isInteger(n) || n <= 0 || n > 3_000_000) {
-      io.stderr.write(`install: --approval-timeout-ms ${JSON.stringify(approvalText)}: expected an integer 1..3000000\n`);
-      return 64;
-    }
-    hookTimeoutSec = Math.max(hookTimeoutSec, Math.ceil(n / 1000) + 15);
-  }
-  if (!args.flags.has("--host-timeout-ms") && host !== "cline" && host !== "windsurf" && host !== "cursor")
-    embed.push("--host-timeout-ms", String(hookTimeoutSec * 1000));
-  else if (args.flags.has("--host-timeout-ms")) embed.push("--host-timeout-ms", shellQuote(last(args, "--host-timeout-ms")!));
-  let hostVersion = last(args, "--host-version");
-  if (hostVersion === undefined && host === "claude-code") hostVersion = await detectClaudeVersion(last(args, "--claude") ?? "claude", env);
-  // The hook is told the version too: how it answers a decision nobody answered depends on it.
-  if (hostVersion !== undefined && host === "claude-code") embed.push("--host-version", shellQuote(hostVersion));
-  const events = last(args, "--events")
-    ?.split(",")
-    .map((e) => e.trim())
-    .filter(Boolean);
-  let plan;
-  try {
-    plan = installPlan(host as InstallHost, {
-      command: last(args, "--command") ?? "ahp-aarts-hook",
-      args: embed,
-      failClosed: settings.failurePolicy === "fail-closed",
-      home: env.HOME ?? homedir(),
-      cwd: io.cwd ?? process.cwd(),
-      ...(events === undefined ? {} : { events }),
-      ...(hostVersion === undefined ? {} : { hostVersion }),
-      hookTimeoutSec,
-    });
-  } catch (error) {
-    io.stderr.write(`install: ${(error as Error).message}\n`);
-    return 64;
-  }
-  const target = last(args, "--settings") ?? plan.path;
-  const advice: string[] = [];
-  const connects = args.flags.get("--connect") ?? [];
-  if (connects.length === 0)
-    advice.push("no --connect given: the hook needs AHP_CONNECT or a configuration file, else it blocks every call (exit 2)");
-  if (connects.length === 0 || connects.some((c) => c.startsWith("stdio:")))
-    advice.push(
-      "recommended: keep a harness running on a Unix socket (ahp serve --unix ~/.ahp/harness.sock) and install with --connect unix:~/.ahp/harness.sock; --connect stdio: starts a whole harness for every tool call",
-    );
-  if (host === "claude-code")
-    advice.push(
-      `per-hook timeout written: ${hookTimeoutSec} s${approvalText === undefined ? " (fit it to the harness with --approval-timeout-ms)" : ""}`,
-    );
-  const notes = [...plan.notes, ...advice];
-  if (!args.flags.has("--write")) {
-    io.stdout.write(plan.text);
-    io.stderr.write(
-      `# ${plan.scope} scope: ${target}\n${notes.map((n) => `# ${n}`).join("\n")}\n# add --write to install it${plan.scope === "project" ? " (with --project)" : ""}\n`,
-    );
-    return 0;
-  }
-  if (plan.scope === "project" && !args.flags.has("--project")) {
-    io.stderr.write(`install: ${host} hooks are configured per project (${target}); add --project to write there\n`);
-    return 64;
-  }
-  try {
-    if (plan.files !== undefined) {
-      await mkdirp(target);
-      for (const [name, content] of Object.entries(plan.files)) await writeText(join(target, name), content, 0o755);
-      io.stderr.write(`wrote ${Object.keys(plan.files).length} hook scripts to ${target}\n`);
-      return 0;
-    }
-    let existing: Record<string, unknown> | undefined;
-    try {
-      const parsed = JSON.parse(await readText(target)) as unknown;
-      if (!isRecord(parsed)) throw new Error("not a JSON object");
-      existing = parsed;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-        io.stderr.write(`install: ${target} exists but is not a JSON object (${(error as Error).message}); not modified\n`);
-        return 1;
-      }
-    }
-    await mkdirp(dirname(target));
-    await writeText(target, `${JSON.stringify(plan.merge!(existing), null, 2)}\n`);
-    io.stderr.write(`updated ${target}\n${notes.map((n) => `# ${n}`).join("\n")}\n`);
-    return 0;
-  } catch (error) {
-    io.stderr.write(`install: cannot write ${target}: ${(error as Error).message}\n`);
-    return 1;
-  }
 }

@@ -4,6 +4,9 @@
  * to a project scope). Hosts whose hook configuration only exists per project need `--project`.
  */
 import { join } from "node:path";
+import { compareVersions } from "./versions.js";
+
+export { CLAUDE_ASK_HONOURED_SINCE, compareVersions } from "./versions.js";
 
 /** A host `ahp-aarts-hook install` can write a hook configuration for. */
 export type InstallHost = "claude-code" | "cursor" | "copilot-cli" | "vscode" | "cline" | "windsurf";
@@ -55,22 +58,8 @@ export interface InstallPlan {
 export const CLAUDE_EVENT_SINCE: Readonly<Record<string, string>> = {
   PermissionDenied: "2.1.332",
 };
-/** The first Claude Code version verified to keep a tool call its hook answered "ask" from running in print mode. */
-export const CLAUDE_ASK_HONOURED_SINCE = "2.1.332";
-
 /** Claude Code versions whose acceptance of the events written was verified with the real CLI. */
 export const CLAUDE_VERIFIED_VERSIONS = ["2.1.83", "2.1.332"] as const;
-
-/** Compares dotted numeric versions (`2.1.83` < `2.1.332`); non-numeric parts count as 0. */
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split(/[.-]/).map((x) => Number.parseInt(x, 10) || 0);
-  const pb = b.split(/[.-]/).map((x) => Number.parseInt(x, 10) || 0);
-  for (let i = 0; i < Math.max(pa.length, pb.length, 3); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
-}
 
 /** The Claude Code events a version accepts; without a version, the events every supported version accepts. */
 export function claudeEventsFor(version: string | undefined): string[] {

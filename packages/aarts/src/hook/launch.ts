@@ -9,6 +9,7 @@
  * cache against the source and its own version and flags; a rejected, unreadable or unwritable
  * cache only costs the compilation it would have saved. `AHP_HOOK_CODE_CACHE=0` turns it off.
  */
+import { isAscii } from "node:buffer";
 import {
   closeSync,
   fstatSync,
@@ -16,6 +17,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   statSync,
   unlinkSync,
@@ -69,7 +71,7 @@ export function loadBin(
     const fd = openSync(binPath, "r");
     try {
       const stat = fstatSync(fd);
-      source = readFileSync(fd, "utf8");
+      source = readWhole(fd, stat.size);
       cacheFile = codeCacheFile(codeCacheDir(env), stat);
     } finally {
       closeSync(fd);
@@ -88,6 +90,22 @@ export function loadBin(
   (script.runInThisContext() as (...args: unknown[]) => void).call(mod.exports, mod.exports, requireBin, mod, binPath, dirname(binPath));
   if (cachedData !== undefined && !script.cachedDataRejected) return { bin: mod.exports };
   return { bin: mod.exports, writeCache: () => writeCodeCache(cacheFile, script.createCachedData()) };
+}
+
+/**
+ * The text of a file of `size` bytes in one read where the kernel allows (a file descriptor given
+ * to `readFileSync` is read 8 KiB at a time); the bin is built ASCII, so it is decoded as Latin-1
+ * (a plain copy), and as UTF-8 when it is not.
+ */
+function readWhole(fd: number, size: number): string {
+  const bytes = Buffer.allocUnsafe(size);
+  let filled = 0;
+  while (filled < size) {
+    const n = readSync(fd, bytes, filled, size - filled, filled);
+    if (n === 0) throw new Error("file shrank while read");
+    filled += n;
+  }
+  return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
 }
 
 /** Caches of other builds kept besides the one written (several installed versions may share the directory). */
@@ -116,12 +134,29 @@ export function writeCodeCache(file: string, data: Buffer): void {
   }
 }
 
-/** Runs the bin next to this file (`dist/bin.cjs`); writes the code cache after a hook was answered. */
-export function launch(binPath = join(__dirname, "bin.cjs")): void {
-  const { bin, writeCache } = loadBin(binPath);
+/**
+ * Runs the bin next to this file (`dist/bin.cjs`); writes the code cache after a hook was answered.
+ * With `AHP_HOOK_TRACE=1`, prints on stderr when each phase ended, in ms since the process started.
+ */
+export function launch(binPath = join(__dirname, "bin.cjs"), env: Readonly<Record<string, string | undefined>> = process.env): void {
+  const trace = env.AHP_HOOK_TRACE === "1" ? traceMarks() : undefined;
+  trace?.("launcher");
+  const { bin, writeCache } = loadBin(binPath, env);
+  trace?.(writeCache === undefined ? "bin loaded (code cache)" : "bin loaded (compiled)");
   void bin.run().then(({ answeredHook }) => {
+    trace?.("answered");
     if (writeCache !== undefined && answeredHook) writeCache();
   });
+}
+
+/** Phase marks for `AHP_HOOK_TRACE=1`: ms since the process started, printed on stderr at exit. */
+function traceMarks(): (phase: string) => void {
+  const marks: string[] = [];
+  process.once("exit", () => {
+    marks.push(`exit ${(process.uptime() * 1e3).toFixed(1)}`);
+    process.stderr.write(`ahp-aarts-hook: trace (ms since start): ${marks.join(", ")}\n`);
+  });
+  return (phase) => void marks.push(`${phase} ${(process.uptime() * 1e3).toFixed(1)}`);
 }
 
 if (typeof require !== "undefined" && require.main === module) launch();

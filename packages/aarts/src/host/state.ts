@@ -58,6 +58,7 @@ export class FileStateStore implements StateStore {
   /** Directory holding the files (created with mode 0700 on the first write). */
   readonly dir: string;
   readonly #options: FileStateStoreOptions;
+  readonly #files = new Map<string, string>();
   #ready = false;
 
   /** Creates a store in `dir` (see {@link defaultStateDir}); nothing is touched on disk until the first write. */
@@ -68,7 +69,12 @@ export class FileStateStore implements StateStore {
 
   /** File of a key: a hash, so that session ids never become paths. */
   fileOf(key: string): string {
-    return join(this.dir, `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`);
+    let file = this.#files.get(key);
+    if (file === undefined) {
+      file = join(this.dir, `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`);
+      this.#files.set(key, file);
+    }
+    return file;
   }
 
   #ensureDir(): void {
@@ -82,10 +88,21 @@ export class FileStateStore implements StateStore {
   }
 
   #readNow<T>(key: string): T | undefined {
+    return this.#readText<T>(key).value;
+  }
+
+  /** The value of a key and the text it was read from (both undefined when there is none or it is not JSON). */
+  #readText<T>(key: string): { text?: string; value?: T } {
+    let text: string;
     try {
-      return JSON.parse(readFileSync(this.fileOf(key), "utf8")) as T;
+      text = readFileSync(this.fileOf(key), "utf8");
     } catch {
-      return undefined;
+      return {};
+    }
+    try {
+      return { text, value: JSON.parse(text) as T };
+    } catch {
+      return {};
     }
   }
 
@@ -93,13 +110,28 @@ export class FileStateStore implements StateStore {
    * Read-modify-write under an exclusive lock file; the new value is written atomically (file mode
    * 0600, temporary file + rename). Throws when the lock stays held by a live process for longer than
    * `lockTimeoutMs`, or on a file system error.
+   *
+   * An update that changes nothing (`fn` returns what is stored, byte for byte once serialized) is
+   * answered from one read, without the lock or a write: it takes effect at that read, as if it had
+   * run under the lock just then. Otherwise the value is read again under the lock, and `fn` runs
+   * again when another process changed it meanwhile: `fn` may be called twice, so it must only
+   * compute the new value from the one it is given.
    */
   async update<T>(key: string, fn: (current: T | undefined) => T | undefined): Promise<T | undefined> {
+    const seen = this.#readText<T>(key);
+    let early: { next: T | undefined } | undefined;
+    if (seen.text !== undefined) {
+      const next = fn(seen.value);
+      if (next !== undefined && JSON.stringify(next) === seen.text) return next;
+      early = { next };
+    }
     this.#ensureDir();
     const file = this.fileOf(key);
     const release = await this.#lock(`${file}.lock`);
     try {
-      const next = fn(this.#readNow<T>(key));
+      const now = this.#readText<T>(key);
+      // Still what fn saw: its answer stands; else it runs again on what is stored now.
+      const next = early !== undefined && now.text === seen.text ? early.next : fn(now.value);
       if (next === undefined) {
         rmSync(file, { force: true });
       } else {

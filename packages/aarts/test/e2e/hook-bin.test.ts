@@ -4,84 +4,18 @@
  * socket; stdout and the exit code are checked for allow, deny, ask, modify, harness down
  * (fail-open and fail-closed) and timeout.
  *
- * When `dist/bin.cjs` is missing or older than the sources it is rebuilt first (bin only).
+ * When the bin's outputs are missing or older than the sources they are rebuilt first (`../hook-spawn.ts`).
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bin, ensureHookBuilt, spawnHook, type HookRun } from "../hook-spawn.js";
 import { startUnixHarness, testPolicy, type UnixHarness } from "../unix-harness.js";
 
-const pkg = fileURLToPath(new URL("../../", import.meta.url));
-const bin = join(pkg, "dist", "bin.cjs");
-
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-async function ensureBin(): Promise<void> {
-  let built: number;
-  try {
-    built = statSync(bin).mtimeMs;
-  } catch {
-    built = 0;
-  }
-  if (built > Math.max(newestSource(join(pkg, "src")), newestSource(join(pkg, "..", "core", "src")))) return;
-  const { build } = await import("tsup");
-  const configs = (await import("../../tsup.config.js")).default as unknown as Record<string, unknown>[];
-  const binConfig = configs.find((c) => JSON.stringify(c.entry).includes("bin"))!;
-  await build({
-    ...binConfig,
-    entry: { bin: join(pkg, "src", "bin.ts") },
-    outDir: join(pkg, "dist"),
-    tsconfig: join(pkg, "tsconfig.json"),
-    config: false,
-    silent: true,
-  });
-}
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  json: unknown;
-  ms: number;
-}
-
 let home: string;
-function hook(args: string[], input: string, timeoutMs = 15_000): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { PATH: process.env.PATH ?? "", HOME: home, AHP_HOOK_STATE_DIR: join(home, "state") },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-    const killer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(killer);
-      let json: unknown;
-      try {
-        json = stdout.trim() === "" ? undefined : JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code, stdout, stderr, json, ms: Date.now() - started });
-    });
-    child.stdin.end(input);
-  });
-}
+const hook = (args: string[], input: string, timeoutMs = 60_000): Promise<HookRun> =>
+  spawnHook([bin, ...args], input, { PATH: process.env.PATH ?? "", HOME: home, AHP_HOOK_STATE_DIR: join(home, "state") }, timeoutMs);
 
 const claude = (name: string) => readFileSync(new URL(`../fixtures/hosts/claude-code/${name}.json`, import.meta.url), "utf8");
 const cursor = (name: string) => readFileSync(new URL(`../fixtures/hosts/cursor/${name}.json`, import.meta.url), "utf8");
@@ -94,7 +28,7 @@ const withCommand = (text: string, command: string) => {
 
 let harness: UnixHarness;
 beforeAll(async () => {
-  await ensureBin();
+  await ensureHookBuilt();
   harness = await startUnixHarness(testPolicy);
   home = mkdtempSync(join(tmpdir(), "aarts-e2e-"));
 }, 60_000);
@@ -103,7 +37,7 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-describe("e2e: Claude Code payloads through the real hook command", () => {
+describe("e2e: Claude Code payloads through the real hook command", { timeout: 120_000 }, () => {
   const args = () => ["claude-code", "--connect", `unix:${harness.path}`];
 
   it("allow ⇒ {} exit 0", async () => {
@@ -168,7 +102,7 @@ describe("e2e: Claude Code payloads through the real hook command", () => {
   });
 });
 
-describe("e2e: Cursor payloads through the real hook command", () => {
+describe("e2e: Cursor payloads through the real hook command", { timeout: 120_000 }, () => {
   const args = () => ["cursor", "--connect", `unix:${harness.path}`];
 
   it("allow ⇒ explicit permission allow", async () => {
@@ -211,7 +145,7 @@ describe("e2e: Cursor payloads through the real hook command", () => {
   });
 });
 
-describe("e2e: the bin's import graph", () => {
+describe("e2e: the bin's import graph", { timeout: 120_000 }, () => {
   it("does not contain zod or the wire schemas (cold start)", () => {
     const text = readFileSync(bin, "utf8");
     expect(text).not.toMatch(/from "zod"|ZodType|z\.object\(/);
