@@ -162,6 +162,53 @@ export class EvalContext {
   }
   #programs: readonly string[] | undefined;
 
+  /** Whether a tool call of the event changes files (file tools, code writing files). */
+  get hasCallWrites(): boolean {
+    if (this.#callWrites === undefined) {
+      this.#callWrites = false;
+      for (const c of this.calls) if (c.writes.length > 0) this.#callWrites = true;
+    }
+    return this.#callWrites;
+  }
+  #callWrites: boolean | undefined;
+
+  /** Whether the event holds a code-execution tool call. */
+  get hasCode(): boolean {
+    if (this.#code === undefined) {
+      this.#code = false;
+      for (const c of this.calls) if (c.code !== undefined) this.#code = true;
+    }
+    return this.#code;
+  }
+  #code: boolean | undefined;
+
+  /** Whether an analysed command of the event writes a file (redirections included). */
+  get hasShellWrites(): boolean {
+    if (this.#shellWrites === undefined) {
+      this.#shellWrites = false;
+      for (const text of this.shellTexts) {
+        const commands = this.shell(text);
+        if (commands !== undefined) for (const cmd of commands) if (cmd.writes.length > 0) this.#shellWrites = true;
+      }
+    }
+    return this.#shellWrites;
+  }
+  #shellWrites: boolean | undefined;
+
+  /** Whether a command of the event cannot be analysed: an opaque reason, or a line that was not analysed. */
+  get hasOpaque(): boolean {
+    if (this.#opaque === undefined) {
+      this.#opaque = false;
+      for (const text of this.shellTexts) {
+        const commands = this.shell(text);
+        if (commands === undefined) this.#opaque = true;
+        else for (const cmd of commands) if (cmd.opaque.length > 0) this.#opaque = true;
+      }
+    }
+    return this.#opaque;
+  }
+  #opaque: boolean | undefined;
+
   /** Base names (lower case) of the files this event's command lines download; undefined when none does (most lines run no downloader). */
   downloads(): string[] | undefined {
     if (this.shellTexts.length === 0) return undefined;
@@ -200,6 +247,9 @@ export class EvalContext {
     if (downloads === undefined && rewritten === undefined) return undefined;
     return { ...(downloads === undefined ? {} : { downloads }), ...(rewritten === undefined ? {} : { rewritten }) };
   }
+
+  /** The last path resolved against a workspace root in this evaluation (see `resolveOnce`). */
+  lastResolved: { file: string; root: string | undefined; resolved: { path: string; inside: boolean | undefined } } | undefined;
 
   /** The paths file tool calls change, resolved against the workspace root; filled by the `tool_call.writes` matchers. */
   resolvedWrites: Map<ToolCall, readonly { path: string; inside: boolean | undefined }[]> | undefined;

@@ -16,7 +16,7 @@ import { compilePath } from "../paths.js";
 import type { EvalContext, SessionCounters } from "./context.js";
 import { compilePathOrIssue, compilePaths, DEFAULT_ROOT_FIELDS, overPath } from "./fields.js";
 import { compileShell } from "./shell.js";
-import { compilePathMatch, resolveWorkspacePath } from "./workspace.js";
+import { compilePathMatch, resolveOnce } from "./workspace.js";
 
 function compileSecrets(m: SecretsMatch, at: DocPath, issues: Issues): Predicate {
   const fields = compilePaths(m.fields ?? ["payload"], [...at, "fields"], issues);
@@ -49,7 +49,7 @@ function resolvedWrites(ctx: EvalContext, call: ToolCall): readonly { path: stri
   let resolved = ctx.resolvedWrites.get(call);
   if (resolved === undefined) {
     const root = workspaceRootOf(ctx, call.cwd);
-    resolved = call.writes.map((file) => resolveWorkspacePath(file, root));
+    resolved = call.writes.map((file) => resolveOnce(ctx, file, root));
     ctx.resolvedWrites.set(call, resolved);
   }
   return resolved;
