@@ -4,7 +4,7 @@
  * analysis, session counters.
  */
 import type { AhpEvent } from "@ahp/core";
-import { DOWNLOADERS, downloadsOf, fileBaseName } from "@ahp/shell";
+import { DOWNLOADERS, downloadsOf, fileBaseName, overwrittenFiles } from "@ahp/shell";
 import { parseShell, toolCalls, type SimpleCommand, type ToolCall } from "../shell.js";
 import type { CounterDelta } from "../state-store.js";
 import type { SessionState } from "../state.js";
@@ -227,13 +227,26 @@ export class EvalContext {
     return out;
   }
 
-  /** Base names (lower case) of the files this event's file and code tools write; undefined when none. */
+  /**
+   * Base names (lower case) of the files this event's file and code tools write, and of those its
+   * command lines replace by a redirection or `tee` (`echo … > i.sh`); undefined when none.
+   */
   written(): string[] | undefined {
     let out: string[] | undefined;
     for (const call of this.calls) {
       for (const w of call.writes) {
         out ??= [];
         out.push(fileBaseName(w));
+      }
+    }
+    // Only a line with a `>` or running `tee` can replace a file: the others are not looked at.
+    for (const text of this.shellTexts) {
+      if (!text.includes(">") && !text.includes("tee")) continue;
+      const commands = this.shell(text);
+      if (commands === undefined) continue;
+      for (const f of overwrittenFiles(commands)) {
+        out ??= [];
+        out.push(f);
       }
     }
     return out;
