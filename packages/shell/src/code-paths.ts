@@ -35,34 +35,34 @@ const HOME: readonly [RegExp, string][] = [
 /** One folding step each: applied until nothing changes. */
 const STEPS: readonly [RegExp, (...m: string[]) => string][] = [
   // os.path.expanduser('~/x') is the path itself (`~` is kept: resolution knows it).
-  [new RegExp(String.raw`\bos\s*\.\s*path\s*\.\s*expanduser\s*\(\s*(${LIT})\s*\)`, "g"), (_, l) => l!],
+  [new RegExp(String.raw`\bos\s*\.\s*path\s*\.\s*expanduser\s*\(\s*(${LIT})\s*\)`, "g"), (_, l) => l],
   // os.path.join / posixpath.join / path.join / path.resolve of literals.
   [
     new RegExp(String.raw`\b(?:os\s*\.\s*path|posixpath|path)\s*\.\s*(?:join|resolve)\s*\(\s*(${LIT}(?:\s*,\s*${LIT})*)\s*,?\s*\)`, "g"),
-    (_, list) => lit(joined(parts(list!))),
+    (_, list) => lit(joined(parts(list))),
   ],
   // Path('a', 'b'), Path('~/x').expanduser() / .resolve() / .absolute(), Path('a').joinpath('b', 'c'), Path('a') / 'b'.
-  [new RegExp(String.raw`\bPath\s*\(\s*(${LIT}(?:\s*,\s*${LIT})+)\s*\)`, "g"), (_, list) => `Path(${lit(joined(parts(list!)))})`],
-  [new RegExp(String.raw`\bPath\s*\(\s*(${LIT})\s*\)\s*\.\s*(?:expanduser|resolve|absolute)\s*\(\s*\)`, "g"), (_, l) => `Path(${l!})`],
+  [new RegExp(String.raw`\bPath\s*\(\s*(${LIT}(?:\s*,\s*${LIT})+)\s*\)`, "g"), (_, list) => `Path(${lit(joined(parts(list)))})`],
+  [new RegExp(String.raw`\bPath\s*\(\s*(${LIT})\s*\)\s*\.\s*(?:expanduser|resolve|absolute)\s*\(\s*\)`, "g"), (_, l) => `Path(${l})`],
   [
     new RegExp(String.raw`\bPath\s*\(\s*(${LIT})\s*\)\s*\.\s*joinpath\s*\(\s*(${LIT}(?:\s*,\s*${LIT})*)\s*\)`, "g"),
-    (_, l, list) => `Path(${lit(joined([unquote(l!), ...parts(list!)]))})`,
+    (_, l, list) => `Path(${lit(joined([unquote(l), ...parts(list)]))})`,
   ],
   [
     new RegExp(String.raw`\bPath\s*\(\s*(${LIT})\s*\)\s*/\s*(${LIT})`, "g"),
-    (_, a, b) => `Path(${lit(joined([unquote(a!), unquote(b!)]))})`,
+    (_, a, b) => `Path(${lit(joined([unquote(a), unquote(b)]))})`,
   ],
-  [new RegExp(String.raw`\(\s*(Path\s*\(\s*${LIT}\s*\))\s*\)`, "g"), (_, p) => p!],
+  [new RegExp(String.raw`\(\s*(Path\s*\(\s*${LIT}\s*\))\s*\)`, "g"), (_, p) => p],
   // A Path given where a path is expected: open(Path('~/.bashrc'), 'a'), str(Path(…)), os.fspath(Path(…)).
   [
     new RegExp(String.raw`\b(open|str|os\s*\.\s*fspath)\s*\(\s*Path\s*\(\s*(${LIT})\s*\)`, "g"),
-    (_, f, l) => (f === "open" ? `open(${l!}` : l!),
+    (_, f, l) => (f === "open" ? `open(${l}` : l),
   ],
   // Concatenation of literals ('~' + '/.bashrc') and template literals of literals (`${'~'}/.bashrc`).
-  [new RegExp(String.raw`(${LIT})\s*\+\s*(${LIT})`, "g"), (_, a, b) => lit(unquote(a!) + unquote(b!))],
+  [new RegExp(String.raw`(${LIT})\s*\+\s*(${LIT})`, "g"), (_, a, b) => lit(unquote(a) + unquote(b))],
   [
     new RegExp(String.raw`\x60([^\x60$\\\n]*)\$\{\s*(${LIT})\s*\}([^\x60$\\\n]*)\x60`, "g"),
-    (_, before, l, after) => lit(before! + unquote(l!) + after!),
+    (_, before, l, after) => lit(before + unquote(l) + after),
   ],
 ];
 
