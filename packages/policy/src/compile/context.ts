@@ -6,9 +6,8 @@
 import type { AhpEvent } from "@ahp/core";
 import { DOWNLOADERS, downloadsOf, fileBaseName, overwrittenFiles } from "@ahp/shell";
 import { parseShell, toolCalls, type SimpleCommand, type ToolCall } from "../shell.js";
-import type { CounterDelta } from "../state-store.js";
-import type { SessionState } from "../state.js";
-import { collectStrings, DEFAULT_SHELL_FIELD_LIST, FIELD_LIST_IDS, type FieldList } from "./fields.js";
+import type { CounterDelta, SessionState } from "../state.js";
+import { collectStrings, DEFAULT_SHELL_FIELD_LIST, FIELD_LIST_IDS, type FieldList } from "./field-lists.js";
 
 /** The live counters a `session` condition reads (see {@link SessionMatch}). */
 export interface SessionCounters {
