@@ -48,10 +48,7 @@ const STEPS: readonly [RegExp, (...m: string[]) => string][] = [
     new RegExp(String.raw`\bPath\s*\(\s*(${LIT})\s*\)\s*\.\s*joinpath\s*\(\s*(${LIT}(?:\s*,\s*${LIT})*)\s*\)`, "g"),
     (_, l, list) => `Path(${lit(joined([unquote(l), ...parts(list)]))})`,
   ],
-  [
-    new RegExp(String.raw`\bPath\s*\(\s*(${LIT})\s*\)\s*/\s*(${LIT})`, "g"),
-    (_, a, b) => `Path(${lit(joined([unquote(a), unquote(b)]))})`,
-  ],
+  [new RegExp(String.raw`\bPath\s*\(\s*(${LIT})\s*\)\s*/\s*(${LIT})`, "g"), (_, a, b) => `Path(${lit(joined([unquote(a), unquote(b)]))})`],
   [new RegExp(String.raw`\(\s*(Path\s*\(\s*${LIT}\s*\))\s*\)`, "g"), (_, p) => p],
   // A Path given where a path is expected: open(Path('~/.bashrc'), 'a'), str(Path(…)), os.fspath(Path(…)).
   [
