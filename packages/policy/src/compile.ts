@@ -16,6 +16,7 @@ import { EvalContext, type CompiledSettings } from "./compile/context.js";
 import { compileDecision, type DecisionBuilder } from "./compile/decision.js";
 import { DEFAULT_MAX_MATCH_LENGTH } from "./compile/fields.js";
 import { compileMatch } from "./compile/match.js";
+import { compileNeeds, needsOf } from "./compile/needs.js";
 
 export { compileFieldCondition } from "./compile/conditions.js";
 export { EvalContext, MAX_SHELL_ANALYSIS_LENGTH, type CompiledSettings, type SessionCounters } from "./compile/context.js";
@@ -72,7 +73,10 @@ function compileRateLimit(r: RateLimit, ruleId: string): CompiledRateLimit {
 function compileRule(rule: PolicyRule, index: number, issues: Issues, maxLen: number): CompiledRule | undefined {
   const at: DocPath = ["rules", index];
   const events = new Set<EventType>(typeof rule.events === "string" ? [rule.events] : rule.events);
-  const test = rule.match === undefined ? () => true : compileMatch(rule.match, [...at, "match"], issues, maxLen);
+  const matches = rule.match === undefined ? () => true : compileMatch(rule.match, [...at, "match"], issues, maxLen);
+  // The facts the match needs are checked first: most rules are skipped there (see ./compile/needs.ts).
+  const needs = rule.match === undefined ? undefined : compileNeeds(needsOf(rule.match));
+  const test: Predicate = needs === undefined ? matches : (ctx) => needs(ctx) && matches(ctx);
   const rateLimit = rule.rate_limit === undefined ? undefined : compileRateLimit(rule.rate_limit, rule.id);
   const action: PolicyAction | undefined = rule.action ?? (rateLimit !== undefined ? { decision: "defer" } : undefined);
   if (action === undefined) {

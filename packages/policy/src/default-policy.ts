@@ -3,7 +3,7 @@
  * (do not edit by hand; edit the YAML file and run `pnpm --filter @ahp/policy generate`).
  * See the README for what each rule does.
  */
-import type { PolicyFileInput } from "./schema.js";
+import type { PolicyFileInput } from "./format.js";
 
 /**
  * The built-in default policy (`ahp serve` without `--policy`, `pnpm demo`, the AARTS hook):

@@ -19,49 +19,11 @@ import {
   type PolicyStateStore,
   type StateStep,
 } from "./state-store.js";
+import type { DecisionSource, PolicyEvaluation, PolicyMatchOutcome } from "./evaluation.js";
 import { ShadowPolicy, type ShadowDisagreement } from "./shadow.js";
 import { watchPolicyFile, type PolicyWatcher, type WatchPolicyOptions } from "./watch.js";
 
-/** Who produced the final decision of an evaluation. */
-export type DecisionSource =
-  /** A policy rule matched. */
-  | "rule"
-  /** No rule matched; the policy's `default` decided (generic events). */
-  | "default"
-  /** No rule matched; a composed user handler decided. */
-  | "handler"
-  /** No rule matched and nobody else decided: the protocol default (`allow` for idle) or no decision (typed points, notifications). */
-  | "none"
-  /** The shared state store could not be reached: the event type's fail-closed decision. */
-  | "state_unavailable";
-
-/** One evaluation, as reported to `onDecision` (for the audit log and metrics). */
-export interface PolicyEvaluation {
-  /** The decision sent back; undefined for notifications without a matching rule and unanswered typed points. */
-  decision: unknown;
-  /** Id of the matching rule, when one matched. */
-  ruleId: string | undefined;
-  source: DecisionSource;
-  /** Time spent evaluating the policy (not the user handler), in nanoseconds. */
-  latencyNs: number;
-  event: AhpEvent;
-  /** The event arrived as a notification: the decision (if a rule matched) could not be sent. */
-  notification: boolean;
-  /** `name` of the policy that decided. */
-  policy: string | undefined;
-}
-
-/** Result of matching an event against the rules, before anything is recorded. */
-export interface PolicyMatchOutcome {
-  /** Decision of the matching rule, or undefined when none matched. */
-  decision: unknown;
-  ruleId: string | undefined;
-  latencyNs: number;
-  /** The policy version that was used. */
-  policy: CompiledPolicy;
-  /** @internal The facts of the evaluation, opaque (what an allowed action teaches the session is read from them). */
-  facts?: unknown;
-}
+export type { DecisionSource, PolicyEvaluation, PolicyMatchOutcome } from "./evaluation.js";
 
 /**
  * Options of a {@link PolicyEngine}: how its policy is loaded and compiled (file, format,
@@ -122,7 +84,7 @@ export class PolicyEngine {
   readonly #clock: () => number;
   readonly #state: PolicyState;
   readonly #store: PolicyStateStore | undefined;
-  readonly #shadow: ShadowPolicy | undefined;
+  readonly #shadow: ShadowPolicy<PolicyEngine> | undefined;
   #file: string | undefined;
 
   constructor(policy: PolicySource, options: PolicyEngineOptions = {}) {
@@ -152,7 +114,7 @@ export class PolicyEngine {
   }
 
   /** The shadow (candidate) policy evaluated beside this one, when the engine has one (`shadow` option). */
-  get shadow(): ShadowPolicy | undefined {
+  get shadow(): ShadowPolicy<PolicyEngine> | undefined {
     return this.#shadow;
   }
 
@@ -237,6 +199,7 @@ export class PolicyEngine {
       const now = this.#clock();
       let session: SessionState | undefined;
       const ctx = new EvalContext(event, now, policy.data.settings, () => (session ??= this.#state.sessions.get(event.session_id, now)));
+      ctx.localSession = true;
       for (const rule of rules) {
         if (!rule.test(ctx)) continue;
         if (rule.rateLimit !== undefined) {

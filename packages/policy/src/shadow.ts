@@ -6,7 +6,7 @@
  * into the audit record as `shadow: { decision, rule }`) and the disagreement is reported.
  */
 import { annotate } from "@ahp/core";
-import type { PolicyEngine, PolicyEvaluation } from "./engine.js";
+import type { PolicyEvaluation, ShadowCandidate } from "./evaluation.js";
 
 /** One event on which the candidate (shadow) policy decided differently from the enforced one. */
 export interface ShadowDisagreement {
@@ -33,10 +33,10 @@ export function decisionTag(decision: unknown): string {
  * The candidate side of shadow mode. `PolicyEngine` creates one from its `shadow` option and
  * calls {@link observe} after each of its own evaluations.
  */
-export class ShadowPolicy {
+export class ShadowPolicy<E extends ShadowCandidate = ShadowCandidate> {
   constructor(
     /** The candidate's engine: swap or watch it to reload the candidate (`engine.watch()`). */
-    readonly engine: PolicyEngine,
+    readonly engine: E,
     readonly onDisagreement: ((disagreement: ShadowDisagreement) => void) | undefined,
     readonly onerror: ((error: Error) => void) | undefined,
   ) {}

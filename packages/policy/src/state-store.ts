@@ -9,7 +9,9 @@
  * policy whose rules read session counters first reads them (one more step, only when such a
  * rule is reached).
  */
-import type { SessionState } from "./state.js";
+import type { CounterDelta, SessionState } from "./state.js";
+
+export type { CounterDelta } from "./state.js";
 
 /** One rate-limit bucket to take a token from. */
 export interface BucketTake {
@@ -22,30 +24,6 @@ export interface BucketTake {
   readonly intervalMs: number;
   /** Bucket capacity in tokens. */
   readonly burst: number;
-}
-
-/** Changes one event makes to its session's counters. Zero fields change nothing. */
-export interface CounterDelta {
-  events?: number;
-  prompts?: number;
-  actions?: number;
-  errors?: number;
-  tokens?: number;
-  /** A heartbeat's `tokens_used`: the counter keeps the highest value seen. */
-  heartbeatTokens?: number;
-  /** The agent's own `context.session_stats`, replacing the last one reported. */
-  reported?: { total_actions: number; total_tokens: number; duration_ms: number; error_count: number };
-  /** Ends the background time of the last allowed idle event (every event but a heartbeat). */
-  closeBackground?: boolean;
-  /** An allowed idle event: one more background run, whose time starts now. */
-  startBackground?: boolean;
-  /**
-   * An allowed action downloaded these files (base names, lower case): the session remembers the
-   * newest `MAX_SESSION_DOWNLOADS` (32) of them, for `runs_download` in later actions.
-   */
-  downloads?: readonly string[];
-  /** An allowed action wrote these files itself (base names, lower case): they are no longer downloads. Applied before `downloads`. */
-  rewritten?: readonly string[];
 }
 
 /** One atomic step on the store. */

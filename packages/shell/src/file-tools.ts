@@ -117,6 +117,9 @@ const PATH_KEYS = [
 const LIST_KEYS = ["paths", "files", "edits", "locations", "changes"] as const;
 /** Argument members holding patch text. */
 const PATCH_KEYS = ["input", "patch", "diff", "content"] as const;
+/** `command` (read first), then the path, list and patch keys in this order. */
+const RANKED_KEYS: readonly string[] = ["command", ...PATH_KEYS, ...LIST_KEYS, ...PATCH_KEYS];
+const KEY_RANK: ReadonlyMap<string, number> = new Map(RANKED_KEYS.map((k, i) => [k, i]));
 /** Text editor commands that only read (the Anthropic `str_replace_editor` tool). */
 const READ_COMMANDS = new Set(["view", "read", "list"]);
 
@@ -166,20 +169,27 @@ export function writesOf(
 ): string[] {
   const out: string[] = [];
   for (const o of args === undefined || args === container ? [container] : [args, container]) {
-    const command = own(o, "command");
-    if (typeof command === "string" && READ_COMMANDS.has(command.toLowerCase())) return [];
-    for (const key of PATH_KEYS) pushPath(own(o, key), out);
-    for (const key of LIST_KEYS) {
-      const list = own(o, key);
-      if (!Array.isArray(list)) continue;
-      for (const item of list) {
-        if (typeof item === "string") out.push(item);
-        else if (isRecord(item)) for (const k of ["path", "file_path", "filePath", "file"]) pushPath(own(item, k), out);
-      }
+    // The object's own members (a few) are looked up among the known keys, read in the keys' order.
+    let found: number[] | undefined;
+    for (const key in o) {
+      const rank = KEY_RANK.get(key);
+      if (rank !== undefined && Object.prototype.hasOwnProperty.call(o, key)) (found ??= []).push(rank);
     }
-    for (const key of PATCH_KEYS) {
-      const v = own(o, key);
-      if (typeof v === "string" && mayBePatch(v)) out.push(...patchPaths(v));
+    if (found === undefined) continue;
+    if (found.length > 1) found.sort((a, b) => a - b);
+    for (const rank of found) {
+      const key = RANKED_KEYS[rank]!;
+      const v = o[key];
+      if (rank === 0) {
+        if (typeof v === "string" && READ_COMMANDS.has(v.toLowerCase())) return [];
+      } else if (rank <= PATH_KEYS.length) pushPath(v, out);
+      else if (rank <= PATH_KEYS.length + LIST_KEYS.length) {
+        if (!Array.isArray(v)) continue;
+        for (const item of v) {
+          if (typeof item === "string") out.push(item);
+          else if (isRecord(item)) for (const k of ["path", "file_path", "filePath", "file"]) pushPath(own(item, k), out);
+        }
+      } else if (typeof v === "string" && mayBePatch(v)) out.push(...patchPaths(v));
     }
   }
   if (text !== undefined && mayBePatch(text)) out.push(...patchPaths(text));

@@ -32,5 +32,14 @@ export {
   codeCommands,
   patchPaths,
 } from "./file-tools.js";
-export { runsDownload, downloadedFiles, downloadsOf, runsOneOfFiles, mayRunFile, fileBaseName, DOWNLOADERS } from "./staged.js";
+export {
+  runsDownload,
+  downloadedFiles,
+  downloadsOf,
+  runsOneOfFiles,
+  mayRunFile,
+  fileBaseName,
+  DOWNLOADERS,
+  overwrittenFiles,
+} from "./staged.js";
 export { SHELLS, WRAPPERS, INTERPRETERS, VALUE_OPTIONS, type WrapperSpec, type InterpreterSpec } from "./tables.js";

@@ -5,6 +5,11 @@
  * open network connections. Text that calls none of them is treated like any other argument.
  */
 
+import { ANY_WRITE_CALL, foldConstantPaths, SENSITIVE_NAME } from "./code-paths.js";
+
+/** Node's process and network modules, with or without `node:`. */
+const NODE_MODULES = String.raw`(?:node:)?(?:https?|http2|net|dgram|tls|child_process)`;
+
 /** Names of delete, exec and network primitives across Python, Perl, Ruby, Node, PHP, Lua, awk, AppleScript and R. */
 const PRIMITIVES = new RegExp(
   [
@@ -27,7 +32,16 @@ const PRIMITIVES = new RegExp(
     String.raw`\b(?:socket|urllib[0-9]?|urlopen|requests|httpx|aiohttp|http\.client|ftplib|smtplib|telnetlib|paramiko|LWP|HTTP::Tiny|IO::Socket|Net::|TCPSocket|UDPSocket|open-uri|fsockopen|curl_exec|curl_init|XMLHttpRequest|WebSocket)\b`,
     String.raw`\b(?:fetch|download\.file|url)\s*\(`,
     String.raw`\bURI\s*\.\s*open\b`,
+    // Node's process and network modules loaded by require() or an ES import (`import cp from
+    // 'node:child_process'`, `import { request } from "https"`, `await import('node:net')`). An ES
+    // import of `fs` is not a primitive itself: what its functions write is read by codeWrites.
     String.raw`require\s*\(\s*['"](?:node:)?(?:https?|net|dgram|tls|child_process|fs)['"]`,
+    String.raw`import\s*\(\s*['"]${NODE_MODULES}['"]`,
+    String.raw`\bimport\b[^;'"\n]{0,512}?\bfrom\s*['"]${NODE_MODULES}['"]`,
+    String.raw`\bimport\s*['"]${NODE_MODULES}['"]`,
+    // A module loaded by a computed name (`require(name)`, `import(\`node:${m}\`)`) cannot be analysed;
+    // Python's `from x import (a, b)` is a list of names.
+    String.raw`(?<![.\w$])(?<!\bfrom\s+[\w.]+\s+)(?:require|import)\s*\(\s*(?!['"][^'"\n]*['"]\s*[),])`,
   ].join("|"),
 );
 
@@ -40,6 +54,9 @@ export type CodeLanguage = "awk" | "perl" | "ruby" | "other";
 /** True when the program text calls a delete, exec or network primitive. */
 export function callsDangerousPrimitive(code: string, language: CodeLanguage = "other"): boolean {
   if (PRIMITIVES.test(code)) return true;
+  // A write whose path is computed (not even a folded constant) in code naming a credential
+  // store or a start-up file cannot be shown to miss them: `open(h + '/.bashrc', 'a')`.
+  if (SENSITIVE_NAME.test(code) && ANY_WRITE_CALL.test(code) && !codeWrites(code).some((p) => SENSITIVE_NAME.test(p))) return true;
   if (language === "awk") return AWK_EXEC.test(code);
   if (language === "perl" || language === "ruby") return code.includes("`") || /%x[({[/|!]/.test(code);
   return false;
@@ -85,10 +102,20 @@ const MODULE_ALIAS = /^[ \t]*import[ \t]+(shutil|os|io|codecs|pathlib)[ \t]+as[ 
 /** Python `from pathlib import Path as P`: class and alias. */
 const PATH_ALIAS = /^[ \t]*from[ \t]+pathlib[ \t]+import[ \t]+(Path|PosixPath|PurePath)[ \t]+as[ \t]+([A-Za-z_]\w*)[ \t]*$/gm;
 
-/** The code with Python import aliases of those modules and classes spelled as their own names. */
+/** An ES import of names from Node's `fs` (`import { writeFileSync as w, appendFileSync } from 'node:fs'`). */
+const ESM_NAMED = /\bimport\s*(?:[A-Za-z_$][\w$]*\s*,\s*)?\{([^}]{0,1024})\}\s*from\s*['"](?:node:)?fs(?:\/promises)?['"]/g;
+
+/** The code with Python import aliases of those modules and classes, and ES import aliases of `fs` functions, spelled as their own names. */
 function unaliased(code: string): string {
   if (!/\sas\s/.test(code)) return code;
   let out = code;
+  for (const m of code.matchAll(ESM_NAMED)) {
+    for (const part of m[1]!.split(",")) {
+      const alias = /^\s*([A-Za-z_$][\w$]*)\s+as\s+([A-Za-z_$][\w$]*)\s*$/.exec(part);
+      if (alias !== null)
+        out = out.replace(new RegExp(String.raw`(?<![.\w$])${alias[2]!.replace(/\$/g, "\\$")}\s*\(`, "g"), `${alias[1]!}(`);
+    }
+  }
   for (const m of code.matchAll(MODULE_ALIAS)) out = out.replace(new RegExp(String.raw`\b${m[2]!}\s*\.`, "g"), `${m[1]!}.`);
   for (const m of code.matchAll(PATH_ALIAS)) out = out.replace(new RegExp(String.raw`\b${m[2]!}\s*\(`, "g"), `${m[1]!}(`);
   return out;
@@ -102,11 +129,11 @@ const WRITE_HINT =
  * The literal paths program text opens for writing, truncates, creates or deletes (Python
  * `open('/etc/hosts', 'w')`, `Path('~/.bashrc').write_text(…)`, Node `fs.writeFileSync('/x', …)`,
  * Ruby `File.write`, PHP `file_put_contents`, Perl `open(F, '>', '/x')`), as written. Computed
- * paths are not followed.
+ * paths are followed when they are constants (see `foldConstantPaths`), else not.
  */
 export function codeWrites(code: string): string[] {
   if (!WRITE_HINT.test(code)) return [];
-  code = unaliased(code);
+  code = foldConstantPaths(unaliased(code));
   const out: string[] = [];
   for (const re of WRITE_CALLS) {
     re.lastIndex = 0;

@@ -129,3 +129,21 @@ export function runsDownload(commands: readonly SimpleCommand[]): boolean {
   }
   return false;
 }
+
+/** Redirections that replace a file's content (`>>` appends to it: the download stays). */
+const TRUNCATING = new Set([">", ">|", "&>"]);
+
+/**
+ * The base names (lower case) of the files `commands` replace with content of their own: the
+ * target of a truncating output redirection (`echo … > i.sh`, `cat > i.sh <<EOF`) and the
+ * files `tee` writes without `-a`. A downloader's own output is not the agent's (`curl URL > i.sh`).
+ */
+export function overwrittenFiles(commands: readonly SimpleCommand[]): string[] {
+  const out: string[] = [];
+  for (const cmd of commands) {
+    if (DOWNLOADERS.has(cmd.program)) continue;
+    for (const r of cmd.redirects) if (TRUNCATING.has(r.op) && !r.target.startsWith("/dev/")) out.push(baseName(r.target));
+    if (cmd.program === "tee" && !cmd.flags.has("a") && !cmd.flags.has("append")) for (const a of cmd.args) out.push(baseName(a));
+  }
+  return out.filter((n) => n.length > 0 && n !== "-");
+}

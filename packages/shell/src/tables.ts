@@ -105,7 +105,7 @@ export const INTERPRETERS: ReadonlyMap<string, InterpreterSpec> = new Map(
 export function interpreterOf(program: string): InterpreterSpec | undefined {
   const direct = INTERPRETERS.get(program);
   if (direct !== undefined) return direct;
-  if (program.startsWith("p") && (/^python[0-9.]+$/.test(program) || /^pypy[0-9.]*$/.test(program))) return PYTHON;
+  if (program.startsWith("py") && (/^python[0-9.]+$/.test(program) || /^pypy[0-9.]*$/.test(program))) return PYTHON;
   return undefined;
 }
 

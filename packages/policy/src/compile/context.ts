@@ -4,11 +4,10 @@
  * analysis, session counters.
  */
 import type { AhpEvent } from "@ahp/core";
-import { DOWNLOADERS, downloadsOf, fileBaseName } from "@ahp/shell";
+import { DOWNLOADERS, downloadsOf, fileBaseName, overwrittenFiles } from "@ahp/shell";
 import { parseShell, toolCalls, type SimpleCommand, type ToolCall } from "../shell.js";
-import type { CounterDelta } from "../state-store.js";
-import type { SessionState } from "../state.js";
-import { collectStrings, DEFAULT_SHELL_FIELD_LIST, FIELD_LIST_IDS, type FieldList } from "./fields.js";
+import type { CounterDelta, SessionState } from "../state.js";
+import { collectStrings, DEFAULT_SHELL_FIELD_LIST, FIELD_LIST_IDS, type FieldList } from "./field-lists.js";
 
 /** The live counters a `session` condition reads (see {@link SessionMatch}). */
 export interface SessionCounters {
@@ -162,6 +161,53 @@ export class EvalContext {
   }
   #programs: readonly string[] | undefined;
 
+  /** Whether a tool call of the event changes files (file tools, code writing files). */
+  get hasCallWrites(): boolean {
+    if (this.#callWrites === undefined) {
+      this.#callWrites = false;
+      for (const c of this.calls) if (c.writes.length > 0) this.#callWrites = true;
+    }
+    return this.#callWrites;
+  }
+  #callWrites: boolean | undefined;
+
+  /** Whether the event holds a code-execution tool call. */
+  get hasCode(): boolean {
+    if (this.#code === undefined) {
+      this.#code = false;
+      for (const c of this.calls) if (c.code !== undefined) this.#code = true;
+    }
+    return this.#code;
+  }
+  #code: boolean | undefined;
+
+  /** Whether an analysed command of the event writes a file (redirections included). */
+  get hasShellWrites(): boolean {
+    if (this.#shellWrites === undefined) {
+      this.#shellWrites = false;
+      for (const text of this.shellTexts) {
+        const commands = this.shell(text);
+        if (commands !== undefined) for (const cmd of commands) if (cmd.writes.length > 0) this.#shellWrites = true;
+      }
+    }
+    return this.#shellWrites;
+  }
+  #shellWrites: boolean | undefined;
+
+  /** Whether a command of the event cannot be analysed: an opaque reason, or a line that was not analysed. */
+  get hasOpaque(): boolean {
+    if (this.#opaque === undefined) {
+      this.#opaque = false;
+      for (const text of this.shellTexts) {
+        const commands = this.shell(text);
+        if (commands === undefined) this.#opaque = true;
+        else for (const cmd of commands) if (cmd.opaque.length > 0) this.#opaque = true;
+      }
+    }
+    return this.#opaque;
+  }
+  #opaque: boolean | undefined;
+
   /** Base names (lower case) of the files this event's command lines download; undefined when none does (most lines run no downloader). */
   downloads(): string[] | undefined {
     if (this.shellTexts.length === 0) return undefined;
@@ -180,13 +226,26 @@ export class EvalContext {
     return out;
   }
 
-  /** Base names (lower case) of the files this event's file and code tools write; undefined when none. */
+  /**
+   * Base names (lower case) of the files this event's file and code tools write, and of those its
+   * command lines replace by a redirection or `tee` (`echo … > i.sh`); undefined when none.
+   */
   written(): string[] | undefined {
     let out: string[] | undefined;
     for (const call of this.calls) {
       for (const w of call.writes) {
         out ??= [];
         out.push(fileBaseName(w));
+      }
+    }
+    // Only a line with a `>` or running `tee` can replace a file: the others are not looked at.
+    for (const text of this.shellTexts) {
+      if (!text.includes(">") && !text.includes("tee")) continue;
+      const commands = this.shell(text);
+      if (commands === undefined) continue;
+      for (const f of overwrittenFiles(commands)) {
+        out ??= [];
+        out.push(f);
       }
     }
     return out;
@@ -200,6 +259,15 @@ export class EvalContext {
     if (downloads === undefined && rewritten === undefined) return undefined;
     return { ...(downloads === undefined ? {} : { downloads }), ...(rewritten === undefined ? {} : { rewritten }) };
   }
+
+  /** Whether `session()` reads the engine's memory (a cheap lookup) rather than a shared store (a round trip). */
+  localSession = false;
+
+  /** The workspace root the event names (`payload.working_directory` …), once looked up; null when none. */
+  eventRoot: string | null | undefined;
+
+  /** The last path resolved against a workspace root in this evaluation (see `resolveOnce`). */
+  lastResolved: { file: string; root: string | undefined; resolved: { path: string; inside: boolean | undefined } } | undefined;
 
   /** The paths file tool calls change, resolved against the workspace root; filled by the `tool_call.writes` matchers. */
   resolvedWrites: Map<ToolCall, readonly { path: string; inside: boolean | undefined }[]> | undefined;

@@ -16,7 +16,7 @@ import { compilePath } from "../paths.js";
 import type { EvalContext, SessionCounters } from "./context.js";
 import { compilePathOrIssue, compilePaths, DEFAULT_ROOT_FIELDS, overPath } from "./fields.js";
 import { compileShell } from "./shell.js";
-import { compilePathMatch, resolveWorkspacePath } from "./workspace.js";
+import { compilePathMatch, resolveOnce } from "./workspace.js";
 
 function compileSecrets(m: SecretsMatch, at: DocPath, issues: Issues): Predicate {
   const fields = compilePaths(m.fields ?? ["payload"], [...at, "fields"], issues);
@@ -49,7 +49,7 @@ function resolvedWrites(ctx: EvalContext, call: ToolCall): readonly { path: stri
   let resolved = ctx.resolvedWrites.get(call);
   if (resolved === undefined) {
     const root = workspaceRootOf(ctx, call.cwd);
-    resolved = call.writes.map((file) => resolveWorkspacePath(file, root));
+    resolved = call.writes.map((file) => resolveOnce(ctx, file, root));
     ctx.resolvedWrites.set(call, resolved);
   }
   return resolved;
@@ -59,11 +59,17 @@ function resolvedWrites(ctx: EvalContext, call: ToolCall): readonly { path: stri
 function workspaceRootOf(ctx: EvalContext, cwd: string | undefined): string | undefined {
   if (ctx.settings.workspaceRoot !== undefined) return ctx.settings.workspaceRoot;
   if (cwd !== undefined && cwd.length > 0) return cwd;
-  for (const p of ROOT_FIELDS) {
-    const v = p.get(ctx.event);
-    if (typeof v === "string" && v.length > 0) return v;
+  if (ctx.eventRoot === undefined) {
+    ctx.eventRoot = null;
+    for (const p of ROOT_FIELDS) {
+      const v = p.get(ctx.event);
+      if (typeof v === "string" && v.length > 0) {
+        ctx.eventRoot = v;
+        break;
+      }
+    }
   }
-  return undefined;
+  return ctx.eventRoot ?? undefined;
 }
 
 /** `tool_call`: facts of the normalized tool calls; each member given must hold. */

@@ -3,9 +3,10 @@ import path from "node:path";
 import type { PathMatch } from "../schema.js";
 import { normalizeShellPath } from "../shell.js";
 import { compileFieldCondition, type DocPath, type Issues, type Predicate } from "./conditions.js";
+import type { EvalContext } from "./context.js";
 import { compileFieldList, compilePaths, DEFAULT_PATH_FIELDS, DEFAULT_ROOT_FIELDS, stringsAt } from "./fields.js";
 
-interface Resolved {
+export interface Resolved {
   path: string;
   /** undefined when no workspace root is known. */
   inside: boolean | undefined;
@@ -14,6 +15,8 @@ interface Resolved {
 const WINDOWS_ABS = /^(?:[A-Za-z]:[\\/]|\\\\)/;
 /** A relative path with nothing to interpret: no `~`, `$`, URL, drive, backslash or trailing slash. */
 const PLAIN_RELATIVE = /^[^/\\~$:]([^\\:]*[^/\\:])?$/;
+/** An absolute POSIX path without a backslash or a trailing slash. */
+const PLAIN_ABSOLUTE = /^\/[^\\]*[^/\\]$/;
 /** A `.` or `..` segment. */
 const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
 /** An absolute POSIX root that is not a Windows one. */
@@ -25,6 +28,11 @@ export function resolveWorkspacePath(file: string, root: string | undefined): Re
   if (root !== undefined && PLAIN_RELATIVE.test(file) && !DOT_SEGMENT.test(file) && !file.includes("//") && POSIX_ROOT.test(root)) {
     const base = rootBase(root, false);
     return { path: base === "/" ? `/${file}` : `${base}/${file}`, inside: true };
+  }
+  // An absolute path with nothing to normalize under a POSIX root: compared as it is.
+  if (root !== undefined && PLAIN_ABSOLUTE.test(file) && !DOT_SEGMENT.test(file) && !file.includes("//") && POSIX_ROOT.test(root)) {
+    const base = rootBase(root, false);
+    return { path: file, inside: base === "/" || file === base || (file.startsWith(base) && file.charCodeAt(base.length) === 47) };
   }
   let p = file.startsWith("file://") ? decodeURIComponentSafe(file.slice(7)) : file;
   if (p.startsWith("$HOME/") || p === "$HOME") p = `~${p.slice(5)}`;
@@ -50,6 +58,18 @@ export function resolveWorkspacePath(file: string, root: string | undefined): Re
   const b = cmp(base.endsWith(lib.sep) ? base : base + lib.sep);
   const inside = cmp(resolved) === cmp(base) || cmp(resolved).startsWith(b);
   return { path: resolved, inside };
+}
+
+/**
+ * {@link resolveWorkspacePath} remembered for the evaluation: the `path` matcher and the
+ * `tool_call.writes` matchers usually resolve the same path of the same call.
+ */
+export function resolveOnce(ctx: EvalContext, file: string, root: string | undefined): Resolved {
+  const last = ctx.lastResolved;
+  if (last !== undefined && last.file === file && last.root === root) return last.resolved;
+  const resolved = resolveWorkspacePath(file, root);
+  ctx.lastResolved = { file, root, resolved };
+  return resolved;
 }
 
 let lastRoot: { root: string; windows: boolean; base: string } | undefined;
@@ -90,7 +110,7 @@ export function compilePathMatch(m: PathMatch, at: DocPath, issues: Issues, maxL
         }
       }
     }
-    const resolved = files.map((f) => resolveWorkspacePath(f, root));
+    const resolved = files.length === 1 ? [resolveOnce(ctx, files[0]!, root)] : files.map((f) => resolveOnce(ctx, f, root));
     if (outside === true && !resolved.some((r) => r.inside === false)) return false;
     if (outside === false && !resolved.every((r) => r.inside === true)) return false;
     if (resolvedTest !== undefined && !resolved.some((r) => resolvedTest(r.path))) return false;
