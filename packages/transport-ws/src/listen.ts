@@ -18,7 +18,7 @@ import {
   type Readiness,
 } from "@ahp/core";
 import type { WebSocketServer } from "ws";
-import { attachWebSocketServer, DEFAULT_WS_PATH, pathOf, socketRosters, type AttachWebSocketOptions, type SocketRoster } from "./server.js";
+import { attachWebSocketServer, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_WS_PATH, pathOf, socketRosters, type AttachWebSocketOptions, type SocketRoster } from "./server.js";
 
 /** Options of {@link listenWebSocket}: those of {@link attachWebSocketServer}, plus address, path, TLS and HTTP server limits. */
 export interface ListenWebSocketOptions extends Omit<AttachWebSocketOptions, "wss" | "httpServer">, HttpServerLimits {
@@ -80,7 +80,14 @@ export async function listenWebSocket(server: AhpServer, options: ListenWebSocke
   }
   const maxConnections = attachOptions.maxConnections ?? defaultMaxConnections();
   const tracked: SocketRoster = {
-    roster: new ConnectionRoster({ transport: "ws", maxConnections, onerror: attachOptions.onerror }),
+    // A peer that takes none of the bytes written to its socket for drainTimeoutMs is dropped,
+    // also when the answers waiting for it fit below maxBufferedBytes.
+    roster: new ConnectionRoster({
+      transport: "ws",
+      maxConnections,
+      writeStallMs: attachOptions.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+      onerror: attachOptions.onerror,
+    }),
     entries: new WeakMap(),
     transports: new WeakMap(),
     idleMs: idleTimeoutMs === 0 ? Number.POSITIVE_INFINITY : (idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS),
@@ -114,7 +121,7 @@ export async function listenWebSocket(server: AhpServer, options: ListenWebSocke
       upgradeTimeoutMs === 0 ? Number.POSITIVE_INFINITY : upgradeTimeoutMs,
       (reason) => {
         const transport = tracked.transports.get(socket);
-        if (transport === undefined || reason === "shed") socket.destroy();
+        if (transport === undefined || reason === "shed" || reason === "stalled") socket.destroy();
         else void transport.close(1001, reason === "idle" ? "idle timeout" : "connection limit: closed as the longest idle");
       },
       remote,
@@ -124,6 +131,7 @@ export async function listenWebSocket(server: AhpServer, options: ListenWebSocke
       return;
     }
     tracked.entries.set(socket, entry);
+    tracked.roster.watchWrites(entry, socket);
     socket.once("close", () => tracked.roster.remove(entry));
   });
   // A plain HTTP request in progress (health, readiness) is in flight.
