@@ -134,6 +134,13 @@ export async function listenWebSocket(server: AhpServer, options: ListenWebSocke
     tracked.roster.watchWrites(entry, socket);
     socket.once("close", () => tracked.roster.remove(entry));
   });
+  // An upgrade in progress (its headers received, credentials being checked) is in flight: a
+  // flood of newer connections must not close it as the longest idle. Serving the upgraded
+  // connection hands the count to its in-flight limiter.
+  httpServer.prependListener("upgrade", (req: IncomingMessage) => {
+    const entry = tracked.entries.get(req.socket);
+    if (entry !== undefined) entry.inFlight++;
+  });
   // A plain HTTP request in progress (health, readiness) is in flight.
   httpServer.on("request", (req: IncomingMessage, res: http.ServerResponse) => {
     const entry = tracked.entries.get(req.socket);
