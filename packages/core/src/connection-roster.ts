@@ -182,10 +182,13 @@ export class ConnectionRoster implements DescriptorClient {
     const budget = this.#budget;
     if (budget !== undefined) budget.add(this);
     if (this.#entries.size >= this.#options.maxConnections) {
-      if (!this.#makeRoom("max_connections", this.#options.maxConnections, remote, "every connection has requests in flight")) return undefined;
+      if (!this.#makeRoom("max_connections", this.#options.maxConnections, remote, "every connection has requests in flight"))
+        return undefined;
     } else if (budget?.short === true) {
       const shortage = budget.shortage()!;
-      if (!this.#makeRoom("open_files", shortage.limit, remote, `${describeShortage(shortage)} and every connection has requests in flight`)) {
+      if (
+        !this.#makeRoom("open_files", shortage.limit, remote, `${describeShortage(shortage)} and every connection has requests in flight`)
+      ) {
         return undefined;
       }
     }
@@ -207,7 +210,13 @@ export class ConnectionRoster implements DescriptorClient {
       limit === "open_files"
         ? `${describeShortage(this.#budget!.shortage()!)}: closed the connection idle longest`
         : "closed the connection idle longest";
-    this.#report(limit, value, "closed_longest_idle", victim.remote, `${why} (${Math.round((this.#now() - victim.lastActive) / 1000)} s) to serve a new one`);
+    this.#report(
+      limit,
+      value,
+      "closed_longest_idle",
+      victim.remote,
+      `${why} (${Math.round((this.#now() - victim.lastActive) / 1000)} s) to serve a new one`,
+    );
     victim.close(limit === "open_files" ? "shed" : "evicted");
     return true;
   }

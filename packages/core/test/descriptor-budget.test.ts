@@ -82,7 +82,13 @@ describe("ConnectionRoster write-stall deadline", () => {
   it("closes a connection whose peer took none of its pending bytes for the deadline, in flight or not, and keeps one that progresses", async () => {
     const errors: Error[] = [];
     const closed: string[] = [];
-    const r = new ConnectionRoster({ transport: "unix", maxConnections: 10, writeStallMs: 200, descriptors: false, onerror: (e) => errors.push(e) });
+    const r = new ConnectionRoster({
+      transport: "unix",
+      maxConnections: 10,
+      writeStallMs: 200,
+      descriptors: false,
+      onerror: (e) => errors.push(e),
+    });
     const stuck = { writableLength: 100, bytesWritten: 500 };
     const moving = { writableLength: 100, bytesWritten: 500 };
     const quiet = { writableLength: 0, bytesWritten: 500 };

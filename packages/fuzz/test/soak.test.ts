@@ -113,7 +113,8 @@ async function ordinaryAgent(transportName: string, transport: () => Transport, 
       stats.connectRetries++;
       await client.close().catch(() => undefined);
       client = new AhpClient({ timeoutMs: MAX_LATENCY_MS });
-      if (Date.now() > connectBy) throw new Error(`${transportName} agent could not connect: ${(error as Error).message}`);
+      if (Date.now() > connectBy)
+        throw new Error(`${transportName} agent could not connect: ${(error as Error).message}`, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -230,13 +231,17 @@ describe.skipIf(process.platform !== "linux")("soak: silent connections, stalled
       // once and one per interval, each standing for many reports.
       const limitLines = h.logs.filter((l: LogLine) => l.msg === "limit");
       const reports = limitLines.reduce((sum, l) => sum + (typeof l.count === "number" ? l.count : 1), 0);
-      const keys = new Set(limitLines.map((l) => `${l.transport} ${l.limit} ${l.action}`));
+      const keyOf = (l: LogLine) => `${String(l.transport)} ${String(l.limit)} ${String(l.action)}`;
+      const keys = new Set(limitLines.map(keyOf));
       for (const need of ["unix max_connections", "ws idle_timeout", "unix outbound_stall"]) {
-        expect([...keys].some((k) => k.startsWith(need)), `${need} acted`).toBe(true);
+        expect(
+          [...keys].some((k) => k.startsWith(need)),
+          `${need} acted`,
+        ).toBe(true);
       }
       const windows = Math.ceil(DURATION_MS / LIMIT_LOG_INTERVAL_MS) + 2;
       for (const key of keys) {
-        const lines = limitLines.filter((l) => `${l.transport} ${l.limit} ${l.action}` === key).length;
+        const lines = limitLines.filter((l) => keyOf(l) === key).length;
         expect(lines, key).toBeLessThanOrEqual(2 * windows);
       }
       expect(reports).toBeGreaterThan(4 * limitLines.length);

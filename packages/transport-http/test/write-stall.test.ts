@@ -63,7 +63,13 @@ describe("listenHttp: write-stall deadline", () => {
     const deadline = Date.now() + 60_000;
     while (status === undefined) {
       try {
-        ({ status, text } = await rawRequest(h.url, { body: request(1, "ahp/handshake", { protocol_version: "2.4", agent_info: { name: "a", version: "1", framework: "t" }, capabilities: [] }) }));
+        ({ status, text } = await rawRequest(h.url, {
+          body: request(1, "ahp/handshake", {
+            protocol_version: "2.4",
+            agent_info: { name: "a", version: "1", framework: "t" },
+            capabilities: [],
+          }),
+        }));
       } catch (error) {
         if (Date.now() > deadline) throw error;
       }

@@ -23,7 +23,8 @@ function flooder(path: string): Promise<Socket> {
       socket.pause(); // never reads an answer
       const pad = "x".repeat(4096);
       const lines: string[] = [];
-      for (let i = 0; i < 1_000; i++) lines.push(`${JSON.stringify({ jsonrpc: "2.0", id: `${i}-${pad}`, method: "ahp/no_such_method" })}\n`);
+      for (let i = 0; i < 1_000; i++)
+        lines.push(`${JSON.stringify({ jsonrpc: "2.0", id: `${i}-${pad}`, method: "ahp/no_such_method" })}\n`);
       socket.write(lines.join(""));
       resolve(socket);
     });

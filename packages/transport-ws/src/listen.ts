@@ -18,7 +18,15 @@ import {
   type Readiness,
 } from "@ahp/core";
 import type { WebSocketServer } from "ws";
-import { attachWebSocketServer, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_WS_PATH, pathOf, socketRosters, type AttachWebSocketOptions, type SocketRoster } from "./server.js";
+import {
+  attachWebSocketServer,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_WS_PATH,
+  pathOf,
+  socketRosters,
+  type AttachWebSocketOptions,
+  type SocketRoster,
+} from "./server.js";
 
 /** Options of {@link listenWebSocket}: those of {@link attachWebSocketServer}, plus address, path, TLS and HTTP server limits. */
 export interface ListenWebSocketOptions extends Omit<AttachWebSocketOptions, "wss" | "httpServer">, HttpServerLimits {
