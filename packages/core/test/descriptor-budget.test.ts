@@ -119,5 +119,5 @@ describe("ConnectionRoster write-stall deadline", () => {
       clearInterval(timer);
       r.close();
     }
-  });
+  }, 180_000);
 });

@@ -85,5 +85,5 @@ describe("listenHttp: write-stall deadline", () => {
     // Each one was dropped for the deadline, or closed to make room while nothing of it was in progress.
     const evicted = () => errors.filter((e) => limitRejectionOf(e)?.action === "closed_longest_idle").length;
     await until(() => stalls().length + evicted() >= 3, 60_000);
-  });
+  }, 180_000);
 });

@@ -92,7 +92,7 @@ describe("Unix socket listener: write-stall deadline", () => {
     expect(message).toMatch(/took none of the \d+ bytes waiting for it for \d+ s; \d+ request\(s\) in flight fail/);
     await until(() => stalled().length === 3, 60_000);
     expect(listener.connectionCount).toBeLessThanOrEqual(1);
-  });
+  }, 180_000);
 
   it("keeps a slow reader that takes its answers, and a connection with nothing to write", async () => {
     const tmp = tempDir();
@@ -112,5 +112,5 @@ describe("Unix socket listener: write-stall deadline", () => {
     await until(() => Date.now() - since > 1_200);
     expect(await agent.send("pre_action", {})).toEqual({ decision: "allow" });
     expect(errors.map(limitRejectionOf).filter((r) => r?.limit === "outbound_stall")).toEqual([]);
-  });
+  }, 180_000);
 });
