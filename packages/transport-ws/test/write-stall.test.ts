@@ -62,7 +62,7 @@ describe("listenWebSocket: write-stall deadline", () => {
     const connectedAt = Date.now();
     const flooders = [await flooder(h.url), await flooder(h.url), await flooder(h.url)];
     // The harness stopped reading each of them: their frames wait in their own buffers.
-    await until(() => flooders.every((ws) => ws.bufferedAmount > 0), 60_000);
+    await until(() => flooders.every((ws) => ws.bufferedAmount > 0 || ws.readyState !== WebSocket.OPEN), 60_000);
     let decision: unknown;
     const deadline = Date.now() + 60_000;
     while (decision === undefined) {
@@ -76,8 +76,8 @@ describe("listenWebSocket: write-stall deadline", () => {
     const stalls = () => errors.map(limitRejectionOf).filter((r) => r?.limit === "outbound_stall");
     expect(stalls()[0]).toMatchObject({ transport: "ws", value: stallMs });
     expect(firstStallAt! - connectedAt).toBeGreaterThanOrEqual(stallMs);
-    await until(() => flooders.every((ws) => ws.readyState === WebSocket.CLOSED), 60_000);
     // Each one was dropped for the deadline, or closed to make room once its answers were all handed on.
-    expect(stalls().length + errors.filter((e) => limitRejectionOf(e)?.action === "closed_longest_idle").length).toBeGreaterThanOrEqual(3);
+    const evicted = () => errors.filter((e) => limitRejectionOf(e)?.action === "closed_longest_idle").length;
+    await until(() => stalls().length + evicted() >= 3, 60_000);
   }, 180_000);
 });
