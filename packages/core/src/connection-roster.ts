@@ -2,15 +2,29 @@
  * The connections one listener serves, so that silent peers cannot lock agents out:
  *
  * - a connection silent for its idle timeout with nothing in flight is closed (sweep);
+ * - a connection whose peer takes none of the bytes written to it for the write-stall deadline is
+ *   closed, in flight or not (sweep), so that a peer that stopped reading cannot hold a slot;
  * - at the cap, room is made by closing the connection idle the longest that has nothing in
  *   flight, instead of refusing the newcomer (refused only when every connection is busy);
  * - the default cap follows the process's file-descriptor limit, with headroom;
- * - a failed accept for lack of file descriptors (EMFILE, ENFILE) is reported, and the listener
- *   backs off for a short, growing pause: connections accepted meanwhile are closed at once and
- *   idle ones are shed, so descriptors come back.
+ * - the process's open descriptors are counted against that limit (`DescriptorBudget`): short of
+ *   descriptors, the longest-idle connections are closed, on every listener;
+ * - a failed accept for lack of file descriptors (EMFILE, ENFILE) that Node does report is
+ *   reported too, and the listener backs off for a short, growing pause: connections accepted
+ *   meanwhile are closed at once and idle ones are shed, so descriptors come back.
  */
-import { spawnSync } from "node:child_process";
+import {
+  DescriptorBudget,
+  FD_HEADROOM,
+  fileDescriptorLimit,
+  processDescriptorBudget,
+  type DescriptorClient,
+  type DescriptorShortage,
+  type IdleConnection,
+} from "./descriptors.js";
 import { AhpLimitError, type LimitName } from "./limits.js";
+
+export * from "./descriptors.js";
 
 /** What a transport keeps up to date for the roster: when its peer last sent a message, and how many requests await an answer. */
 export interface ConnectionActivity {
@@ -20,13 +34,29 @@ export interface ConnectionActivity {
   inFlight: number;
 }
 
+/** Why the roster closes a connection: silent too long, room needed at the cap, out of descriptors, or its peer stopped reading. */
+export type RosterCloseReason = "idle" | "evicted" | "shed" | "stalled";
+
 /** One connection in a {@link ConnectionRoster}. */
 export interface RosterEntry extends ConnectionActivity {
   /** Silence (ms) after which the connection is closed when nothing is in flight; `Infinity`: never. */
   idleMs: number;
-  /** Closes the connection (`idle`: its idle timeout passed; `evicted`: room was needed; `shed`: file descriptors ran out). */
-  readonly close: (reason: "idle" | "evicted" | "shed") => void;
+  /**
+   * Closes the connection (`idle`: its idle timeout passed; `evicted`: room was needed; `shed`:
+   * file descriptors ran out; `stalled`: its peer took nothing written to it for the write-stall deadline).
+   */
+  readonly close: (reason: RosterCloseReason) => void;
   readonly remote?: string;
+}
+
+/**
+ * What the roster reads of a connection's socket to tell a peer that stopped reading: a
+ * `net.Socket` (or `tls.TLSSocket`) as it is. `writableLength`: bytes written and not yet taken
+ * by the system; `bytesWritten`: every byte written so far (taken or not).
+ */
+export interface WriteProbe {
+  readonly writableLength: number;
+  readonly bytesWritten?: number | undefined;
 }
 
 /** Options of a {@link ConnectionRoster}. */
@@ -35,7 +65,15 @@ export interface ConnectionRosterOptions {
   transport: string;
   /** Connections served at once. */
   maxConnections: number;
-  /** Limit reports (`max_connections`, `idle_timeout`, `open_files`) and other notices. */
+  /**
+   * A connection with bytes waiting to be written, of which its peer took none for this long, is
+   * closed (ms), whether requests are in flight or not (see {@link ConnectionRoster.watchWrites}).
+   * Default {@link DEFAULT_WRITE_STALL_MS}; 0 disables.
+   */
+  writeStallMs?: number;
+  /** The process's descriptors (default: the one shared budget); `false`: not counted. */
+  descriptors?: DescriptorBudget | false;
+  /** Limit reports (`max_connections`, `idle_timeout`, `open_files`, `outbound_stall`) and other notices. */
   onerror?: ((error: Error) => void) | undefined;
   /** Clock (ms). Default `Date.now`. */
   now?: () => number;
@@ -45,36 +83,14 @@ export interface ConnectionRosterOptions {
 export const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
 /** Default time a connection to the WebSocket listener has to complete its upgrade (ms). */
 export const DEFAULT_UPGRADE_TIMEOUT_MS = 10_000;
+/** Default write-stall deadline: a peer that took none of the bytes written to it for this long is dropped (ms). */
+export const DEFAULT_WRITE_STALL_MS = 30_000;
 /** The cap used when the file-descriptor limit cannot be read, and the highest default cap. */
 export const FALLBACK_MAX_CONNECTIONS = 1024;
-/** File descriptors left for everything but connections (log and audit files, state store, child processes). */
-export const FD_HEADROOM = 256;
+export { FD_HEADROOM, fileDescriptorLimit };
 /** Longest back-off after running out of file descriptors (ms). */
 export const MAX_ACCEPT_BACKOFF_MS = 5_000;
 const FIRST_ACCEPT_BACKOFF_MS = 100;
-
-let fdLimit: number | null | undefined;
-
-/**
- * The process's file-descriptor limit (soft `RLIMIT_NOFILE`), read once from `ulimit -n` in a
- * child shell (which inherits the limit; Node raises its soft limit to the hard one at start).
- * Undefined when it cannot be read or is unlimited.
- */
-export function fileDescriptorLimit(): number | undefined {
-  if (fdLimit === undefined) {
-    fdLimit = null;
-    if (process.platform !== "win32") {
-      try {
-        const out = spawnSync("sh", ["-c", "ulimit -n"], { encoding: "utf8", timeout: 5_000 });
-        const value = Number.parseInt(out.stdout.trim(), 10);
-        if (out.status === 0 && Number.isInteger(value) && value > 0) fdLimit = value;
-      } catch {
-        fdLimit = null;
-      }
-    }
-  }
-  return fdLimit ?? undefined;
-}
 
 /**
  * The default `maxConnections` of one listener: a quarter of the file descriptors left after
@@ -93,11 +109,21 @@ export function isOutOfFileDescriptors(error: unknown): boolean {
   return code === "EMFILE" || code === "ENFILE";
 }
 
+/** What the roster remembers of a watched socket: the bytes taken at the last sweep, and since when none were. */
+interface WriteWatch {
+  readonly probe: WriteProbe;
+  taken: number;
+  stalledSince: number | undefined;
+}
+
 /** See the module comment. */
-export class ConnectionRoster {
+export class ConnectionRoster implements DescriptorClient {
   readonly #options: ConnectionRosterOptions;
   readonly #entries = new Set<RosterEntry>();
+  readonly #writes = new Map<RosterEntry, WriteWatch>();
   readonly #now: () => number;
+  readonly #stallMs: number;
+  readonly #budget: DescriptorBudget | undefined;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #sweepEveryMs = Number.POSITIVE_INFINITY;
   #backoffMs = 0;
@@ -109,8 +135,12 @@ export class ConnectionRoster {
     if (!Number.isInteger(options.maxConnections) || options.maxConnections < 1) {
       throw new RangeError("`maxConnections` must be an integer >= 1");
     }
+    const stall = options.writeStallMs ?? DEFAULT_WRITE_STALL_MS;
+    if (!Number.isInteger(stall) || stall < 0) throw new RangeError("`writeStallMs` must be an integer >= 0 (0 disables)");
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#stallMs = stall === 0 ? Number.POSITIVE_INFINITY : stall;
+    this.#budget = options.descriptors === false ? undefined : (options.descriptors ?? processDescriptorBudget());
   }
 
   get size(): number {
@@ -121,6 +151,11 @@ export class ConnectionRoster {
     return this.#options.maxConnections;
   }
 
+  /** The write-stall deadline (ms; `Infinity` when disabled). */
+  get writeStallMs(): number {
+    return this.#stallMs;
+  }
+
   /** Whether the listener is backing off after running out of file descriptors. */
   get backingOff(): boolean {
     return this.#now() < this.#backoffUntil;
@@ -129,8 +164,8 @@ export class ConnectionRoster {
   /**
    * Admits a connection: returns its entry (keep `lastActive` and `inFlight` up to date, call
    * {@link remove} when it closes), or undefined when it must be refused (every connection busy,
-   * backing off, or closed). At the cap, the longest-idle connection with nothing in flight is
-   * closed to make room.
+   * backing off, or closed). At the cap, or short of file descriptors, the longest-idle
+   * connection with nothing in flight is closed to make room.
    */
   admit(idleMs: number, close: RosterEntry["close"], remote?: string): RosterEntry | undefined {
     if (this.#closed) return undefined;
@@ -144,21 +179,18 @@ export class ConnectionRoster {
       );
       return undefined;
     }
+    const budget = this.#budget;
+    if (budget !== undefined) budget.add(this);
     if (this.#entries.size >= this.#options.maxConnections) {
-      const victim = this.#longestIdle();
-      if (victim === undefined) {
-        this.#report("max_connections", this.#options.maxConnections, "refused", remote, "every connection has requests in flight");
+      if (!this.#makeRoom("max_connections", this.#options.maxConnections, remote, "every connection has requests in flight"))
+        return undefined;
+    } else if (budget?.short === true) {
+      const shortage = budget.shortage()!;
+      if (
+        !this.#makeRoom("open_files", shortage.limit, remote, `${describeShortage(shortage)} and every connection has requests in flight`)
+      ) {
         return undefined;
       }
-      this.#entries.delete(victim);
-      this.#report(
-        "max_connections",
-        this.#options.maxConnections,
-        "closed_longest_idle",
-        victim.remote,
-        `closed the connection idle longest (${Math.round((this.#now() - victim.lastActive) / 1000)} s) to serve a new one`,
-      );
-      victim.close("evicted");
     }
     const entry: RosterEntry = { lastActive: this.#now(), inFlight: 0, idleMs, close, ...(remote === undefined ? {} : { remote }) };
     this.#entries.add(entry);
@@ -166,9 +198,32 @@ export class ConnectionRoster {
     return entry;
   }
 
+  /** Closes the longest-idle connection for `limit` (reported); false, and the refusal reported, when every one is busy. */
+  #makeRoom(limit: "max_connections" | "open_files", value: number, remote: string | undefined, busy: string): boolean {
+    const victim = this.#longestIdle();
+    if (victim === undefined) {
+      this.#report(limit, value, "refused", remote, busy);
+      return false;
+    }
+    this.#forget(victim);
+    const why =
+      limit === "open_files"
+        ? `${describeShortage(this.#budget!.shortage()!)}: closed the connection idle longest`
+        : "closed the connection idle longest";
+    this.#report(
+      limit,
+      value,
+      "closed_longest_idle",
+      victim.remote,
+      `${why} (${Math.round((this.#now() - victim.lastActive) / 1000)} s) to serve a new one`,
+    );
+    victim.close(limit === "open_files" ? "shed" : "evicted");
+    return true;
+  }
+
   /** Forgets a connection that closed. */
   remove(entry: RosterEntry): void {
-    this.#entries.delete(entry);
+    this.#forget(entry);
     if (this.#entries.size === 0) this.#stopSweeper();
   }
 
@@ -177,6 +232,18 @@ export class ConnectionRoster {
     entry.idleMs = idleMs;
     entry.lastActive = this.#now();
     this.#schedule(idleMs);
+  }
+
+  /**
+   * Watches what is written to an admitted connection (its socket): when bytes wait to be written
+   * and the peer took none of them for the write-stall deadline, the connection is reported
+   * (`outbound_stall`, `closed_write_stall`) and closed with reason `stalled`, whatever is in
+   * flight; the requests in flight on it fail with it.
+   */
+  watchWrites(entry: RosterEntry, probe: WriteProbe): void {
+    if (!this.#entries.has(entry) || !Number.isFinite(this.#stallMs)) return;
+    this.#writes.set(entry, { probe, taken: taken(probe), stalledSince: undefined });
+    this.#schedule(this.#stallMs);
   }
 
   /**
@@ -195,10 +262,10 @@ export class ConnectionRoster {
     this.#backoffUntil = now + this.#backoffMs;
     const code = (error as { code: string }).code;
     // Half of the idle connections (idle longest first) give their descriptors back.
-    const idle = [...this.#entries].filter((e) => e.inFlight === 0).sort((a, b) => a.lastActive - b.lastActive);
+    const idle = this.idleEntries().sort((a, b) => a.lastActive - b.lastActive);
     const shed = idle.slice(0, Math.ceil(idle.length / 2));
     for (const entry of shed) {
-      this.#entries.delete(entry);
+      this.#forget(entry);
       entry.close("shed");
     }
     this.#report(
@@ -211,10 +278,45 @@ export class ConnectionRoster {
     return true;
   }
 
-  /** Stops the sweep; entries are left to their owners. */
+  /** Connections with nothing in flight (for the descriptor budget). */
+  idleEntries(): RosterEntry[] {
+    return [...this.#entries].filter((e) => e.inFlight === 0);
+  }
+
+  /** Closes `entries` (this roster's, chosen by the descriptor budget) and reports it once. */
+  shedForDescriptors(entries: IdleConnection[], shortage: DescriptorShortage): void {
+    let shed = 0;
+    for (const entry of entries as RosterEntry[]) {
+      if (!this.#entries.has(entry)) continue;
+      this.#forget(entry);
+      entry.close("shed");
+      shed++;
+    }
+    if (shed === 0) return;
+    this.#report(
+      "open_files",
+      shortage.limit,
+      "closed_longest_idle",
+      undefined,
+      `${describeShortage(shortage)}: closed the ${shed} connection(s) idle longest`,
+    );
+  }
+
+  /** Reports a shortage of descriptors with no idle connection to close. */
+  reportShortage(shortage: DescriptorShortage): void {
+    this.#report("open_files", shortage.limit, "none_idle", undefined, `${describeShortage(shortage)} and no connection is idle`);
+  }
+
+  /** Stops the sweep and the descriptor count; entries are left to their owners. */
   close(): void {
     this.#closed = true;
+    this.#budget?.delete(this);
     this.#stopSweeper();
+  }
+
+  #forget(entry: RosterEntry): void {
+    this.#entries.delete(entry);
+    this.#writes.delete(entry);
   }
 
   #longestIdle(): RosterEntry | undefined {
@@ -226,9 +328,9 @@ export class ConnectionRoster {
     return victim;
   }
 
-  #schedule(idleMs: number): void {
-    if (!Number.isFinite(idleMs) || this.#closed) return;
-    const every = Math.max(50, Math.min(5_000, Math.floor(idleMs / 4)));
+  #schedule(periodMs: number): void {
+    if (!Number.isFinite(periodMs) || this.#closed) return;
+    const every = Math.max(50, Math.min(5_000, Math.floor(periodMs / 4)));
     if (this.#sweeper !== undefined && every >= this.#sweepEveryMs) return;
     this.#stopSweeper();
     this.#sweepEveryMs = every;
@@ -244,9 +346,29 @@ export class ConnectionRoster {
 
   #sweep(): void {
     const now = this.#now();
+    for (const [entry, watch] of [...this.#writes]) {
+      const pending = watch.probe.writableLength;
+      const took = taken(watch.probe);
+      if (pending === 0 || took !== watch.taken) {
+        watch.taken = took;
+        watch.stalledSince = pending === 0 ? undefined : now;
+        continue;
+      }
+      watch.stalledSince ??= now;
+      if (now - watch.stalledSince < this.#stallMs) continue;
+      this.#forget(entry);
+      this.#report(
+        "outbound_stall",
+        this.#stallMs,
+        "closed_write_stall",
+        entry.remote,
+        `peer took none of the ${pending} bytes waiting for it for ${Math.round((now - watch.stalledSince) / 1000)} s; ${entry.inFlight} request(s) in flight fail with the connection`,
+      );
+      entry.close("stalled");
+    }
     for (const entry of [...this.#entries]) {
       if (entry.inFlight > 0 || now - entry.lastActive < entry.idleMs) continue;
-      this.#entries.delete(entry);
+      this.#forget(entry);
       this.#report("idle_timeout", entry.idleMs, "closed_idle", entry.remote, "connection silent with nothing in flight");
       entry.close("idle");
     }
@@ -266,4 +388,14 @@ export class ConnectionRoster {
       ),
     );
   }
+}
+
+/** Bytes the system took from a socket so far. */
+function taken(probe: WriteProbe): number {
+  return (probe.bytesWritten ?? 0) - probe.writableLength;
+}
+
+function describeShortage(shortage: DescriptorShortage): string {
+  const open = Number.isFinite(shortage.open) ? `${shortage.open}` : "all";
+  return `${open} of ${shortage.limit} file descriptors open (fewer than ${shortage.reserve} free)`;
 }

@@ -21,11 +21,15 @@ import { AhpLocalError, type AhpLocalErrorCode } from "./errors.js";
  * - `request_timeout`: an HTTP request (or WebSocket upgrade) not received in time (Node does not
  *   tell the headers timeout from the whole-request one; the value is the headers timeout, the
  *   message names both);
- * - `outbound_stall`: a WebSocket peer that read no answers for the stall timeout;
+ * - `outbound_stall`: a peer that took none of the bytes written to it for the write-stall deadline
+ *   (action `closed_write_stall` on every socket listener; `dropped` for a WebSocket peer whose
+ *   answers waited in the harness that long);
  * - `idle_timeout`: a connection silent (no message, nothing in flight) for its idle timeout, or a
  *   connection to the WebSocket listener that did not upgrade in time;
- * - `open_files`: the process ran out of file descriptors (EMFILE, ENFILE) accepting a connection;
- *   the value is the back-off in ms.
+ * - `open_files`: the process ran short of file descriptors: counted (fewer than the reserve free;
+ *   the value is the descriptor limit; actions `closed_longest_idle`, `none_idle`, `refused`), or
+ *   an accept that failed with EMFILE or ENFILE (the value is the back-off in ms; actions
+ *   `backed_off`, `refused_backing_off`).
  */
 export type LimitName =
   | "max_in_flight"

@@ -464,6 +464,11 @@ export interface ListenHttpOptions extends HttpHandlerOptions, HttpServerLimits 
   maxConnections?: number;
   /** A keep-alive connection with no request for this long is closed (ms). Default 5000 (Node's). */
   keepAliveTimeoutMs?: number;
+  /**
+   * A connection whose client took none of the bytes written to it (an answer it does not read)
+   * for this long is closed, with the requests in progress on it (ms); 0 disables. Default 30000.
+   */
+  stallTimeoutMs?: number;
   /** Requests outside the AHP and health paths (instead of 404), e.g. `/metrics`. */
   fallback?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Default `127.0.0.1` (loopback only). */
@@ -498,6 +503,7 @@ export async function listenHttp(server: AhpServer, options: ListenHttpOptions =
     requestTimeoutMs,
     maxConnections,
     keepAliveTimeoutMs = DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+    stallTimeoutMs,
     ...handlerOptions
   } = options;
   if (!Number.isInteger(keepAliveTimeoutMs) || keepAliveTimeoutMs < 1)
@@ -519,7 +525,14 @@ export async function listenHttp(server: AhpServer, options: ListenHttpOptions =
   httpServer.keepAliveTimeout = keepAliveTimeoutMs;
   // Connections are capped here rather than with `httpServer.maxConnections` (which drops every
   // newcomer at the cap): the longest-idle connection with no request in progress makes room.
-  const roster = new ConnectionRoster({ transport: "http", maxConnections: connectionLimit, onerror: handlerOptions.onerror });
+  if (stallTimeoutMs !== undefined && (!Number.isInteger(stallTimeoutMs) || stallTimeoutMs < 0))
+    throw new AhpLocalError("INVALID_ARGUMENT", "`stallTimeoutMs` must be an integer >= 0 (0 disables)");
+  const roster = new ConnectionRoster({
+    transport: "http",
+    maxConnections: connectionLimit,
+    ...(stallTimeoutMs === undefined ? {} : { writeStallMs: stallTimeoutMs }),
+    onerror: handlerOptions.onerror,
+  });
   const entries = new WeakMap<Socket, RosterEntry>();
   httpServer.on("connection", (socket: Socket) => {
     const remote = socket.remoteAddress === undefined ? undefined : `${socket.remoteAddress}:${socket.remotePort}`;
@@ -529,6 +542,7 @@ export async function listenHttp(server: AhpServer, options: ListenHttpOptions =
       return;
     }
     entries.set(socket, entry);
+    roster.watchWrites(entry, socket);
     socket.once("close", () => roster.remove(entry));
   });
   httpServer.on("request", (req: IncomingMessage, res: ServerResponse) => {

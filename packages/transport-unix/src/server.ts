@@ -40,6 +40,11 @@ export interface UnixSocketServerOptions extends MessageLimits, NdjsonWriteOptio
    */
   idleTimeoutMs?: number;
   /**
+   * A connection whose peer took none of the bytes written to it for this long is closed, with
+   * whatever requests it has in flight (ms); 0 disables. Default 30000.
+   */
+  stallTimeoutMs?: number;
+  /**
    * Requests of one connection handled at once; at the limit the connection is not read until
    * answers have been written (socket backpressure for the agent). Default 256.
    */
@@ -104,6 +109,10 @@ export class UnixSocketServer {
     if (idle !== undefined && (!Number.isInteger(idle) || idle < 0)) {
       throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketServer: `idleTimeoutMs` must be an integer >= 0 (0 disables)");
     }
+    const stall = options.stallTimeoutMs;
+    if (stall !== undefined && (!Number.isInteger(stall) || stall < 0)) {
+      throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketServer: `stallTimeoutMs` must be an integer >= 0 (0 disables)");
+    }
     const inFlight = options.maxInFlight;
     if (inFlight !== undefined && (!Number.isInteger(inFlight) || inFlight < 1)) {
       throw new AhpLocalError("INVALID_ARGUMENT", "UnixSocketServer: `maxInFlight` must be an integer >= 1");
@@ -116,6 +125,7 @@ export class UnixSocketServer {
     this.#roster = new ConnectionRoster({
       transport: "unix",
       maxConnections: limit ?? defaultMaxConnections(),
+      ...(stall === undefined ? {} : { writeStallMs: stall }),
       onerror: options.onerror,
     });
     this.#net = createServer({ allowHalfOpen: true }, (socket) => this.#accept(socket));
@@ -180,7 +190,11 @@ export class UnixSocketServer {
     }
     // Closed by the roster (idle, or to make room) once it is served.
     const served: { transport?: UnixSocketServerTransport } = {};
-    const entry = this.#roster.admit(this.#idleMs, (reason) => this.#closeIdle(served.transport, reason), this.path);
+    const entry = this.#roster.admit(
+      this.#idleMs,
+      (reason) => (reason === "stalled" ? this.#closeStalled(socket) : this.#closeIdle(served.transport, reason)),
+      this.path,
+    );
     if (entry === undefined) {
       // The roster reported why (every connection busy, or backing off after EMFILE).
       this.#refuse(socket, `Server busy: too many connections (limit ${this.#roster.maxConnections})`);
@@ -195,6 +209,7 @@ export class UnixSocketServer {
       ...(this.#options.closeGraceMs === undefined ? {} : { closeGraceMs: this.#options.closeGraceMs }),
     });
     served.transport = transport;
+    this.#roster.watchWrites(entry, socket);
     this.#transports.add(transport);
     void transport.closed.then(() => {
       this.#transports.delete(transport);
@@ -234,7 +249,7 @@ export class UnixSocketServer {
    * The notice is handed to the socket before its end (close() flushes queued lines), and the
    * socket is destroyed after `closeGraceMs` when the peer does not take it.
    */
-  #closeIdle(transport: UnixSocketServerTransport | undefined, reason: "idle" | "evicted" | "shed"): void {
+  #closeIdle(transport: UnixSocketServerTransport | undefined, reason: "idle" | "evicted" | "shed" | "stalled"): void {
     if (transport === undefined) return;
     if (reason !== "shed") {
       transport.post(
@@ -244,6 +259,19 @@ export class UnixSocketServer {
       );
     }
     void transport.close();
+  }
+
+  /**
+   * Drops a connection whose peer stopped reading: the socket is destroyed (its pending writes
+   * cannot complete), so the connection closes with this cause and its requests in flight fail.
+   */
+  #closeStalled(socket: Socket): void {
+    const ms = this.#roster.writeStallMs;
+    socket.destroy(
+      new AhpLocalError("TIMEOUT", `Unix socket peer took no bytes written to it for ${ms} ms (stallTimeoutMs): connection dropped`, {
+        details: { stallTimeoutMs: ms },
+      }),
+    );
   }
 
   /** Tells the agent why (a -32003 notice with id null, which it can show) and closes the connection. */

@@ -18,7 +18,15 @@ import {
   type Readiness,
 } from "@ahp/core";
 import type { WebSocketServer } from "ws";
-import { attachWebSocketServer, DEFAULT_WS_PATH, pathOf, socketRosters, type AttachWebSocketOptions, type SocketRoster } from "./server.js";
+import {
+  attachWebSocketServer,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_WS_PATH,
+  pathOf,
+  socketRosters,
+  type AttachWebSocketOptions,
+  type SocketRoster,
+} from "./server.js";
 
 /** Options of {@link listenWebSocket}: those of {@link attachWebSocketServer}, plus address, path, TLS and HTTP server limits. */
 export interface ListenWebSocketOptions extends Omit<AttachWebSocketOptions, "wss" | "httpServer">, HttpServerLimits {
@@ -80,7 +88,14 @@ export async function listenWebSocket(server: AhpServer, options: ListenWebSocke
   }
   const maxConnections = attachOptions.maxConnections ?? defaultMaxConnections();
   const tracked: SocketRoster = {
-    roster: new ConnectionRoster({ transport: "ws", maxConnections, onerror: attachOptions.onerror }),
+    // A peer that takes none of the bytes written to its socket for drainTimeoutMs is dropped,
+    // also when the answers waiting for it fit below maxBufferedBytes.
+    roster: new ConnectionRoster({
+      transport: "ws",
+      maxConnections,
+      writeStallMs: attachOptions.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+      onerror: attachOptions.onerror,
+    }),
     entries: new WeakMap(),
     transports: new WeakMap(),
     idleMs: idleTimeoutMs === 0 ? Number.POSITIVE_INFINITY : (idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS),
@@ -114,7 +129,7 @@ export async function listenWebSocket(server: AhpServer, options: ListenWebSocke
       upgradeTimeoutMs === 0 ? Number.POSITIVE_INFINITY : upgradeTimeoutMs,
       (reason) => {
         const transport = tracked.transports.get(socket);
-        if (transport === undefined || reason === "shed") socket.destroy();
+        if (transport === undefined || reason === "shed" || reason === "stalled") socket.destroy();
         else void transport.close(1001, reason === "idle" ? "idle timeout" : "connection limit: closed as the longest idle");
       },
       remote,
@@ -124,7 +139,15 @@ export async function listenWebSocket(server: AhpServer, options: ListenWebSocke
       return;
     }
     tracked.entries.set(socket, entry);
+    tracked.roster.watchWrites(entry, socket);
     socket.once("close", () => tracked.roster.remove(entry));
+  });
+  // An upgrade in progress (its headers received, credentials being checked) is in flight: a
+  // flood of newer connections must not close it as the longest idle. Serving the upgraded
+  // connection hands the count to its in-flight limiter.
+  httpServer.prependListener("upgrade", (req: IncomingMessage) => {
+    const entry = tracked.entries.get(req.socket);
+    if (entry !== undefined) entry.inFlight++;
   });
   // A plain HTTP request in progress (health, readiness) is in flight.
   httpServer.on("request", (req: IncomingMessage, res: http.ServerResponse) => {

@@ -458,6 +458,7 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
     transports.add(transport);
     const entry = tracked?.entries.get(req.socket);
     if (entry !== undefined) {
+      entry.inFlight = 0; // the upgrade is done; from now on the requests in flight count
       tracked!.transports.set(req.socket, transport);
       tracked!.roster.setIdle(entry, tracked!.idleMs);
     }

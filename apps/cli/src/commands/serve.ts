@@ -52,7 +52,8 @@ Connection limits (per listener / per connection):
                         read (stdio, Unix, WebSocket) or gets 503 (HTTP) until answers go out (default 256)
   --header-timeout-ms N HTTP/WebSocket clients must send their request headers within N ms (default 10000)
   --request-timeout-ms N  ... and their whole HTTP request within N ms (default 30000)
-  --stall-timeout-ms N  drop a WebSocket agent that reads no answers for N ms (default 30000)
+  --stall-timeout-ms N  drop a Unix, WebSocket or HTTP peer that takes none of the bytes written to it
+                        for N ms, with its requests in flight (default 30000)
   --limit-log-interval-ms N  limit reports are logged once per limit per N ms, with a count (default 10000)
 Audit, metrics, logs:
   --audit FILE          append every event and decision to this HMAC-chained log
@@ -452,6 +453,7 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
           ...(auth === undefined ? {} : { auth }),
           ...(limits.maxConnections === undefined ? {} : { maxConnections: limits.maxConnections }),
           ...(limits.keepAliveTimeoutMs === undefined ? {} : { keepAliveTimeoutMs: limits.keepAliveTimeoutMs }),
+          stallTimeoutMs: limits.stallTimeoutMs,
           maxInFlight: limits.maxInFlight,
           headersTimeoutMs: limits.headersTimeoutMs,
           requestTimeoutMs: limits.requestTimeoutMs,
@@ -492,6 +494,7 @@ async function serve(argv: string[], io: CliIo, startup: StartupLog, signal?: Ab
           path,
           ...(limits.maxConnections === undefined ? {} : { maxConnections: limits.maxConnections }),
           ...(limits.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: limits.idleTimeoutMs }),
+          stallTimeoutMs: limits.stallTimeoutMs,
           maxInFlight: limits.maxInFlight,
           onerror: onerror("unix"),
         }),
