@@ -30,3 +30,25 @@ export async function until(check: () => boolean, timeoutMs = WAIT_MS, what = "c
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/**
+ * Waits until `read()` is above zero and has held still for `stillMs` (it may grow slowly on a busy
+ * machine); returns that value.
+ */
+export async function untilSteady(read: () => number, what: string, stillMs = 250): Promise<number> {
+  let last = -1;
+  let since = performance.now();
+  await until(
+    () => {
+      const now = read();
+      if (now !== last) {
+        last = now;
+        since = performance.now();
+      }
+      return now > 0 && performance.now() - since >= stillMs;
+    },
+    WAIT_MS,
+    `${what} holding still`,
+  );
+  return last;
+}
