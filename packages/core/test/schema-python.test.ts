@@ -19,7 +19,7 @@ const INSTALL_HINT = "apt-get install -y python3-jsonschema";
 const schemasDir = fileURLToPath(new URL("../../../schemas/", import.meta.url));
 const script = join(schemasDir, "scripts", "check_examples.py");
 
-const probe = spawnSync(PYTHON, ["-c", "import jsonschema; jsonschema.Draft202012Validator"], { encoding: "utf8", timeout: 15_000 });
+const probe = spawnSync(PYTHON, ["-c", "import jsonschema; jsonschema.Draft202012Validator"], { encoding: "utf8", timeout: 60_000 });
 const pythonReady = probe.status === 0;
 const inCi = process.env.CI === "true";
 

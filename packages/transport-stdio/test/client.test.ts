@@ -5,7 +5,7 @@
 import { AhpClient, AhpError, AhpLocalError } from "@ahp/core";
 import { StdioClientTransport, type StdioClientTransportOptions, type StdioExitDetails } from "@ahp/transport-stdio";
 import { afterEach, describe, expect, it } from "vitest";
-import { deferred, fixture, nodeFixture, runNode, since } from "./helpers.js";
+import { deferred, fixture, nodeFixture, runNode, since, untilSteady } from "./helpers.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -336,8 +336,7 @@ describe("StdioClientTransport: limits and backpressure", () => {
       ),
     );
     // 200 x 16 KiB = 3.2 MiB offered; a pipe holds ~64 KiB, so only a handful can be written.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(written).toBeLessThan(20);
+    expect(await untilSteady(() => written, "the count of sends written")).toBeLessThan(20);
     await transport.close();
     await Promise.all(sends);
   });
