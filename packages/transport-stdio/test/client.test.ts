@@ -5,7 +5,7 @@
 import { AhpClient, AhpError, AhpLocalError } from "@ahp/core";
 import { StdioClientTransport, type StdioClientTransportOptions, type StdioExitDetails } from "@ahp/transport-stdio";
 import { afterEach, describe, expect, it } from "vitest";
-import { deferred, fixture, nodeFixture, runNode, since, untilSteady } from "./helpers.js";
+import { deferred, fixture, nodeFixture, runNode, since, untilSteady, WAIT_MS } from "./helpers.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -192,7 +192,9 @@ describe("StdioClientTransport: close()", () => {
     const ready = deferred();
     const transport = new StdioClientTransport({
       ...nodeFixture("stubborn.mjs"),
-      closeGraceMs: 200,
+      // Long enough that the SIGTERM's effect is seen before a second grace period could end and
+      // escalate, even when a busy machine is slow to report the child's exit.
+      closeGraceMs: 2000,
       stderr: (text) => text.includes("ready") && ready.resolve(),
     });
     const notices: Error[] = [];
@@ -201,7 +203,7 @@ describe("StdioClientTransport: close()", () => {
     await ready.promise;
     const start = performance.now();
     await transport.close();
-    expect(since(start)).toBeGreaterThanOrEqual(180); // the grace period was given first
+    expect(since(start)).toBeGreaterThanOrEqual(1980); // the grace period was given first
     expect(transport.signalCode).toBe("SIGTERM");
     expect(notices.map((e) => e.message)).toEqual([expect.stringContaining("sending SIGTERM")]);
   });
@@ -281,7 +283,8 @@ describe("StdioClientTransport: stderr", () => {
   });
 
   it("passes stderr through to this process's stderr with stderr: 'inherit'", async () => {
-    const result = await runNode(fixture("inherit-driver.mjs"), [fixture("harness.mjs")]);
+    // Two processes started one after the other: on a busy machine that takes far longer than usual.
+    const result = await runNode(fixture("inherit-driver.mjs"), [fixture("harness.mjs")], { deadlineMs: WAIT_MS });
     expect(result.exitedInTime).toBe(true);
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe('{"decision":"allow","metadata":{"logged":2}}');
