@@ -47,7 +47,8 @@ function run(args: string[]): Promise<{ code: number; stdout: string; stderr: st
   });
 }
 
-describe("Python jsonschema agrees with the corpus", () => {
+// Python processes: on a busy machine each takes far longer than usual.
+describe("Python jsonschema agrees with the corpus", { timeout: 120_000 }, () => {
   if (!pythonReady && inCi)
     it("has Python's jsonschema available in CI", () => {
       expect.fail(
