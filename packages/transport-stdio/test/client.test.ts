@@ -15,7 +15,8 @@ afterEach(async () => {
 async function connect(options: StdioClientTransportOptions, clientOptions: ConstructorParameters<typeof AhpClient>[0] = {}) {
   const errors: Error[] = [];
   const transport = new StdioClientTransport({ stderr: "ignore", ...options });
-  const client = new AhpClient({ onerror: (e) => errors.push(e), ...clientOptions });
+  // A spawned harness may need far longer than the default 10 s to start on a busy machine.
+  const client = new AhpClient({ timeoutMs: WAIT_MS, onerror: (e) => errors.push(e), ...clientOptions });
   open.push(client);
   await client.connect(transport);
   return { transport, client, errors };
