@@ -266,7 +266,7 @@ describe("StdioClientTransport: stderr", () => {
     const transport = new StdioClientTransport({ ...nodeFixture("harness.mjs"), stderr: "pipe" });
     let text = "";
     transport.stderr!.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-    const client = new AhpClient();
+    const client = new AhpClient({ timeoutMs: WAIT_MS });
     open.push(client);
     await client.connect(transport);
     await client.send("pre_action", { do: "log", lines: 3 });
