@@ -7,6 +7,7 @@ import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { DIRECT_WRITER, LineTooLongError, ndJsonNodeStream, RAW_READER } from "../src/node-stream.js";
 import { chunkTurn, fiveChunkAgent } from "./helpers/chunks.js";
+import { observe, until } from "./helpers/setup.js";
 
 /** An output that records every write it gets (one entry per write call). */
 function recorder(options: { highWaterMark?: number; hold?: boolean } = {}) {
@@ -47,8 +48,6 @@ async function readAll(readable: ReadableStream<unknown>, count: number): Promis
   return got;
 }
 
-const tick = () => new Promise((resolve) => setImmediate(resolve));
-
 describe("ndJsonNodeStream", () => {
   it("splits LF and CRLF lines, joins a line cut across chunks, skips blank lines", async () => {
     const input = new PassThrough();
@@ -71,7 +70,7 @@ describe("ndJsonNodeStream", () => {
     const s = ndJsonNodeStream(input, out);
     input.write('not json\n[{"jsonrpc":"2.0","method":"x"}]\n42\n{"jsonrpc":"2.0","method":"ok"}\n');
     expect(await readAll(s.readable, 1)).toEqual([{ jsonrpc: "2.0", method: "ok" }]);
-    await tick();
+    await until(() => lines(writes).length >= 3, "the three error answers");
     expect(lines(writes).map((m) => [m.id, (m.error as { code: number }).code])).toEqual([
       [null, -32700],
       [null, -32600],
@@ -114,10 +113,11 @@ describe("ndJsonNodeStream", () => {
     const s = ndJsonNodeStream(new PassThrough(), out);
     const writer = s.writable.getWriter();
     await Promise.all([1, 2, 3].map((n) => writer.write({ jsonrpc: "2.0", method: "m", params: { n } } as never)));
-    await tick();
+    await until(() => writes.length > 0, "the first write");
+    await observe(); // any further write of those three messages would follow within this window
     expect(writes).toHaveLength(1);
     await writer.write({ jsonrpc: "2.0", method: "m", params: { n: 4 } } as never);
-    await tick();
+    await until(() => writes.length > 1, "the second write");
     expect(writes).toHaveLength(2);
     expect(lines(writes).map((m) => (m.params as { n: number }).n)).toEqual([1, 2, 3, 4]);
   });
@@ -138,7 +138,7 @@ describe("ndJsonNodeStream", () => {
     await Promise.resolve();
     expect(direct.write({ jsonrpc: "2.0", method: "m", params: { n: 3 } })).toBe(true);
     expect(direct.writeLine('{"jsonrpc":"2.0","method":"m","params":{"n":4}}')).toBe(true);
-    await tick();
+    await until(() => lines(writes).length >= 4, "four lines written");
     expect(lines(writes).map((m) => (m.params as { n: number }).n)).toEqual([1, 2, 3, 4]);
     out.destroy();
     expect(direct.write({ jsonrpc: "2.0", method: "m", params: { n: 5 } })).toBe(false);
@@ -150,11 +150,10 @@ describe("ndJsonNodeStream", () => {
     const s = ndJsonNodeStream(new PassThrough(), r.out);
     const writer = s.writable.getWriter();
     await writer.write({ jsonrpc: "2.0", method: "first" } as never);
-    await tick();
+    await until(() => r.out.writableNeedDrain, "the output's buffer full");
     let second = false;
     const p = writer.write({ jsonrpc: "2.0", method: "second" } as never).then(() => (second = true));
-    await tick();
-    await tick();
+    await observe(); // the buffer is full (seen above): the second write must stay held through this window
     expect(r.out.writableNeedDrain).toBe(true);
     expect(second).toBe(false);
     r.release();
@@ -167,8 +166,7 @@ describe("ndJsonNodeStream", () => {
     const s = ndJsonNodeStream(new PassThrough(), out);
     const writer = s.writable.getWriter();
     await writer.write({ jsonrpc: "2.0", method: "a" } as never);
-    await tick();
-    await tick();
+    await until(() => out.errored !== null, "the output failed");
     await expect(writer.write({ jsonrpc: "2.0", method: "b" } as never)).rejects.toThrow("EPIPE");
   });
 

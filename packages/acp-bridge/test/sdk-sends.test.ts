@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { DIRECT_WRITER, ndJsonNodeStream } from "../src/node-stream.js";
 import { routeSdkSends } from "../src/sdk-sends.js";
 import { chunkTurn, fiveChunkAgent } from "./helpers/chunks.js";
+import { observe, until } from "./helpers/setup.js";
 
 function recorder() {
   const writes: string[] = [];
@@ -27,8 +28,6 @@ const ns = (writes: string[]) =>
     .split("\n")
     .filter((l) => l !== "")
     .map((l) => (JSON.parse(l) as { params: { n: number } }).params.n);
-
-const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A stand-in for the SDK's connection: `sendMessage` writes through the stream's web writable, as the SDK does. */
 function sdkLike(writable: WritableStream<unknown>) {
@@ -77,7 +76,7 @@ describe("routeSdkSends", () => {
     await Promise.resolve();
     await sdk.connection.sendMessage(m(4));
     expect(sdk.viaSdk).toEqual([m(2), m(3)]);
-    await tick();
+    await until(() => ns(writes).length >= 4, "four messages written");
     expect(ns(writes)).toEqual([1, 2, 3, 4]);
   });
 
@@ -92,7 +91,7 @@ describe("routeSdkSends", () => {
     sdk.controller.abort();
     await expect(sdk.connection.sendMessage({ jsonrpc: "2.0", method: "m", params: { n: 1 } })).rejects.toThrow("closed");
     expect(sdk.viaSdk).toHaveLength(2);
-    await tick();
+    await observe(); // both sends were settled (awaited above): a write of ours would have been made by now
     expect(writes).toEqual([]);
   });
 

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 // Child processes over real pipes: on a busy machine a scenario may take far longer than usual.
 vi.setConfig({ testTimeout: 120_000 });
 import { createAcpBridge, ManualClock, MemorySuspensionStore, META, nodeStream, spawnAgent, type AcpBridge } from "../src/index.js";
-import { clientDouble, resumeWith, settle, suspend, until } from "./helpers/setup.js";
+import { clientDouble, observe, resumeWith, suspend, until } from "./helpers/setup.js";
 import { assertStockSafe, indexOf, labels, lifecycleEvents, tappedNodePair, tappedPair, type WireEntry } from "./helpers/wire.js";
 
 const STOCK = fileURLToPath(new URL("./fixtures/stock-agent.mjs", import.meta.url));
@@ -86,7 +86,7 @@ describe("over stdio with the stock SDK agent as a child process", () => {
   it("client face on Node streams (direct writes): every update of a turn precedes its prompt response, and O1 holds", async () => {
     const r = await stdioRig(STOCK, {}, "node");
     expect((await prompt(r.ctx, r.sessionId, "hello")).stopReason).toBe("end_turn");
-    await settle();
+    await observe(200); // the response was received: a late update of that turn would follow within this window
     const first = labels(r.log);
     const resp1 = indexOf(first, "resp:session/prompt");
     expect(first.slice(0, resp1).filter((l) => l.startsWith("update:")).length).toBeGreaterThan(0);
@@ -96,7 +96,7 @@ describe("over stdio with the stock SDK agent as a child process", () => {
     const sus = await suspend(r.ctx, { sessionId: r.sessionId, mode: "interrupt_immediate", reason: "review" });
     expect((await p).stopReason).toBe("cancelled");
     await until(() => indexOf(labels(r.log), "lifecycle:suspended") >= 0, "the suspended lifecycle update");
-    await settle();
+    await observe(200); // the response was received: a late update of that turn would follow within this window
     const ls = labels(r.log);
     const resp2 = ls.lastIndexOf("resp:session/prompt");
     expect(ls.slice(resp2).filter((l) => l.startsWith("update:"))).toEqual([]);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { deferred } from "@ahp/conformance";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileSuspensionStore, recordFileName, SuspensionStoreError, type StoredSuspension } from "../src/index.js";
-import { rig, settle, suspend, type Rig } from "./helpers/setup.js";
+import { observe, rig, suspend, untilState, type Rig } from "./helpers/setup.js";
 import { lifecycleEvents } from "./helpers/wire.js";
 
 const dirs: string[] = [];
@@ -85,7 +85,7 @@ describe("FileSuspensionStore", () => {
     const error = await suspend(r.ctx, { sessionId: id }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: -32603, data: { reason: "store_unavailable" } });
     expect(r.bridge.stateOf(id)).toBe("active.idle");
-    await settle();
+    await observe(); // the suspend was refused (answered above): a lifecycle update would be on the wire by now
     expect(lifecycleEvents(r.log)).toEqual([]);
   });
 
@@ -97,13 +97,13 @@ describe("FileSuspensionStore", () => {
     const p = r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "go" }] });
     await r.agent.nextTurn();
     const s = suspend(r.ctx, { sessionId: id, mode: "wait_for_completion" }).catch((e: unknown) => e);
-    await settle();
+    await untilState(r.bridge, id, "suspending");
     go.resolve();
     const [pr, err] = await Promise.all([p, s]);
     expect(pr._meta?.["ahpHarness/suspend"]).toBeUndefined();
     expect(err).toMatchObject({ code: -32603, data: { reason: "store_unavailable", detail: expect.stringContaining("EROFS") } });
     expect(r.bridge.stateOf(id)).toBe("active.idle");
-    await settle();
+    await observe(); // the suspend was refused (answered above): a lifecycle update would be on the wire by now
     expect(lifecycleEvents(r.log)).toEqual([]);
   });
 });

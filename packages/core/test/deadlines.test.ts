@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { clearDeadline, startDeadline, TimedCall } from "../src/deadlines.js";
 import { AhpClient, AhpLocalError, AhpServer, createLinkedPair } from "../src/index.js";
+import { until } from "./wait.js";
 
 class Probe extends TimedCall {
   expiredAt: number | undefined;
@@ -110,16 +111,19 @@ describe("deadlines", () => {
       setSpy.mockRestore();
     }
     // The idle timer of a short limit was armed for an earlier call: a later call still expires at its own limit.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date", "performance"] });
     const log: string[] = [];
     const early = new Probe("early", log);
     startDeadline(early, 40);
     clearDeadline(early);
-    await new Promise((r) => setTimeout(r, 25));
+    await vi.advanceTimersByTimeAsync(25);
     const late = new Probe("late", log);
     startDeadline(late, 40);
-    await new Promise((r) => setTimeout(r, 25)); // the idle timer fired: nothing due yet
+    await vi.advanceTimersByTimeAsync(25); // the idle timer fired: nothing due yet
     expect(log).toEqual([]);
-    await new Promise((r) => setTimeout(r, 40));
+    await vi.advanceTimersByTimeAsync(14);
+    expect(log).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
     expect(log).toEqual(["late"]);
     expect(late.expiredAt).toBeDefined();
   });
@@ -131,9 +135,12 @@ describe("deadlines", () => {
     clearDeadline(faked); // leaves an idle fake timer behind
     vi.useRealTimers();
     const log: string[] = [];
-    startDeadline(new Probe("real", log), 30);
-    await new Promise((r) => setTimeout(r, 80));
+    const real = new Probe("real", log);
+    const started = Date.now();
+    startDeadline(real, 30);
+    await until(() => log.length > 0, "the call expired");
     expect(log).toEqual(["real"]);
+    expect(real.expiredAt! - started).toBeGreaterThanOrEqual(29); // at its limit, not before
   });
 
   it("holds no timer once every call finished (the process may exit), and one while any runs", async () => {
@@ -150,27 +157,25 @@ describe("deadlines", () => {
 
 describe("call timeouts on shared deadlines", () => {
   it("fails each unanswered call with TIMEOUT and answers the others; no timer is left behind", async () => {
-    const held: Array<() => void> = [];
     const server = new AhpServer({
-      // Advertising less than the client's own timeout: the client's 200 ms stands (ADR 0145).
+      // Advertising less than the client's own timeout: the client's 1 s stands (ADR 0145).
       config: { timeout_ms: 100 },
       handlerTimeoutMs: 0,
       handlers: {
         onEvent: (event) =>
           (event.payload as { hang?: boolean }).hang === true
             ? new Promise(() => undefined)
-            : new Promise((resolve) => held.push(() => resolve({ decision: "allow" }))),
+            : Promise.resolve({ decision: "allow" as const }),
       },
     });
     const [agentSide, harnessSide] = createLinkedPair();
     await server.connect(harnessSide);
-    const client = new AhpClient({ timeoutMs: 200 });
+    // Long enough for the answered calls to come back on a busy machine.
+    const client = new AhpClient({ timeoutMs: 1000 });
     await client.connect(agentSide);
     const before = deadlineTimers();
     const hung = [client.send("pre_action", { hang: true }), client.send("pre_action", { hang: true })];
     const answered = [client.send("pre_action", {}), client.send("pre_action", {})];
-    await new Promise((r) => setTimeout(r, 20));
-    for (const open of held) open();
     await expect(Promise.all(answered)).resolves.toEqual([
       expect.objectContaining({ decision: "allow" }),
       expect.objectContaining({ decision: "allow" }),
@@ -181,7 +186,7 @@ describe("call timeouts on shared deadlines", () => {
         (e: unknown) => e,
       );
       expect(AhpLocalError.isInstance(error) && error.code).toBe("TIMEOUT");
-      expect((error as Error).message).toBe("Timeout after 200ms");
+      expect((error as Error).message).toBe("Timeout after 1000ms");
     }
     expect(deadlineTimers()).toBeLessThanOrEqual(before);
     await client.close();
@@ -198,7 +203,7 @@ describe("call timeouts on shared deadlines", () => {
     });
     const [agentSide, harnessSide] = createLinkedPair();
     await server.connect(harnessSide);
-    const client = new AhpClient({ timeoutMs: 5_000 });
+    const client = new AhpClient({ timeoutMs: 60_000 });
     await client.connect(agentSide);
     const slow = client.send("pre_action", {});
     const fast = await client.send("pre_action", {});

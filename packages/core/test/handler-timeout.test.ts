@@ -8,6 +8,7 @@ import {
   type HandlerCall,
   type HandlerOutcome,
 } from "../src/index.js";
+import { until } from "./wait.js";
 
 const params = (session = "s") => ({
   event_type: "pre_action",
@@ -57,7 +58,7 @@ describe("handler timeouts as middleware sees them", () => {
         const result = await server.process(connection, request);
         expect(result.kind).toBe("response");
         // The middleware sees the abort in the same turn; its observer runs a few microtasks later.
-        await new Promise((resolve) => setImmediate(resolve));
+        await until(() => seen.length > i, `the observer's report of request ${String(request.id)}`);
         const call = seen[i]!;
         expect(handlerTimeoutOf(call.outcome.error)).toEqual({ timeoutMs: 20 });
         expect(handlerFailureAnswer(call.call, call.outcome.error, handlerFailure)).toEqual(

@@ -1,5 +1,6 @@
 import { InFlightRequests } from "@ahp/core";
 import { describe, expect, it } from "vitest";
+import { observe } from "./wait.js";
 
 const deferred = () => {
   let resolve!: () => void;
@@ -23,14 +24,14 @@ describe("InFlightRequests", () => {
     const waiting = inFlight.idle(10_000).then((value) => (idle = value));
     inFlight.writing({ jsonrpc: "2.0", id: "a", result: {} }, Promise.resolve());
     inFlight.writing({ jsonrpc: "2.0", id: "unknown", result: {} }, Promise.resolve()); // not ours: ignored
-    await Promise.resolve();
+    expect(inFlight.size).toBe(1); // the answer to "a" was seen
+    await observe(); // one request is still unanswered: idle must not resolve within this window
     expect(idle).toBeUndefined();
-    expect(inFlight.size).toBe(1);
     const lastWrite = deferred();
     inFlight.writing({ jsonrpc: "2.0", id: 1, error: { code: -1, message: "x" } }, lastWrite.promise);
     expect(inFlight.size).toBe(0);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(idle).toBeUndefined(); // the answer is not written yet
+    await observe(); // every request is answered, but the last answer is not written yet: not idle
+    expect(idle).toBeUndefined();
     lastWrite.reject(new Error("write failed")); // settled either way
     await waiting;
     expect(idle).toBe(true);

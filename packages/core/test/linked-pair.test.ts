@@ -8,6 +8,7 @@ import {
   type JsonRpcMessage,
   type LinkedPairOptions,
 } from "../src/index.js";
+import { observe, until } from "./wait.js";
 
 const note = (params: unknown): JsonRpcMessage => ({ jsonrpc: "2.0", method: "ahp/event", params });
 
@@ -27,15 +28,12 @@ async function pair(options: LinkedPairOptions = {}, start = true) {
   return { a, b, seenA, seenB };
 }
 
-/** Lets queued microtasks (deliveries, peer close) run. */
-const settle = () => new Promise<void>((r) => setImmediate(r));
-
 describe("createLinkedPair", () => {
   it("connects two transports in both directions, in order", async () => {
     const { a, b, seenA, seenB } = await pair();
     for (let i = 0; i < 100; i++) await a.send(note({ i }));
     await b.send(note("back"));
-    await settle();
+    await until(() => seenB.messages.length >= 100 && seenA.messages.length >= 1, "every message delivered");
     expect(seenB.messages).toEqual(Array.from({ length: 100 }, (_, i) => note({ i })));
     expect(seenA.messages).toEqual([note("back")]);
     expect(a.info).toEqual({ transport: "memory" });
@@ -48,7 +46,7 @@ describe("createLinkedPair", () => {
       const message = note(params);
       await a.send(message);
       params.list.push(3); // mutation after send does not travel
-      await settle();
+      await until(() => seenB.messages.length >= 1, "the message delivered");
       expect(seenB.messages).toEqual([note({ list: [1, 2], when: "1970-01-01T00:00:00.000Z" })]);
       expect(seenB.messages[0]).not.toBe(message);
     });
@@ -57,7 +55,7 @@ describe("createLinkedPair", () => {
       const { a, seenB } = await pair({ encoding: "clone" });
       const message = note({ when: new Date(0) });
       await a.send(message);
-      await settle();
+      await until(() => seenB.messages.length >= 1, "the message delivered");
       const got = seenB.messages[0] as { params: { when: Date } };
       expect(got).not.toBe(message);
       expect(got.params.when).toBeInstanceOf(Date);
@@ -68,7 +66,7 @@ describe("createLinkedPair", () => {
       const { a, seenB } = await pair({ encoding: "none" });
       const message = note({ x: 1 });
       await a.send(message);
-      await settle();
+      await until(() => seenB.messages.length >= 1, "the message delivered");
       expect(seenB.messages[0]).toBe(message);
     });
 
@@ -80,7 +78,7 @@ describe("createLinkedPair", () => {
       );
       expect(AhpError.isInstance(error)).toBe(true);
       expect((error as AhpError).code).toBe(AhpErrorCode.MessageTooLarge);
-      await settle();
+      await observe(); // the send was refused: a delivery would have happened by now
       expect(seenB.messages).toEqual([]);
     });
 
@@ -88,7 +86,7 @@ describe("createLinkedPair", () => {
       const { a, seenB } = await pair({ maxJsonDepth: 3 });
       await a.send(note([[[1]]]));
       await a.send(note("ok"));
-      await settle();
+      await until(() => seenB.messages.length >= 1, "the message after the too-deep one");
       expect(seenB.parseErrors.map((e) => e.code)).toEqual([AhpErrorCode.MessageTooLarge]);
       expect(seenB.messages).toEqual([note("ok")]);
     });
@@ -99,12 +97,12 @@ describe("createLinkedPair", () => {
     await a.start();
     await a.send(note(1));
     await a.send(note(2));
-    await settle();
+    await observe(); // both sends resolved: a delivery to the unstarted end would have happened by now
     expect(seenB.messages).toEqual([]);
     await b.start();
     expect(seenB.messages).toEqual([note(1), note(2)]);
     await a.send(note(3));
-    await settle();
+    await until(() => seenB.messages.length >= 3, "the third message delivered");
     expect(seenB.messages).toEqual([note(1), note(2), note(3)]);
   });
 
@@ -112,7 +110,7 @@ describe("createLinkedPair", () => {
     const { b, seenB } = await pair();
     b.injectText('{"jsonrpc":"2.0","method":"ahp/event","params":{}}');
     b.injectText("{not json");
-    await settle();
+    await until(() => seenB.parseErrors.length >= 1, "the parse error reported");
     expect(seenB.messages).toEqual([note({})]);
     expect(seenB.parseErrors.map((e) => e.code)).toEqual([AhpErrorCode.ParseError]);
   });
@@ -123,15 +121,16 @@ describe("createLinkedPair", () => {
       await a.close();
       await a.close();
       await b.close();
-      await settle();
+      await until(() => seenA.closes.length >= 1 && seenB.closes.length >= 1, "both ends closed");
+      await observe(); // a second onclose would follow within this window
       expect(seenA.closes).toEqual([undefined]);
       expect(seenB.closes).toEqual([undefined]);
     });
 
     it("rejects sends on either side after close with CONNECTION_CLOSED", async () => {
-      const { a, b } = await pair();
+      const { a, b, seenB } = await pair();
       await a.close();
-      await settle();
+      await until(() => seenB.closes.length >= 1, "the peer closed");
       for (const side of [a, b]) {
         const error = await side.send(note(1)).then(
           () => undefined,
@@ -147,7 +146,7 @@ describe("createLinkedPair", () => {
       const sent = a.send(note("in flight")); // delivery is queued, not done
       await b.close();
       await sent;
-      await settle();
+      await observe(); // the send resolved and the end closed: a late delivery would have happened by now
       expect(seenB.messages).toEqual([]);
     });
 
@@ -155,7 +154,7 @@ describe("createLinkedPair", () => {
       const { a, b, seenB } = await pair({}, false);
       await a.start();
       await a.send(note(1));
-      await settle();
+      await observe(); // the delivery reaches the unstarted end's queue
       await b.close();
       await b.start();
       expect(seenB.messages).toEqual([]);
@@ -165,7 +164,7 @@ describe("createLinkedPair", () => {
       const { a, seenA, seenB } = await pair();
       const cause = new Error("link cut");
       a.fail(cause);
-      await settle();
+      await until(() => seenA.closes.length >= 1 && seenB.closes.length >= 1, "both ends closed");
       expect(seenA.closes).toEqual([cause]);
       expect(seenB.closes).toEqual([cause]);
       expect(seenB.closes[0]).toBe(cause);

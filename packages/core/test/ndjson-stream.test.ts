@@ -8,6 +8,7 @@ import {
   type JsonRpcMessage,
   type NdjsonStreamTransportOptions,
 } from "../src/index.js";
+import { observe, until } from "./wait.js";
 
 const note = (n: number, extra: Record<string, unknown> = {}): JsonRpcMessage => ({
   jsonrpc: "2.0",
@@ -49,10 +50,6 @@ function track<T>(promise: Promise<T>) {
   );
   return { state, done };
 }
-
-const ticks = async (n = 5) => {
-  for (let i = 0; i < n; i++) await new Promise<void>((r) => setImmediate(r));
-};
 
 /** Resolves after the transport's current onclose callback ran (the callback stays in place). */
 function closedOnce(transport: NdjsonStreamTransport): Promise<void> {
@@ -107,14 +104,14 @@ describe("NdjsonStreamTransport", () => {
       readable.write('{"jsonrpc":"2.0","id":"1","res');
       readable.write('ult":{"decision":"allow"}}\n{"a":');
       readable.write("2}\n");
-      await ticks();
+      await until(() => received.length >= 2, "both messages received");
       expect(received).toEqual([{ jsonrpc: "2.0", id: "1", result: { decision: "allow" } }, { a: 2 }]);
     });
 
     it("reports an unparseable line through onparseerror and keeps the connection", async () => {
       const { transport, readable, received, parseErrors, closes } = await make();
       readable.write('garbage\n{"ok":1}\n');
-      await ticks();
+      await until(() => received.length >= 1, "the line after the garbage received");
       expect(parseErrors.map((e) => e.code)).toEqual([AhpErrorCode.ParseError]);
       expect(received).toEqual([{ ok: 1 }]);
       expect(closes).toEqual([]);
@@ -125,7 +122,7 @@ describe("NdjsonStreamTransport", () => {
       const { transport, readable, errors } = await make();
       transport.onparseerror = undefined;
       readable.write("{nope\n");
-      await ticks();
+      await until(() => errors.length >= 1, "the parse error reported");
       expect(errors).toHaveLength(1);
       expect(AhpError.isInstance(errors[0])).toBe(true);
     });
@@ -133,7 +130,7 @@ describe("NdjsonStreamTransport", () => {
     it("enforces maxMessageBytes on incoming lines", async () => {
       const { readable, received, parseErrors } = await make({ maxMessageBytes: 32 });
       readable.write(`${JSON.stringify({ big: "x".repeat(100) })}\n{"small":1}\n`);
-      await ticks();
+      await until(() => received.length >= 1, "the small message received");
       expect(parseErrors.map((e) => e.code)).toEqual([AhpErrorCode.MessageTooLarge]);
       expect(received).toEqual([{ small: 1 }]);
     });
@@ -146,7 +143,7 @@ describe("NdjsonStreamTransport", () => {
         if (seen.length === 1) throw new Error("handler bug");
       };
       readable.write('{"a":1}\n{"a":2}\n');
-      await ticks();
+      await until(() => seen.length >= 2, "both messages seen");
       expect(seen).toEqual([{ a: 1 }, { a: 2 }]);
       expect(errors.map((e) => e.message)).toEqual(["handler bug"]);
     });
@@ -181,7 +178,8 @@ describe("NdjsonStreamTransport", () => {
       const { transport } = await make({ writable });
       const big = track(transport.send(note(1, { pad: "x".repeat(4096) })));
       const small = track(transport.send(note(2)));
-      await ticks();
+      await until(() => writable.writableNeedDrain, "the writable full");
+      await observe(); // the writable is full (seen above): both sends must stay pending through this window
       expect(big.state.settled).toBe(false);
       expect(small.state.settled).toBe(false);
       expect(writable.chunks).toHaveLength(1); // the second line is queued, not written
@@ -189,7 +187,7 @@ describe("NdjsonStreamTransport", () => {
       writable.release();
       await big.done;
       expect(big.state.error).toBeUndefined();
-      await ticks();
+      await until(() => writable.chunks.length >= 2, "the second line written");
       expect(writable.chunks).toHaveLength(2);
       writable.release();
       await small.done;
@@ -202,7 +200,7 @@ describe("NdjsonStreamTransport", () => {
       const { transport } = await make({ writable });
       const controller = new AbortController();
       const send = transport.send(note(1, { pad: "x".repeat(100) }), { signal: controller.signal });
-      await ticks();
+      await until(() => writable.writableNeedDrain, "the send waiting for drain");
       controller.abort(new Error("caller gave up"));
       const error = await send.then(
         () => undefined,
@@ -294,7 +292,8 @@ describe("NdjsonStreamTransport", () => {
       await Promise.all([transport.close(), transport.close()]);
       await transport.close();
       readable.end();
-      await ticks();
+      await until(() => closes.length >= 1 && readable.readableEnded, "the close and the end of input");
+      await observe(); // a second onclose would follow within this window
       expect(closes).toEqual([undefined]);
       expect(onClose).toHaveBeenCalledTimes(1);
       expect(transport.closed).toBe(true);
@@ -335,7 +334,8 @@ describe("NdjsonStreamTransport", () => {
     it("stays open at the end of input with closeOnEnd: false", async () => {
       const { transport, readable, received, closes, writable } = await make({ closeOnEnd: false });
       readable.end('{"a":1}');
-      await ticks();
+      await until(() => received.length >= 1 && readable.readableEnded, "the message and the end of input");
+      await observe(); // the end of input was seen: a close would follow within this window
       expect(received).toEqual([{ a: 1 }]);
       expect(closes).toEqual([]);
       await transport.send(note(1));
@@ -369,7 +369,7 @@ describe("NdjsonStreamTransport", () => {
       const writable = new HeldWritable(16);
       const { transport } = await make({ writable });
       const send = transport.send(note(1, { pad: "x".repeat(100) }));
-      await ticks();
+      await until(() => writable.writableNeedDrain, "the send waiting for drain");
       writable.destroy();
       await expect(send).rejects.toMatchObject({ code: "CONNECTION_CLOSED" });
     });
@@ -379,7 +379,7 @@ describe("NdjsonStreamTransport", () => {
       const { transport } = await make({ writable });
       const first = track(transport.send(note(1, { pad: "x".repeat(100) })));
       const second = track(transport.send(note(2)));
-      await ticks();
+      await until(() => writable.writableNeedDrain, "the first send waiting for drain");
       expect(first.state.settled).toBe(false);
       transport.setCloseCause(new AhpLocalError("CONNECTION_CLOSED", "peer went away"));
       await transport.close();
@@ -393,7 +393,7 @@ describe("NdjsonStreamTransport", () => {
       const writable = new HeldWritable(1024 * 1024);
       const { transport } = await make({ writable });
       const pending = track(transport.send(note(1)));
-      await ticks();
+      await until(() => writable.heldWrites === 1, "the write held");
       expect(writable.heldWrites).toBe(1);
       expect(pending.state.settled).toBe(false);
       await transport.close();

@@ -103,7 +103,9 @@ describe("findSecrets", () => {
     for (const text of inputs) {
       const start = performance.now();
       findSecrets(text);
-      expect(performance.now() - start).toBeLessThan(1000);
+      // Linear time takes milliseconds here; backtracking that grows with the square of the
+      // length takes minutes. The bound sits far from both, so a busy machine does not matter.
+      expect(performance.now() - start).toBeLessThan(10_000);
     }
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AhpClient, AhpServer, createLinkedPair, type AhpEvent } from "../src/index.js";
+import { until, WAIT_MS } from "./wait.js";
 
 const post = (n: number, session = "s"): AhpEvent => ({
   event_type: "post_action",
@@ -38,11 +39,13 @@ describe("AhpServer lifecycle", () => {
 
   it("close() aborts handlers still running after the grace period", async () => {
     let aborted: unknown;
+    let started = false;
     const server = new AhpServer({
       handlerTimeoutMs: 0,
       handlers: {
         onEvent: (_e, ctx) =>
           new Promise((_, reject) => {
+            started = true;
             ctx.signal.addEventListener("abort", () => {
               aborted = ctx.signal.reason;
               reject(ctx.signal.reason);
@@ -52,10 +55,13 @@ describe("AhpServer lifecycle", () => {
     });
     const client = await pair(server);
     const pending = client.send("pre_action", {}).catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 10));
-    const started = Date.now();
+    await until(() => started, "the handler running");
+    const closing = performance.now();
     await server.close({ graceMs: 30 });
-    expect(Date.now() - started).toBeLessThan(1000);
+    const elapsed = performance.now() - closing;
+    // The handler had its grace period, and close() did not wait for the default one (2 s).
+    expect(elapsed).toBeGreaterThanOrEqual(25);
+    expect(elapsed).toBeLessThan(2000);
     expect(aborted).toBeInstanceOf(Error);
     expect(String((await pending) as Error)).toMatch(/Connection closed/);
   });
@@ -75,7 +81,7 @@ describe("AhpServer lifecycle", () => {
     await a2.start();
     await a1.close();
     a2.fail(new Error("peer vanished"));
-    await new Promise((r) => setTimeout(r, 0));
+    await until(() => events.length >= 4, "both connections reported closed");
     expect(events).toEqual([`open ${c1.id}`, `open ${c2.id}`, `close ${c1.id} clean`, `close ${c2.id} peer vanished`]);
     await server.close();
     expect(events).toHaveLength(4);
@@ -95,7 +101,7 @@ describe("AhpServer lifecycle", () => {
     const client = await pair(server);
     expect(await server.whenIdle(20)).toBe(false);
     await client.notify(post(1));
-    const idle = server.whenIdle(2000);
+    const idle = server.whenIdle(WAIT_MS);
     await client.close();
     expect(await idle).toBe(true);
     expect(delivered).toBe(true);
@@ -130,7 +136,7 @@ describe("AhpServer notifications", () => {
     for (let n = 0; n < 5; n++) await client.notify(post(n));
     expect(await server.whenIdle(0)).toBe(false);
     await client.close();
-    expect(await server.whenIdle(2000)).toBe(true);
+    expect(await server.whenIdle(WAIT_MS)).toBe(true);
     expect(log).toEqual(["start 0", "end 0", "start 1", "end 1", "start 2", "end 2", "start 3", "end 3", "start 4", "end 4"]);
     await server.close();
   });
@@ -140,7 +146,9 @@ describe("AhpServer notifications", () => {
     const server = new AhpServer({
       handlers: {
         onNotification: async (event) => {
-          if (event.session_id === "slow") await new Promise((r) => setTimeout(r, 50));
+          // The slow session's handler finishes only once the other session's was handled: if
+          // that one were held up behind it, this wait would fail.
+          if (event.session_id === "slow") await until(() => done.includes("fast"), "the fast session's notification handled");
           done.push(event.session_id);
         },
       },
@@ -149,7 +157,7 @@ describe("AhpServer notifications", () => {
     await client.notify(post(1, "slow"));
     await client.notify(post(2, "fast"));
     await client.close();
-    expect(await server.whenIdle(2000)).toBe(true);
+    expect(await server.whenIdle(WAIT_MS)).toBe(true);
     expect(done).toEqual(["fast", "slow"]);
     await server.close();
   });
@@ -172,7 +180,7 @@ describe("AhpServer notifications", () => {
     const client = await pair(server);
     for (let n = 1; n <= 3; n++) await client.notify(post(n));
     await client.close();
-    expect(await server.whenIdle(2000)).toBe(true);
+    expect(await server.whenIdle(WAIT_MS)).toBe(true);
     expect(seen).toEqual([1, 2, 3]);
     expect(errors).toEqual([expect.stringContaining("sync boom"), expect.stringContaining("async boom")]);
     await server.close();

@@ -7,12 +7,9 @@
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { AhpClient, AhpServer, createLinkedPair, NdjsonServerTransport, NdjsonStreamTransport, type JsonRpcMessage } from "../src/index.js";
+import { observe, until } from "./wait.js";
 
 const note = (n: number): JsonRpcMessage => ({ jsonrpc: "2.0", method: "ahp/event", params: { n } });
-
-const ticks = async (n = 5) => {
-  for (let i = 0; i < n; i++) await new Promise<void>((r) => setImmediate(r));
-};
 
 /** Collects failure callbacks with their context. */
 function failures() {
@@ -61,7 +58,7 @@ describe("NdjsonStreamTransport.post", () => {
     cyclic.self = cyclic;
     transport.post({ jsonrpc: "2.0", method: "m", params: cyclic }, onFailure, "cyclic");
     expect(calls).toEqual([]); // never from inside post()
-    await ticks();
+    await until(() => calls.length >= 2, "both failures reported");
     expect(calls.map((c) => [c.context, (c.error as { code?: number }).code])).toEqual([
       ["big", -32002],
       ["cyclic", -32603],
@@ -79,10 +76,11 @@ describe("NdjsonStreamTransport.post", () => {
     for (let i = 0; i < 4; i++) transport.post(note(i), onFailure, `m${i}`);
     let settled = false;
     void transport.settled().then(() => (settled = true));
-    await ticks();
+    await until(() => writable.chunks.length > 0, "a write in flight");
+    await observe(); // the write is held: settled() must not resolve within this window
     expect(settled).toBe(false);
     writable.release(new Error("broken pipe"));
-    await ticks();
+    await until(() => settled, "settled() resolved");
     expect(settled).toBe(true);
     expect(calls.map((c) => c.context).sort()).toEqual(["m0", "m1", "m2", "m3"]);
     for (const { error } of calls) expect(["SEND_FAILED", "CONNECTION_CLOSED"]).toContain((error as { code?: string }).code);
@@ -95,7 +93,7 @@ describe("NdjsonStreamTransport.post", () => {
     await transport.close();
     const { calls, onFailure } = failures();
     transport.post(note(1), onFailure, "late");
-    await ticks();
+    await until(() => calls.length >= 1, "the failure reported");
     expect(calls.map((c) => [c.context, (c.error as { code?: string }).code])).toEqual([["late", "CONNECTION_CLOSED"]]);
   });
 
@@ -108,11 +106,12 @@ describe("NdjsonStreamTransport.post", () => {
     transport.post(note(1), onFailure, "one");
     let settled = false;
     void transport.settled().then(() => (settled = true));
-    await ticks();
+    await until(() => writable.chunks.length > 0, "the write in flight");
+    await observe(); // the write is held: settled() must not resolve within this window
     expect(writable.chunks).toHaveLength(1);
     expect(settled).toBe(false);
     writable.release();
-    await ticks();
+    await until(() => settled, "settled() resolved");
     expect(settled).toBe(true);
     await transport.close();
   });
@@ -188,11 +187,11 @@ describe("the engines on post()", () => {
       payload: { tool_name: "bash" },
     };
     input.end(`${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ahp/event", params: event })}\n`);
-    await ticks(10);
-    expect(writable.chunks.join("")).toContain('"id":7');
-    expect(closed).toBe(false); // the answer's write is not confirmed yet
+    await until(() => writable.chunks.join("").includes('"id":7'), "the answer written");
+    await observe(); // the answer's write is not confirmed yet: no close within this window
+    expect(closed).toBe(false);
     writable.release();
-    await ticks(10);
+    await until(() => closed, "the connection closed");
     expect(closed).toBe(true);
     await server.close({ graceMs: 0 });
   });
@@ -208,12 +207,12 @@ describe("end of input with a peer that does not read", () => {
     void transport.closed.then(() => (closed = true));
     await server.connect(transport);
     const event = { event_type: "pre_action", session_id: "s", agent_id: "a", timestamp: "2026-11-26T00:00:00Z", depth: 0, payload: {} };
+    const ended = performance.now();
     input.end(`${JSON.stringify({ jsonrpc: "2.0", id: 8, method: "ahp/event", params: event })}\n`);
-    await ticks(10);
-    expect(writable.chunks.join("")).toContain('"id":8');
-    expect(closed).toBe(false);
-    await new Promise((r) => setTimeout(r, 150));
-    expect(closed).toBe(true);
+    await until(() => writable.chunks.join("").includes('"id":8'), "the answer written");
+    await until(() => closed, "the connection closed");
+    // Not before drainTimeoutMs: the answer's write had that long to be confirmed.
+    expect(performance.now() - ended).toBeGreaterThanOrEqual(50);
     await server.close({ graceMs: 0 });
   });
 });
@@ -228,12 +227,12 @@ describe("createLinkedPair post", () => {
     const { calls, onFailure } = failures();
     a.post(note(1), onFailure, "one");
     a.post(note(2), onFailure, "two");
-    await ticks();
+    await until(() => received.length >= 2, "both messages delivered");
     expect(received).toEqual([note(1), note(2)]);
     await a.close();
     a.post(note(3), onFailure, "closed");
     expect(calls).toEqual([]);
-    await ticks();
+    await until(() => calls.length >= 1, "the failure reported");
     expect(calls.map((c) => [c.context, (c.error as { code?: string }).code])).toEqual([["closed", "CONNECTION_CLOSED"]]);
   });
 });

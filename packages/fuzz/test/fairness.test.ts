@@ -19,6 +19,15 @@ const FLOOD = 5000;
 const MAX_IN_FLIGHT = 64;
 const cleanup: Array<() => Promise<void>> = [];
 
+/** Waits until `test()` holds, polling every few ms; fails after 60 s naming `what` was awaited. */
+async function until(test: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`timed out after 60 s waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
 afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
 });
@@ -92,13 +101,13 @@ describe("fairness between connections", () => {
       });
       // The whole flood is written at once: the harness holds it back at MAX_IN_FLIGHT.
       a.write(Array.from({ length: FLOOD }, (_, i) => line(`a-${i}`, "flood")).join(""));
-      while (floodAnswered === 0) await sleep(5);
+      await until(() => floodAnswered > 0, "the first flood answer");
       b.write(line("b", "good"));
       await bDone;
       console.log(`fairness${withAuditLog ? " (audit)" : ""}: B answered after ${floodAnsweredWhenBWasAnswered} of ${FLOOD} flood answers`);
       // B waited for at most a few of A's in-flight windows, not for A's queue.
       expect(floodAnsweredWhenBWasAnswered).toBeLessThan(FLOOD / 2);
-      while (floodAnswered < FLOOD) await sleep(20);
+      await until(() => floodAnswered === FLOOD, "every flood answer");
     });
   }
 });

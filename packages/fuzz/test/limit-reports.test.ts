@@ -134,7 +134,7 @@ describe("limit reports in logs and metrics", () => {
     // A pipelined burst past --max-in-flight 2 (answers wait for their audit record).
     a.write(Array.from({ length: 20 }, (_, i) => `${JSON.stringify(event(`p-${i}`))}\n`).join(""));
     expect((await expectReported(h, "unix", "max_in_flight", 2)).action).toBe("paused_reading");
-    await until(() => (fromA.text.match(/"id":"p-/g) ?? []).length === 20, 10_000, "every pipelined answer");
+    await until(() => (fromA.text.match(/"id":"p-/g) ?? []).length === 20, 60_000, "every pipelined answer");
 
     a.write(
       `${JSON.stringify({ jsonrpc: "2.0", id: "b", method: "ahp/batch", params: { events: [1, 2, 3].map((i) => event(`e${i}`).params) } })}\n`,
@@ -152,7 +152,7 @@ describe("limit reports in logs and metrics", () => {
     const big = JSON.stringify(event("big", { payload: { tool_name: "bash", arguments: { blob: "x".repeat(9 * 1024 * 1024) } } }));
     a.write(`${big}\n`);
     await expectReported(h, "unix", "max_message_bytes", 8 * 1024 * 1024);
-    await until(() => fromA.text.includes('"id":"big"'), 10_000, "the answer to the oversized message");
+    await until(() => fromA.text.includes('"id":"big"'), 60_000, "the answer to the oversized message");
     expect(h.alive).toBe(true);
   });
 
@@ -184,7 +184,7 @@ describe("limit reports in logs and metrics", () => {
     const bigAnswer = received(big);
     big.write(`POST /ahp HTTP/1.1\r\nHost: h\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
     expect((await expectReported(h, "http", "max_header_bytes", 16_384)).action).toBe("answered_431_closed");
-    await until(() => bigAnswer.text.startsWith("HTTP/1.1 431"), 5000, "the 431 answer");
+    await until(() => bigAnswer.text.startsWith("HTTP/1.1 431"), 60_000, "the 431 answer");
 
     const piped = await tcp(url);
     const answers = received(piped);
@@ -192,7 +192,7 @@ describe("limit reports in logs and metrics", () => {
     const request = `POST /ahp HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
     piped.write(request.repeat(6));
     expect((await expectReported(h, "http", "max_in_flight", 2)).action).toBe("answered_503");
-    await until(() => (answers.text.match(/HTTP\/1\.1 /g) ?? []).length === 6, 10_000, "six pipelined answers");
+    await until(() => (answers.text.match(/HTTP\/1\.1 /g) ?? []).length === 6, 60_000, "six pipelined answers");
     expect(answers.text).toContain("HTTP/1.1 503");
 
     // Open connections (piped, maybe a kept-alive fetch one) until one is dropped at --max-connections 3.
@@ -221,7 +221,7 @@ describe("limit reports in logs and metrics", () => {
     reader.on("message", () => got++);
     for (let i = 0; i < 20; i++) reader.send(JSON.stringify(event(`w-${i}`)));
     expect((await expectReported(h, "ws", "max_in_flight", 2)).action).toBe("paused_reading");
-    await until(() => got === 20, 10_000, "every WebSocket answer");
+    await until(() => got === 20, 60_000, "every WebSocket answer");
 
     const second = await open();
     // At the cap the newcomer is served: the connection idle the longest makes room (closed 1001).

@@ -9,6 +9,7 @@ import { expect, it } from "vitest";
 import { Dispatcher } from "undici";
 import { AhpLocalError } from "@ahp/core";
 import { HttpClientTransport } from "@ahp/transport-http";
+import { until } from "./helpers.js";
 
 /** A dispatcher that queues requests and starts one only when `start()` is called. */
 class QueueingDispatcher extends Dispatcher {
@@ -38,7 +39,7 @@ class QueueingDispatcher extends Dispatcher {
   override async destroy(): Promise<void> {}
 }
 
-it("an abort before undici started the request cancels it when it starts", { timeout: 5000 }, async () => {
+it("an abort before undici started the request cancels it when it starts", { timeout: 60_000 }, async () => {
   const dispatcher = new QueueingDispatcher();
   const transport = new HttpClientTransport("http://127.0.0.1:9/ahp", { dispatcher, timeoutMs: 0 });
   await transport.start();
@@ -80,7 +81,7 @@ it.each(["undici", "node"] as const)(
         (error: unknown) => error,
       );
       // The first call holds the connection; the second waits for it.
-      while (received < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      await until(() => received >= 1, undefined, "the first call at the server");
       controller.abort(new Error("caller gave up"));
       // Nothing answers and there is no time limit: only the abort can end the queued call.
       const error = await outcome;

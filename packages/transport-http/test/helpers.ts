@@ -1,9 +1,16 @@
+import { vi } from "vitest";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AhpServerOptions } from "@ahp/core";
 import { listenHttp, type HttpListener, type ListenHttpOptions } from "@ahp/transport-http";
 
 import { listeningHarness, type ListeningHarness } from "@ahp/conformance";
+
+/** How long a wait lasts before it fails: generous, because the machine may be busy. */
+export const WAIT_MS = 60_000;
+
+// A test that waits must outlive its waits, so that a failed wait reports what it awaited.
+vi.setConfig({ testTimeout: WAIT_MS + 30_000, hookTimeout: WAIT_MS + 30_000 });
 
 export { deferred, event, preAction } from "@ahp/conformance";
 
@@ -93,11 +100,14 @@ export async function captureServer(): Promise<Capture> {
   return capture;
 }
 
-/** Waits until `check()` is true, polling every 5 ms, up to `timeoutMs` (generous: the machine may be busy). */
-export async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const start = Date.now();
+/**
+ * Waits until `check()` holds, polling every few ms, for at most `timeoutMs` (generous: the machine
+ * may be busy); the error names `what` was awaited.
+ */
+export async function until(check: () => boolean, timeoutMs = WAIT_MS, what = "condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error("condition not met in time");
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }

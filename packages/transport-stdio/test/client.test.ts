@@ -5,7 +5,7 @@
 import { AhpClient, AhpError, AhpLocalError } from "@ahp/core";
 import { StdioClientTransport, type StdioClientTransportOptions, type StdioExitDetails } from "@ahp/transport-stdio";
 import { afterEach, describe, expect, it } from "vitest";
-import { deferred, fixture, nodeFixture, runNode, since } from "./helpers.js";
+import { deferred, fixture, nodeFixture, runNode, since, untilSteady, WAIT_MS } from "./helpers.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -15,7 +15,8 @@ afterEach(async () => {
 async function connect(options: StdioClientTransportOptions, clientOptions: ConstructorParameters<typeof AhpClient>[0] = {}) {
   const errors: Error[] = [];
   const transport = new StdioClientTransport({ stderr: "ignore", ...options });
-  const client = new AhpClient({ onerror: (e) => errors.push(e), ...clientOptions });
+  // A spawned harness may need far longer than the default 10 s to start on a busy machine.
+  const client = new AhpClient({ timeoutMs: WAIT_MS, onerror: (e) => errors.push(e), ...clientOptions });
   open.push(client);
   await client.connect(transport);
   return { transport, client, errors };
@@ -192,7 +193,9 @@ describe("StdioClientTransport: close()", () => {
     const ready = deferred();
     const transport = new StdioClientTransport({
       ...nodeFixture("stubborn.mjs"),
-      closeGraceMs: 200,
+      // Long enough that the SIGTERM's effect is seen before a second grace period could end and
+      // escalate, even when a busy machine is slow to report the child's exit.
+      closeGraceMs: 2000,
       stderr: (text) => text.includes("ready") && ready.resolve(),
     });
     const notices: Error[] = [];
@@ -201,7 +204,7 @@ describe("StdioClientTransport: close()", () => {
     await ready.promise;
     const start = performance.now();
     await transport.close();
-    expect(since(start)).toBeGreaterThanOrEqual(180); // the grace period was given first
+    expect(since(start)).toBeGreaterThanOrEqual(1980); // the grace period was given first
     expect(transport.signalCode).toBe("SIGTERM");
     expect(notices.map((e) => e.message)).toEqual([expect.stringContaining("sending SIGTERM")]);
   });
@@ -263,7 +266,7 @@ describe("StdioClientTransport: stderr", () => {
     const transport = new StdioClientTransport({ ...nodeFixture("harness.mjs"), stderr: "pipe" });
     let text = "";
     transport.stderr!.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-    const client = new AhpClient();
+    const client = new AhpClient({ timeoutMs: WAIT_MS });
     open.push(client);
     await client.connect(transport);
     await client.send("pre_action", { do: "log", lines: 3 });
@@ -281,7 +284,8 @@ describe("StdioClientTransport: stderr", () => {
   });
 
   it("passes stderr through to this process's stderr with stderr: 'inherit'", async () => {
-    const result = await runNode(fixture("inherit-driver.mjs"), [fixture("harness.mjs")]);
+    // Two processes started one after the other: on a busy machine that takes far longer than usual.
+    const result = await runNode(fixture("inherit-driver.mjs"), [fixture("harness.mjs")], { deadlineMs: WAIT_MS });
     expect(result.exitedInTime).toBe(true);
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe('{"decision":"allow","metadata":{"logged":2}}');
@@ -336,8 +340,7 @@ describe("StdioClientTransport: limits and backpressure", () => {
       ),
     );
     // 200 x 16 KiB = 3.2 MiB offered; a pipe holds ~64 KiB, so only a handful can be written.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(written).toBeLessThan(20);
+    expect(await untilSteady(() => written, "the count of sends written")).toBeLessThan(20);
     await transport.close();
     await Promise.all(sends);
   });

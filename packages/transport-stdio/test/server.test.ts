@@ -320,7 +320,7 @@ describe("StdioServerTransport: backpressure", () => {
 
 describe("StdioServerTransport in a real process", () => {
   it("answers a request piped in and exits when stdin ends (printf '<request>' | harness)", async () => {
-    const result = await runNode(fixture("harness.mjs"), [], { input: REFERENCE_HANDSHAKE });
+    const result = await runNode(fixture("harness.mjs"), [], { input: REFERENCE_HANDSHAKE, deadlineMs: EXIT_DEADLINE_MS });
     expect(result.exitedInTime).toBe(true);
     expect(result.code).toBe(0);
     const lines = result.stdout.split("\n");

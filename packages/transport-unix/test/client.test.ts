@@ -12,7 +12,7 @@ import {
   type UnixSocketServerTransport,
 } from "@ahp/transport-unix";
 import { afterEach, describe, expect, it } from "vitest";
-import { since, startHarness, tempDir } from "./helpers.js";
+import { startHarness, tempDir, untilSteady } from "./helpers.js";
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -117,12 +117,11 @@ describe("UnixSocketClientTransport: the harness goes away", () => {
     const harnessProcess = await startHarness(path);
     cleanups.push(() => harnessProcess.kill());
     const { client } = await connect(path, {}, { timeoutMs: 30_000 });
-    const start = performance.now();
     const results = await Promise.allSettled([
       client.send("pre_action", { do: "delay", ms: 20_000 }),
       client.send("pre_action", { do: "exit", code: 3 }),
     ]);
-    expect(since(start)).toBeLessThan(3000);
+    // CONNECTION_CLOSED, not an answer after 20 s nor a TIMEOUT after 30 s: the exit failed them.
     for (const result of results) {
       expect(result).toMatchObject({ status: "rejected", reason: { code: "CONNECTION_CLOSED", details: { path } } });
     }
@@ -139,10 +138,9 @@ describe("UnixSocketClientTransport: the harness goes away", () => {
       (e: unknown) => e,
     );
     await client.send("pre_action", { n: 1 }); // the slow one is in flight at the harness
-    const start = performance.now();
     await harnessProcess.kill("SIGKILL");
     const error = await pending;
-    expect(since(start)).toBeLessThan(3000);
+    // CONNECTION_CLOSED, not an answer after 20 s nor a TIMEOUT after 30 s: the kill failed it.
     expect(error).toMatchObject({ code: "CONNECTION_CLOSED", details: { path } });
   });
 
@@ -154,10 +152,9 @@ describe("UnixSocketClientTransport: the harness goes away", () => {
       (e: unknown) => e,
     );
     await client.send("pre_action", { n: 1 });
-    const start = performance.now();
     await listener.close();
+    // CONNECTION_CLOSED, not an answer after 20 s nor a TIMEOUT after 30 s: the close failed it.
     expect(await pending).toMatchObject({ code: "CONNECTION_CLOSED" });
-    expect(since(start)).toBeLessThan(3000);
   });
 });
 
@@ -203,9 +200,8 @@ describe("UnixSocketClientTransport: limits and backpressure", () => {
   it("fails a request whose answer is over the client's limit at once, and keeps the connection", async () => {
     const { path } = await harness();
     const { client, errors } = await connect(path, { maxMessageBytes: 4096 }, { timeoutMs: 30_000 });
-    const start = performance.now();
+    // MESSAGE_TOO_LARGE, not a TIMEOUT after 30 s: the answer over the limit failed the call.
     await expect(client.send("pre_action", { do: "big", bytes: 50_000 })).rejects.toMatchObject({ code: "MESSAGE_TOO_LARGE" });
-    expect(since(start)).toBeLessThan(3000);
     expect(errors.some((e) => AhpError.isInstance(e) && e.code === -32002)).toBe(true);
     expect(await client.send("pre_action", { n: 3 })).toEqual({ decision: "allow", metadata: { n: 3 } });
   });
@@ -213,9 +209,8 @@ describe("UnixSocketClientTransport: limits and backpressure", () => {
   it("gets -32002 at once for a request over the harness's limit; the connection keeps working", async () => {
     const { path } = await harness({}, { maxMessageBytes: 4096 });
     const { client } = await connect(path, {}, { timeoutMs: 30_000 });
-    const start = performance.now();
+    // -32002 from the harness, not a TIMEOUT after 30 s.
     await expect(client.send("pre_action", { blob: "z".repeat(10_000) })).rejects.toMatchObject({ code: -32002 });
-    expect(since(start)).toBeLessThan(3000);
     expect(await client.send("pre_action", { n: 4 })).toEqual({ decision: "allow", metadata: { n: 4 } });
   });
 
@@ -247,9 +242,7 @@ describe("UnixSocketClientTransport: limits and backpressure", () => {
       ),
     );
     // 200 x 64 KiB = 12.5 MiB offered; the kernel buffers a few hundred KiB at most.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(written).toBeGreaterThan(0);
-    expect(written).toBeLessThan(40);
+    expect(await untilSteady(() => written, "the count of sends written")).toBeLessThan(40);
     // Once the harness reads, everything goes through.
     for (const socket of accepted) socket.resume();
     await Promise.all(sends);

@@ -11,7 +11,7 @@ import {
   type UnixSocketServerOptions,
 } from "@ahp/transport-unix";
 import { afterEach, describe, expect, it } from "vitest";
-import { deferred, fixture, runNode, startHarness, tempDir, until } from "./helpers.js";
+import { deferred, fixture, runNode, startHarness, tempDir, until, untilSteady } from "./helpers.js";
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -318,7 +318,8 @@ describe("UnixSocketServer: bytes on the wire (item 93)", () => {
   it("waits for a slow reader to drain instead of buffering every answer (server side)", async () => {
     const path = temp().path();
     const reason = "r".repeat(64 * 1024);
-    const server = new AhpServer({ handlers: { onEvent: () => ({ decision: "block", reason }) } });
+    let handled = 0;
+    const server = new AhpServer({ handlers: { onEvent: () => (handled++, { decision: "block" as const, reason }) } });
     const sockets: Socket[] = [];
     const net = createServer({ allowHalfOpen: true }, (socket) => {
       sockets.push(socket);
@@ -334,12 +335,13 @@ describe("UnixSocketServer: bytes on the wire (item 93)", () => {
     cleanups.push(() => raw.destroy());
     raw.pause(); // the agent does not read
     for (let i = 0; i < 100; i++) raw.write(`${event(`s${i}`, i)}\n`);
-    // Let the server read all 100 requests and answer them (6.4 MiB of answers).
+    // Let the server read the requests and answer them (6.4 MiB of answers), watching its buffer
+    // until the count of handled requests holds still.
     let maxBuffered = 0;
-    for (let i = 0; i < 30; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    await untilSteady(() => {
       maxBuffered = Math.max(maxBuffered, sockets[0]?.writableLength ?? 0);
-    }
+      return handled;
+    }, "the count of handled requests");
     expect(sockets).toHaveLength(1);
     expect(maxBuffered).toBeGreaterThan(0);
     expect(maxBuffered).toBeLessThanOrEqual(reason.length + 200); // one answer at a time

@@ -136,12 +136,10 @@ describe("a peer that goes away", () => {
     cleanups.push(() => server.close());
     cleanups.push(() => listener.close());
     const { client } = await connect(listener.url);
-    const started = Date.now();
     const call = rejection(client.send("pre_action", preAction(), { timeoutMs: 30_000 }));
     await arrived.promise;
     await listener.close();
     const e = await call;
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(e.code).toBe("CONNECTION_CLOSED");
     expect(e.message).toBe("WebSocket closed by the server with code 1001 (going away): server closing");
     expect(e.details).toEqual({ closeCode: 1001, closeReason: "server closing" });
@@ -165,9 +163,7 @@ describe("a peer that goes away", () => {
         resolve(error);
       };
     });
-    const started = Date.now();
     const e = await rejection(client.send("pre_action", preAction(), { timeoutMs: 30_000 }));
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(e.code).toBe("CONNECTION_CLOSED");
     expect(e.message).toBe("Connection closed: WebSocket peer did not answer a ping within 60ms");
     const cause = await closed;
@@ -178,7 +174,9 @@ describe("a peer that goes away", () => {
     const r = await raw();
     // Many pings in the wait below; a pong timeout a loaded machine cannot miss by scheduling alone.
     const { client } = await connect(r.url, { pingIntervalMs: 20, pongTimeoutMs: 2000 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    let pings = 0;
+    r.sockets[0]!.on("ping", () => pings++);
+    await until(() => pings >= 10, undefined, "ten pings answered");
     await expect(client.send("pre_action", preAction())).resolves.toEqual({ decision: "allow" });
   });
 
@@ -233,9 +231,7 @@ describe("reconnect", () => {
       reconnect: { retries: 5, minDelayMs: 10, maxDelayMs: 50 },
       onreconnect: (n) => reconnects.push(n),
     });
-    const started = Date.now();
     const e = await rejection(client.send("pre_action", preAction("first"), { timeoutMs: 30_000 }));
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(e.code).toBe("CONNECTION_CLOSED");
     expect(e.message).toMatch(/1006 \(abnormal closure\)/);
     // Sent while reconnecting: waits for the new connection, then goes out once.

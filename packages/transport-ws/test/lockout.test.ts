@@ -82,7 +82,9 @@ describe("listenWebSocket: no lock-out", () => {
   });
 
   it("closes an upgraded connection silent for idleTimeoutMs with 1001; an active one stays", async () => {
-    const { h } = await harness({ idleTimeoutMs: 300 });
+    // 1 s: the active agent speaks every 50 ms, so only a stall of the whole process for most of
+    // a second could make it look idle.
+    const { h } = await harness({ idleTimeoutMs: 1000 });
     const silent = await silentAgent(h.url);
     const agent = new AhpClient();
     await agent.connect(new WebSocketClientTransport(h.url));

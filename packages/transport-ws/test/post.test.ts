@@ -76,10 +76,8 @@ describe("WebSocketClientTransport.post", () => {
     const client = new AhpClient({ timeoutMs: 30_000 });
     cleanups.push(() => client.close());
     await client.connect(transport);
-    const started = Date.now();
     const e = await rejection(client.send("pre_action", preAction("x".repeat(8192))));
-    expect(Date.now() - started).toBeLessThan(5000);
-    expect(e.code).toBe("MESSAGE_TOO_LARGE");
+    expect(e.code).toBe("MESSAGE_TOO_LARGE"); // not TIMEOUT: the write failed the call, not its 30 s limit
   });
 });
 

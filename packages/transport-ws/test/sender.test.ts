@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import type { WebSocket } from "ws";
 import { FrameSender } from "../src/sender.js";
+import { until } from "./helpers.js";
 
 /** A stand-in socket whose buffered amount and write completions the test controls. */
 class FakeSocket extends EventEmitter {
@@ -83,8 +84,10 @@ describe("FrameSender", () => {
   it("reports a stall when nothing drains for drainTimeoutMs", async () => {
     const { sender, stalls } = make({ drainTimeoutMs: 30 });
     await sender.send("aaaaaaaaaaaa");
+    const waiting = performance.now();
     void sender.send("b").catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 80));
+    await until(() => stalls.length > 0, undefined, "the stall reported");
+    expect(performance.now() - waiting).toBeGreaterThanOrEqual(29); // not before drainTimeoutMs
     expect(stalls).toHaveLength(1);
     expect(stalls[0]!.message).toMatch(/^WebSocket peer is not reading: 12 bytes buffered and 1 frames waiting for 30ms$/);
     sender.fail(new Error("closed"));
@@ -118,11 +121,11 @@ describe("FrameSender.post", () => {
     sender.post("bb", f.onFailure, "b");
     expect(socket.sent).toEqual(["aaaaaaaaaaaa"]);
     sender.fail(new Error("gone"));
-    await new Promise<void>((r) => setImmediate(r));
+    await until(() => f.calls.length > 0, undefined, "the waiting frame's failure");
     expect(f.calls.map((c) => [c.context, c.error.message])).toEqual([["b", "gone"]]);
     sender.post("cc", f.onFailure, "c");
     expect(f.calls).toHaveLength(1);
-    await new Promise<void>((r) => setImmediate(r));
+    await until(() => f.calls.length > 1, undefined, "the later post's failure");
     expect(f.calls.map((c) => c.context)).toEqual(["b", "c"]);
   });
 

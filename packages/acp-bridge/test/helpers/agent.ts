@@ -17,8 +17,12 @@ export interface TurnContext {
   update(u: Record<string, unknown>): Promise<void>;
   /** Announces a tool call (pending), dispatches it (in_progress), waits for `until`, completes it. */
   tool(id: string, until?: Promise<unknown>): Promise<void>;
-  /** The next model call: lets queued messages (a cancel) arrive first, as a real model round trip would. */
-  think(): Promise<void>;
+  /**
+   * The next model call, which a real model round trip would make after any queued message. With
+   * `cancelComing` the test expects a cancel first: waits for it (failing after a generous deadline);
+   * otherwise a short window in which a stray cancel would arrive.
+   */
+  think(cancelComing?: boolean): Promise<void>;
 }
 
 export type TurnScript = (t: TurnContext) => Promise<StopReason>;
@@ -128,8 +132,13 @@ export function agentDouble(options: AgentDoubleOptions = {}): AgentDouble {
         whenCancelled,
         text: (t) => send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } }),
         update: send,
-        think: async () => {
-          for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+        think: async (cancelComing = false) => {
+          if (!cancelComing) return new Promise<void>((r) => setTimeout(r, 20));
+          let timer: NodeJS.Timeout | undefined;
+          const late = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error("no session/cancel reached the agent within 60 s")), 60_000);
+          });
+          await Promise.race([whenCancelled, late]).finally(() => clearTimeout(timer));
         },
         tool: async (id, until) => {
           await send({ sessionUpdate: "tool_call", toolCallId: id, title: `tool ${id}`, kind: "execute", status: "pending" });

@@ -1,9 +1,14 @@
 /** One bridge between a stock SDK client and an agent double, with the client-side wire captured. */
+import { vi } from "vitest";
 import { client, type ClientApp, type ClientConnection, type ClientContext } from "@agentclientprotocol/sdk";
 import { AhpClient, AhpServer, createLinkedPair, type AhpEvent, type AhpServerHandlers, type DecisionInput } from "@ahp/core";
 import { ManualClock, MemorySuspensionStore, createAcpBridge, type AcpBridge, type AcpBridgeOptions } from "../../src/index.js";
 import { agentDouble, type AgentDouble, type AgentDoubleOptions } from "./agent.js";
-import { tappedPair, type WireEntry } from "./wire.js";
+import { lifecycleEvents, tappedPair, type WireEntry } from "./wire.js";
+
+// A test that waits must outlive its waits (60 s, see `until`), so that a failed wait reports
+// what it awaited rather than a bare test timeout.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 
 export interface TestHarness {
   client: AhpClient;
@@ -217,7 +222,17 @@ export async function until(predicate: () => boolean, what = "condition", ms = 6
   }
 }
 
-/** Lets every queued message settle. */
-export const settle = async (rounds = 20) => {
-  for (let i = 0; i < rounds; i++) await new Promise((r) => setImmediate(r));
-};
+/**
+ * A short observation window for a check that something does NOT happen (no second lifecycle
+ * update, no timer fired). Call it only after a positive signal proved the input was handled (an
+ * awaited response, a state reached), so a slow machine cannot make the check pass vacuously.
+ */
+export const observe = (ms = 50) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Waits until the bridge holds `id` in a state starting with `prefix` (e.g. "suspending"). */
+export const untilState = (bridge: Pick<AcpBridge, "stateOf">, id: string, prefix: string) =>
+  until(() => bridge.stateOf(id)?.startsWith(prefix) === true, `session ${id} in state ${prefix}`);
+
+/** Waits until the wire log holds `n` lifecycle updates of `event` (default 1). */
+export const untilLifecycle = (log: WireEntry[], event: string, n = 1) =>
+  until(() => lifecycleEvents(log).filter((e) => e.event === event).length >= n, `${n} lifecycle ${event} update(s)`);

@@ -4,7 +4,7 @@ import { RunStatusSchema, type AhpEvent } from "@ahp/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { META } from "../../src/index.js";
 import type { TurnContext } from "../helpers/agent.js";
-import { OPTIONS, resumeWith, rig, settle, suspend, testHarness, until, type Rig } from "../helpers/setup.js";
+import { OPTIONS, observe, resumeWith, rig, suspend, testHarness, until, type Rig } from "../helpers/setup.js";
 import { lifecycleEvents } from "../helpers/wire.js";
 
 /** An event payload as the assertions read it (the envelope types it `unknown`). */
@@ -32,7 +32,8 @@ const asking = (answers: unknown[]) => async (t: TurnContext) => {
     options: OPTIONS,
   } as never);
   answers.push(answer);
-  await t.think();
+  // A permission answered "cancelled" parks the session: the bridge cancels the turn.
+  await t.think((answer as { outcome?: { outcome?: string } }).outcome?.outcome === "cancelled");
   return t.cancelled() ? ("cancelled" as const) : ("end_turn" as const);
 };
 
@@ -180,7 +181,8 @@ describe("AHP mapping", () => {
       r = await rig({ harness, bridge: { permissionEvent: "confirmation" }, agent: { turn: asking(answers) } });
       const id = await r.open();
       await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "install" }] });
-      await settle();
+      if (expectState === "suspended") await until(() => r!.bridge.stateOf(id) === "suspended", "parked");
+      else await observe(); // the prompt was answered: a lifecycle update would be on the wire by now
       expect(answers, decision.decision).toEqual([expectAnswer]);
       expect(r.bridge.stateOf(id), decision.decision).toBe(expectState);
       if (decision.decision === "escalate")
@@ -216,7 +218,8 @@ describe("AHP mapping", () => {
               retry_after_ms: 120_000,
               current_usage: "100/100",
             });
-            await t.think();
+            // A parked session's turn is cancelled by the bridge.
+            await t.think((outcome as { outcome?: string } | undefined)?.outcome === "park");
             return t.cancelled() ? "cancelled" : "end_turn";
           },
         },
@@ -229,7 +232,8 @@ describe("AHP mapping", () => {
         r.clock.advance(1000);
       }
       await p;
-      await settle();
+      if (d.decision === "queue") await until(() => r!.bridge.stateOf(id) === "suspended", "parked");
+      else await observe(); // the prompt was answered: a lifecycle update would be on the wire by now
       if (d.decision === "queue") {
         expect(outcome).toMatchObject({ outcome: "park", reason: "rate_limit_queued" });
         expect(lifecycleEvents(r.log)[0]).toMatchObject({
@@ -257,7 +261,13 @@ describe("AHP mapping", () => {
     const [, sr] = await Promise.all([p, s]);
     await resumeWith(r.ctx, id, { handle: sr.handle });
     await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "more" }] });
-    await settle();
+    await until(
+      () =>
+        r!.harness!.events.filter((e) => e.event_type === "run_lifecycle").length >= 4 &&
+        r!.harness!.events.some((e) => e.event_type === "heartbeat") &&
+        r!.harness!.events.some((e) => e.event_type === "run_lifecycle" && (e.payload as Payload).status === "completed"),
+      "the run reports and the heartbeat at the harness",
+    );
     const events = r.harness!.events;
     const runs = events.filter((e) => e.event_type === "run_lifecycle");
     expect(runs.length).toBeGreaterThanOrEqual(4);

@@ -2,7 +2,7 @@
 import { deferred } from "@ahp/conformance";
 import { afterEach, describe, expect, it } from "vitest";
 import { META } from "../../src/index.js";
-import { rig, settle, suspend, until, type Rig } from "../helpers/setup.js";
+import { observe, rig, suspend, until, untilLifecycle, untilState, type Rig } from "../helpers/setup.js";
 import { assertStockSafe, indexOf, labels, lifecycleEvents, updates } from "../helpers/wire.js";
 
 /** An event payload as the assertions read it (the envelope types it `unknown`). */
@@ -24,7 +24,7 @@ describe("caller suspend", () => {
       agent: {
         turn: async (t) => {
           await t.tool("t1", t1.promise);
-          await t.think();
+          await t.think(true); // finish_step: the bridge cancels before the next step
           if (t.cancelled()) return "cancelled";
           await t.tool("t2");
           return "end_turn";
@@ -36,7 +36,7 @@ describe("caller suspend", () => {
     await r.agent.nextTurn();
     await until(() => updates(r!.log).some((u) => u.status === "in_progress"), "t1 dispatched");
     const s = suspend(r.ctx, { sessionId: id, reason: "review", resumeWhen: { timeout: { durationMinutes: 30 } } });
-    await settle();
+    await untilState(r.bridge, id, "suspending");
     t1.resolve();
     const [pr, sr] = await Promise.all([p, s]);
     expect(pr.stopReason).toBe("end_turn");
@@ -49,7 +49,7 @@ describe("caller suspend", () => {
       emulatedBoundary: true,
     });
     expect(sr.resumeWhen).toEqual({ timeout: { durationMinutes: 30, onTimeout: "resume_with_summary" } });
-    await settle();
+    await untilLifecycle(r.log, "suspended");
     const ls = labels(r.log);
     expect(ls).toContain("update:tool_call_update(t1:completed)");
     expect(ls.some((l) => l.includes("t2"))).toBe(false);
@@ -95,12 +95,12 @@ describe("caller suspend", () => {
     const p = prompt(r, id);
     await r.agent.nextTurn();
     const s = suspend(r.ctx, { sessionId: id, mode: "wait_for_completion" });
-    await settle();
+    await untilState(r.bridge, id, "suspending");
     expect(r.agent.calls.some((c) => c.method === "session/cancel")).toBe(false);
     done.resolve();
     const [pr] = await Promise.all([p, s]);
     expect(pr.stopReason).toBe("end_turn");
-    await settle();
+    await until(() => labels(r!.log).includes("resp:_ahpHarness/session/suspend"), "the suspend response");
     const ls = labels(r.log);
     expect(ls).toContain("update:tool_call_update(t2:completed)");
     expect(indexOf(ls, "resp:session/prompt")).toBeLessThan(indexOf(ls, "resp:_ahpHarness/session/suspend"));
@@ -111,7 +111,7 @@ describe("caller suspend", () => {
     const id = await r.open();
     const sr = await suspend(r.ctx, { sessionId: id });
     expect(sr.handle).toMatch(/^sus_/);
-    await settle();
+    await untilLifecycle(r.log, "suspended");
     const ls = labels(r.log);
     expect(ls.filter((l) => l.includes("prompt"))).toEqual([]);
     expect(indexOf(ls, "lifecycle:suspended")).toBeLessThan(indexOf(ls, "resp:_ahpHarness/session/suspend"));
@@ -125,7 +125,7 @@ describe("caller suspend", () => {
     r.clock.advance(60_000);
     const b = await suspend(r.ctx, { sessionId: id, reason: "again" });
     expect([b.handle, b.suspendedAt]).toEqual([a.handle, a.suspendedAt]);
-    await settle();
+    await observe(); // the second response was awaited: a second lifecycle update would be on the wire by now
     expect(lifecycleEvents(r.log).filter((e) => e.event === "suspended")).toHaveLength(1);
     const gates = r.harness!.events.filter((e) => (e.payload as Payload)?.action_type === "session_suspend");
     expect(gates).toHaveLength(1);
@@ -142,13 +142,13 @@ describe("caller suspend", () => {
     const p = prompt(r, id);
     await until(() => updates(r!.log).some((u) => u.status === "in_progress"), "t1 running");
     const a = suspend(r.ctx, { sessionId: id, mode: "finish_step", reason: "first" });
-    await settle();
+    await untilState(r.bridge, id, "suspending");
     const b = suspend(r.ctx, { sessionId: id, mode: "interrupt_immediate", reason: "second" });
     const [pr, ra, rb] = await Promise.all([p, a, b]);
     expect(pr.stopReason).toBe("cancelled");
     expect(ra.handle).toBe(rb.handle);
     expect(ra.reason).toBe("first");
-    await settle();
+    await observe(); // both responses were awaited: a second lifecycle update would be on the wire by now
     expect(lifecycleEvents(r.log).filter((e) => e.event === "suspended")).toHaveLength(1);
   });
 
@@ -158,7 +158,7 @@ describe("caller suspend", () => {
     const p = prompt(r, id);
     await r.agent.nextTurn();
     const s = suspend(r.ctx, { sessionId: id, mode: "wait_for_completion" });
-    await settle();
+    await untilState(r.bridge, id, "suspending.quiescing");
     expect(r.bridge.stateOf(id)).toBe("suspending.quiescing");
     await r.ctx.notify("session/cancel", { sessionId: id });
     const [pr, sr] = await Promise.all([p, s]);
@@ -173,7 +173,7 @@ describe("caller suspend", () => {
     const p = prompt(r, id);
     await r.agent.nextTurn();
     const s = suspend(r.ctx, { sessionId: id, mode: "wait_for_completion" });
-    await settle();
+    await untilState(r.bridge, id, "suspending");
     const error = await prompt(r, id).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: -31001, data: { reason: "suspend_in_progress" } });
     await r.ctx.notify("session/cancel", { sessionId: id });
@@ -193,13 +193,13 @@ describe("caller suspend", () => {
     const p = prompt(r, id);
     await until(() => updates(r!.log).some((u) => u.status === "in_progress"), "stuck running");
     const s = suspend(r.ctx, { sessionId: id, mode: "finish_step" });
-    await settle();
+    await untilState(r.bridge, id, "suspending");
     expect(r.agent.calls.some((c) => c.method === "session/cancel")).toBe(false);
     r.clock.advance(5_000);
     const [pr, sr] = await Promise.all([p, s]);
     expect(pr.stopReason).toBe("cancelled");
     expect(sr._meta[META.suspend].escalated).toBe(true);
-    await settle();
+    await untilLifecycle(r.log, "suspended");
     expect(lifecycleEvents(r.log).find((e) => e.event === "suspended")).toMatchObject({ escalated: true });
   });
 });

@@ -2,7 +2,18 @@
 import { client, type StopReason } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { META } from "../../src/index.js";
-import { AWARE_CAPS, clientDouble, resumeWith, rig, settle, suspend, until, type Rig } from "../helpers/setup.js";
+import {
+  AWARE_CAPS,
+  clientDouble,
+  observe,
+  resumeWith,
+  rig,
+  suspend,
+  until,
+  untilLifecycle,
+  untilState,
+  type Rig,
+} from "../helpers/setup.js";
 import { assertStockSafe, indexOf, labels, lifecycleEvents, tappedPair, updates } from "../helpers/wire.js";
 
 let r: Rig | undefined;
@@ -27,10 +38,10 @@ describe("close, delete, reconnect, load", () => {
     const id = await r.open();
     const sus = await suspend(r.ctx, { sessionId: id, resumeWhen: { timeout: { durationMinutes: 5 } } });
     expect(await r.ctx.request("session/close", { sessionId: id })).toEqual({});
-    await settle();
+    await untilLifecycle(r.log, "discarded");
     expect(lifecycleEvents(r.log).find((e) => e.event === "discarded")).toMatchObject({ handle: sus.handle });
     r.clock.advance(10 * 60_000);
-    await settle();
+    await observe(); // the close was answered and its discarded update seen: a timer still armed fires within advance()
     expect(lifecycleEvents(r.log).filter((e) => e.event === "resumed")).toEqual([]);
     const error = await resumeWith(r.ctx, id, { handle: sus.handle }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: -32002, data: { reason: "suspension_discarded" } });
@@ -55,7 +66,7 @@ describe("close, delete, reconnect, load", () => {
     const id = await r.open();
     const sus = await suspend(r.ctx, { sessionId: id, reason: "overnight" });
     r.conn.close();
-    await settle();
+    await observe(); // a closed transport leaves a suspended session as it is: nothing to wait for but a window
     expect(r.bridge.stateOf(id)).toBe("suspended");
     const pair = tappedPair();
     r.bridge.connect(pair.agentSide);
@@ -64,7 +75,7 @@ describe("close, delete, reconnect, load", () => {
     await conn2.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     const res = await resumeWith(conn2.agent, id, { handle: sus.handle });
     expect(res._meta[META.resume]).toMatchObject({ handle: sus.handle, cause: "explicit_resume" });
-    await settle();
+    await untilLifecycle(pair.log, "resumed");
     expect(lifecycleEvents(pair.log).map((e) => e.event)).toEqual(["resumed"]);
     // The record the reconnect used is the stored one.
     expect(r.store.records.get(id)).toMatchObject({ state: "active", consumedHandles: [sus.handle] });
@@ -76,10 +87,10 @@ describe("close, delete, reconnect, load", () => {
     const id = await r.open();
     await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "hi" }] });
     const sus = await suspend(r.ctx, { sessionId: id });
-    await settle();
+    await untilLifecycle(r.log, "suspended");
     const mark = r.log.length;
     await r.ctx.request("session/load", { sessionId: id, cwd: "/work/project", mcpServers: [] });
-    await settle();
+    await untilLifecycle(r.log, "suspended", 2);
     const ls = labels(r.log.slice(mark));
     expect(ls.filter((l) => l.startsWith("update:"))).toEqual(["update:user_message_chunk", "update:agent_message_chunk"]);
     expect(indexOf(ls, "lifecycle:suspended")).toBeGreaterThan(indexOf(ls, "update:agent_message_chunk"));
@@ -97,7 +108,7 @@ describe("close, delete, reconnect, load", () => {
     await resumeWith(r.ctx, a, { handle: sa.handle });
     expect(r.bridge.stateOf(b)).toBe("suspended");
     r.clock.advance(3 * 60_000);
-    await settle();
+    await untilState(r.bridge, b, "active.idle");
     expect(r.bridge.stateOf(b)).toBe("active.idle");
     expect(
       lifecycleEvents(r.log)
@@ -125,7 +136,7 @@ describe("agent self-park", () => {
     const pr = await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "go" }] });
     expect(pr.stopReason).toBe("end_turn");
     expect((pr._meta?.[META.suspend] as Record<string, unknown> | undefined)?.handle).toBe("client-h1");
-    await settle();
+    await untilLifecycle(r.log, "suspended");
     const ls = labels(r.log);
     const order = [
       indexOf(ls, "update:agent_message_chunk"),
@@ -139,7 +150,7 @@ describe("agent self-park", () => {
     expect(r.bridge.handleOf(id)).toBe("client-h1");
     // The client owns the conditions: the bridge armed no timer.
     r.clock.advance(10 * 60_000);
-    await settle();
+    await observe(); // an armed timer would fire within advance(); the window lets its effects land
     expect(r.bridge.stateOf(id)).toBe("suspended");
     await resumeWith(r.ctx, id, { handle: "client-h1" });
     expect(r.bridge.stateOf(id)).toBe("active.idle");
@@ -162,7 +173,7 @@ describe("agent self-park", () => {
     expect(pr.stopReason).toBe("end_turn");
     expect((pr._meta?.[META.suspend] as Record<string, unknown> | undefined)?.state).toBe("suspended");
     expect(r.clientDouble.requests.filter((q) => q.method.includes("await_resumption"))).toEqual([]);
-    await settle();
+    await untilState(r.bridge, id, "suspended");
     const next = await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "the build passed" }] });
     expect(next.stopReason).toBe("end_turn");
     expect(lifecycleEvents(r.log).find((e) => e.event === "resumed")).toMatchObject({ cause: "explicit_resume", hadResumeInput: true });

@@ -3,7 +3,7 @@ import { client, RequestError } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createAcpBridge, createUpstreamApp, ManualClock, MemorySuspensionStore, META } from "../../src/index.js";
 import { agentDouble } from "../helpers/agent.js";
-import { AWARE_CAPS, resumeWith, rig, settle, suspend, until, type Rig } from "../helpers/setup.js";
+import { AWARE_CAPS, observe, resumeWith, rig, suspend, until, untilLifecycle, type Rig } from "../helpers/setup.js";
 import { assertStockSafe, labels, tappedPair, updates } from "../helpers/wire.js";
 
 /** The initialize result as these assertions read it (capability `_meta` entries are objects). */
@@ -54,8 +54,8 @@ describe("negotiation and stock-peer interop", () => {
     const s = await c.agent.request("session/new", { cwd: "/work/project", mcpServers: [] });
     await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "one" }] });
     await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "two" }] });
-    await settle();
     const strip = (ls: string[]) => ls.filter((l) => l !== "initialize" && l !== "resp:initialize");
+    await until(() => strip(labels(r!.log)).length >= strip(labels(direct.log)).length, "the bridged wire as long as the direct one");
     expect(strip(labels(r.log))).toEqual(strip(labels(direct.log)));
     expect(updates(r.log).some((u) => u.sessionUpdate === "session_info_update")).toBe(false);
     expect(assertStockSafe(r.log)).toEqual([]);
@@ -154,13 +154,14 @@ describe("negotiation and stock-peer interop", () => {
     r = await rig();
     const id = await r.open();
     await suspend(r.ctx, { sessionId: id });
-    await settle();
+    await untilLifecycle(r.log, "suspended");
+    await observe(); // any further update would be on the wire by now
     expect(updates(r.log).map((u) => u.sessionUpdate)).toEqual(["session_info_update"]);
     await r.close();
     r = await rig({ client: { caps: AWARE_CAPS({ lifecycle: ["meta", "first_class"] }) } });
     const id2 = await r.open();
     await suspend(r.ctx, { sessionId: id2 });
-    await settle();
+    await until(() => updates(r!.log).some((u) => u.sessionUpdate === "suspended"), "the first-class suspended update");
     expect(updates(r.log).map((u) => u.sessionUpdate)).toContain("suspended");
   });
 
@@ -180,7 +181,7 @@ describe("negotiation and stock-peer interop", () => {
     const id = await r.open();
     const sus = await suspend(r.ctx, { sessionId: id, reason: "lunch" });
     await resumeWith(r.ctx, id, { handle: sus.handle });
-    await settle();
+    await until(() => updates(r!.log).filter((u) => u.sessionUpdate === "notice").length >= 2, "both notices");
     const notices = updates(r.log).filter((u) => u.sessionUpdate === "notice");
     expect(notices.map((n) => n.title)).toEqual(["Session paused", "Session resumed"]);
     expect(notices[0]!.description).toBe("lunch");
@@ -189,7 +190,7 @@ describe("negotiation and stock-peer interop", () => {
     const id2 = await r.open();
     const s2 = await suspend(r.ctx, { sessionId: id2 });
     await resumeWith(r.ctx, id2, { handle: s2.handle });
-    await settle();
+    await observe(); // the resume was answered: a notice would be on the wire by now
     expect(updates(r.log).filter((u) => u.sessionUpdate === "notice")).toEqual([]);
   });
 });

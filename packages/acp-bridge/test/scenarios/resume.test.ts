@@ -2,7 +2,7 @@
 import { deferred } from "@ahp/conformance";
 import { afterEach, describe, expect, it } from "vitest";
 import { META } from "../../src/index.js";
-import { resumeWith, rig, settle, suspend, until, type Rig } from "../helpers/setup.js";
+import { observe, resumeWith, rig, suspend, until, untilLifecycle, type Rig } from "../helpers/setup.js";
 import { indexOf, labels, lifecycleEvents } from "../helpers/wire.js";
 
 /** An event payload as the assertions read it (the envelope types it `unknown`). */
@@ -30,7 +30,7 @@ describe("resume", () => {
       continueTranscript: false,
       state: "active.idle",
     });
-    await settle();
+    await untilLifecycle(r.log, "resumed");
     const ls = labels(r.log);
     expect(indexOf(ls, "lifecycle:resumed")).toBeLessThan(indexOf(ls, "resp:session/resume"));
     expect(lifecycleEvents(r.log).find((e) => e.event === "resumed")).toMatchObject({
@@ -48,7 +48,10 @@ describe("resume", () => {
     // continueTranscript false: a fresh agent session seeded with the digest.
     expect(last.sessionId).not.toBe(prompts[0]!.params.sessionId);
     // The fresh agent session's updates reach the client under the client's session id.
-    await settle();
+    await until(
+      () => r!.clientDouble.received.filter((u) => u.update.sessionUpdate === "agent_message_chunk").length >= 2,
+      "both replies at the client",
+    );
     const texts = r.clientDouble.received.filter((u) => u.update.sessionUpdate === "agent_message_chunk");
     expect(texts).toHaveLength(2);
     expect(texts.every((u) => u.sessionId === id)).toBe(true);
@@ -90,7 +93,7 @@ describe("resume", () => {
     const id = await r.open();
     const res = await resumeWith(r.ctx, id);
     expect(res).toEqual({});
-    await settle();
+    await observe(); // the re-attach was answered: a lifecycle update or a gate call would have been made by now
     expect(lifecycleEvents(r.log)).toEqual([]);
     expect(r.harness!.events.filter((e) => e.event_type === "pre_action")).toEqual([]);
   });
@@ -114,7 +117,8 @@ describe("resume", () => {
       (v) => ({ ok: v }),
       (e: unknown) => ({ err: e }),
     );
-    await settle();
+    await until(() => r!.harness!.events.some((e) => (e.payload as Payload)?.action_type === "session_resume"), "the resume gate held");
+    await observe(); // both resumes on the wire while the gate holds the first
     gate.resolve();
     const results = await Promise.all([a, b]);
     const wins = results.filter((x) => "ok" in x);
@@ -123,7 +127,8 @@ describe("resume", () => {
     expect(losses).toHaveLength(1);
     expect(losses[0]!.err.code).toBe(-31001);
     expect(["resume_conflict", "handle_consumed"]).toContain(losses[0]!.err.data.reason);
-    await settle();
+    await untilLifecycle(r.log, "resumed");
+    await observe(); // a second resumed update would land within this window
     expect(lifecycleEvents(r.log).filter((e) => e.event === "resumed")).toHaveLength(1);
     expect(
       runLifecycles(r)
@@ -153,11 +158,12 @@ describe("resume", () => {
       (v) => expect(v._meta[META.resume].cause).toBe("explicit_resume"),
       (e: unknown) => expect(e).toMatchObject({ code: -31001 }),
     );
-    await settle();
+    await untilLifecycle(r.log, "resumed");
+    await observe(); // a second resumed update would land within this window
     const resumed = lifecycleEvents(r.log).filter((e) => e.event === "resumed");
     expect(resumed).toHaveLength(1);
     r.clock.advance(60 * 60_000);
-    await settle();
+    await observe(); // the timer was disarmed by the winner: advancing must not fire it
     expect(lifecycleEvents(r.log).filter((e) => e.event === "resumed")).toHaveLength(1);
     expect(r.clock.pending).toBe(0);
   });

@@ -1,7 +1,7 @@
 /** §8 scenarios 30–35: timeouts and conditions. */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DeadlineTimer, MAX_TIMER_CHUNK_MS, META, systemClock } from "../../src/index.js";
-import { resumeWith, rig, settle, suspend, type Rig } from "../helpers/setup.js";
+import { observe, resumeWith, rig, suspend, until, untilLifecycle, type Rig } from "../helpers/setup.js";
 import { lifecycleEvents } from "../helpers/wire.js";
 
 /** An event payload as the assertions read it (the envelope types it `unknown`). */
@@ -20,10 +20,11 @@ describe("timeouts and conditions", () => {
     const id = await r.open();
     const sus = await suspend(r.ctx, { sessionId: id, resumeWhen: { timeout: { durationMinutes: 30 } } });
     r.clock.advance(30 * 60_000 - 1);
-    await settle();
+    await observe(); // not yet due: nothing fired, the timer is still armed
+    expect(r.clock.pending).toBeGreaterThan(0);
     expect(r.bridge.stateOf(id)).toBe("suspended");
     r.clock.advance(1);
-    await settle();
+    await untilLifecycle(r.log, "resumed");
     expect(lifecycleEvents(r.log).find((e) => e.event === "resumed")).toMatchObject({
       handle: sus.handle,
       cause: "timeout",
@@ -44,7 +45,7 @@ describe("timeouts and conditions", () => {
     const id2 = (await r.ctx.request("session/new", { cwd: "/w", mcpServers: [] })).sessionId;
     const s2 = await suspend(r.ctx, { sessionId: id2, resumeWhen: { timeout: { durationMinutes: 5, onTimeout: "resume_with_input" } } });
     r.clock.advance(5 * 60_000);
-    await settle();
+    await untilLifecycle(r.log, "resumed", 2);
     const resumed = lifecycleEvents(r.log).filter((e) => e.event === "resumed");
     expect(resumed).toHaveLength(2);
     for (const e of resumed) expect(e).toMatchObject({ cause: "timeout", hadResumeInput: true, continueTranscript: true });
@@ -60,7 +61,8 @@ describe("timeouts and conditions", () => {
     const id = await r.open();
     const sus = await suspend(r.ctx, { sessionId: id, resumeWhen: { timeout: { durationMinutes: 1, onTimeout: "fail" } } });
     r.clock.advance(60_000);
-    await settle();
+    await untilLifecycle(r.log, "failed");
+    await until(() => r!.harness!.events.some((e) => e.event_type === "error"), "the error report at the harness");
     expect(r.bridge.stateOf(id)).toBe("failed");
     expect(lifecycleEvents(r.log).find((e) => e.event === "failed")).toMatchObject({ handle: sus.handle, reason: "resume_timeout" });
     const events = r.harness!.events;
@@ -80,13 +82,14 @@ describe("timeouts and conditions", () => {
     await suspend(r.ctx, { sessionId: id, resumeWhen: { timeout: { durationMinutes: 50_000 } } });
     // The manual clock refuses any delay above the setTimeout ceiling: the timer must be chunked.
     r.clock.advance(50_000 * 60_000 - 1);
-    await settle();
+    await observe(); // not yet due: nothing fired, the timer is still armed
+    expect(r.clock.pending).toBeGreaterThan(0);
     expect(r.bridge.stateOf(id)).toBe("suspended");
     r.clock.advance(1);
-    await settle();
+    await untilLifecycle(r.log, "resumed");
     expect(lifecycleEvents(r.log).filter((e) => e.event === "resumed")).toHaveLength(1);
     r.clock.advance(100 * 24 * 3_600_000);
-    await settle();
+    await observe(); // the single firing was seen above; a second one would land within this window
     expect(lifecycleEvents(r.log).filter((e) => e.event === "resumed")).toHaveLength(1);
   });
 
@@ -112,7 +115,7 @@ describe("timeouts and conditions", () => {
     expect(await r.bridge.fireEvent("ci.failed", { run: 1 })).toBe(0);
     expect(r.bridge.stateOf(id)).toBe("suspended");
     expect(await r.bridge.fireEvent("ci.passed", { run: 7 })).toBe(1);
-    await settle();
+    await untilLifecycle(r.log, "resumed");
     expect(lifecycleEvents(r.log).find((e) => e.event === "resumed")).toMatchObject({ cause: "external_event", hadResumeInput: true });
     await r.ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "x" }] });
     expect(r.agent.calls.filter((c) => c.method === "session/prompt").at(-1)!.params._meta[META.resume].input).toEqual({ run: 7 });
@@ -124,7 +127,7 @@ describe("timeouts and conditions", () => {
     await suspend(r.ctx, { sessionId: id, resumeWhen: { trigger: { path: "src/lib.rs" } } });
     expect(await r.bridge.fireTrigger({ path: "README.md" })).toBe(0);
     expect(await r.bridge.fireTrigger({ path: "src/lib.rs" })).toBe(1);
-    await settle();
+    await untilLifecycle(r.log, "resumed");
     expect(lifecycleEvents(r.log).find((e) => e.event === "resumed")).toMatchObject({ cause: "condition_fired" });
   });
 });

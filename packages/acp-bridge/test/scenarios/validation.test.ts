@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { validateResumeConditions } from "../../src/index.js";
 import { agentDouble } from "../helpers/agent.js";
-import { rig, settle, suspend, type Rig } from "../helpers/setup.js";
+import { observe, rig, suspend, until, type Rig } from "../helpers/setup.js";
 import { updates } from "../helpers/wire.js";
 
 let r: Rig | undefined;
@@ -47,7 +47,7 @@ describe("validation", () => {
   it("S20 rejections: each gets -32602 with the exact data.field; state unchanged; no AHP call made", async () => {
     r = await rig({ harness: () => ({ decision: "allow" }) });
     const id = await r.open();
-    await settle(); // reports leave after the turn of the event loop that made them
+    await until(() => r!.harness!.events.some((e) => e.event_type === "session_start"), "the session_start report");
     const before = r.harness!.events.length;
     const wireBefore = updates(r.log).length;
     for (const [what, resumeWhen, field] of cases) {
@@ -70,7 +70,7 @@ describe("validation", () => {
       expect(error.code).toBe(-32602);
       expect(error.data).toMatchObject({ reason: "invalid_suspend_params", field });
     }
-    await settle();
+    await observe(); // every refusal was answered: an AHP call or an update would have been made by now
     expect(r.harness!.events.filter((e) => e.event_type !== "session_start").length).toBe(before - 1);
     expect(updates(r.log).length).toBe(wireBefore);
   });
