@@ -19,7 +19,7 @@ export interface RunResult {
 }
 
 export interface RunNodeOptions {
-  /** Kill the process (SIGKILL) when it outlives this; `exitedInTime` is then false. Default 10000. */
+  /** Kill the process (SIGKILL) when it outlives this; `exitedInTime` is then false. Default 60000 (a cap for a process that leaks a handle, with room for a loaded machine). */
   deadlineMs?: number;
   /** Written to the child's stdin. */
   input?: string;
@@ -32,7 +32,7 @@ export interface RunNodeOptions {
  * keeps a process alive; a process that cleans up exits by itself).
  */
 export function runNode(script: string, args: readonly string[] = [], options: RunNodeOptions = {}): Promise<RunResult> {
-  const { deadlineMs = 10_000, input, endInput = true } = options;
+  const { deadlineMs = 60_000, input, endInput = true } = options;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, ...args], { stdio: "pipe" });
     let stdout = "";
