@@ -105,14 +105,14 @@ describe("ConnectionRoster write-stall deadline", () => {
       moving.writableLength = 100;
     }, 20);
     try {
-      await until(() => closed.length > 0, 30_000, "stalled connection closed");
+      await until(() => closed.length > 0, "stalled connection closed", 30_000);
       expect(Date.now() - started).toBeGreaterThanOrEqual(200);
       expect(closed).toEqual(["stuck:stalled"]);
       const report = errors.map(limitRejectionOf)[0];
       expect(report).toMatchObject({ transport: "unix", limit: "outbound_stall", value: 200, action: "closed_write_stall", remote: "a" });
       expect(errors[0]!.message).toMatch(/took none of the 100 bytes waiting for it .*3 request\(s\) in flight fail/);
       const since = Date.now();
-      await until(() => Date.now() - since > 600, 30_000, "three more deadlines");
+      await until(() => Date.now() - since > 600, "three more deadlines", 30_000);
       expect(closed).toEqual(["stuck:stalled"]);
       expect(r.size).toBe(2);
     } finally {
