@@ -24,6 +24,7 @@ import {
   DEFAULT_WS_PATH,
   pathOf,
   socketRosters,
+  upgradeObservers,
   type AttachWebSocketOptions,
   type SocketRoster,
 } from "./server.js";
@@ -145,10 +146,12 @@ export async function listenWebSocket(server: AhpServer, options: ListenWebSocke
   // An upgrade in progress (its headers received, credentials being checked) is in flight: a
   // flood of newer connections must not close it as the longest idle. Serving the upgraded
   // connection hands the count to its in-flight limiter.
-  httpServer.prependListener("upgrade", (req: IncomingMessage) => {
+  const countUpgrade = (req: IncomingMessage) => {
     const entry = tracked.entries.get(req.socket);
     if (entry !== undefined) entry.inFlight++;
-  });
+  };
+  upgradeObservers.add(countUpgrade);
+  httpServer.prependListener("upgrade", countUpgrade);
   // A plain HTTP request in progress (health, readiness) is in flight.
   httpServer.on("request", (req: IncomingMessage, res: http.ServerResponse) => {
     const entry = tracked.entries.get(req.socket);

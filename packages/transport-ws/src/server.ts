@@ -391,6 +391,9 @@ export interface SocketRoster {
 /** Internal: the roster {@link listenWebSocket} hands to the server it attaches (not exported from the package). */
 export const socketRosters = new WeakMap<AttachWebSocketOptions, SocketRoster>();
 
+/** Internal: `upgrade` listeners that only observe an upgrade and never answer it (not another endpoint). */
+export const upgradeObservers = new WeakSet<object>();
+
 /**
  * Serves `server` over WebSocket on your own `WebSocketServer` (`wss`) or `http.Server`
  * (`httpServer`). With `httpServer`, upgrades outside `path` are left to other `upgrade`
@@ -512,8 +515,9 @@ export function attachWebSocketServer(server: AhpServer, options: AttachWebSocke
     const path = options.path;
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       if (path !== undefined && pathOf(req.url) !== path) {
-        // Someone else's upgrade (another WebSocket endpoint on the same server)?
-        if (httpServer.listenerCount("upgrade") > 1) return;
+        // Someone else's upgrade (another WebSocket endpoint on the same server)? Listeners that
+        // only observe upgrades (the listener's in-flight count) claim none.
+        if (httpServer.listeners("upgrade").some((l) => l !== onUpgrade && !upgradeObservers.has(l))) return;
         refuseUpgrade(socket, 404, "Not Found", JSON.stringify({ error: "not found" }));
         return;
       }
