@@ -97,7 +97,7 @@ export async function startServe(args: readonly string[], listeners: number, env
     if (urls.length >= listeners) ready.resolve();
   });
   void exited.then(({ code, signal }) => ready.reject(new Error(`ahp serve exited (${code ?? signal}) before listening: ${stderr}`)));
-  await within(ready.promise, 20_000, `ahp serve did not start: ${stderr}`);
+  await within(ready.promise, 60_000, `ahp serve did not start: ${stderr}`);
   return { child, urls, stderr: () => stderr, logLines: () => jsonLines(stderr), exited };
 }
 
