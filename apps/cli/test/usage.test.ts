@@ -129,42 +129,20 @@ describe("ahp send --fail-on", () => {
   const harness = `stdio:${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} serve --stdio --log-level silent`;
   const rmRoot = JSON.stringify({ tool_name: "bash", arguments: { command: "rm -rf /" } });
   const ls = JSON.stringify({ tool_name: "bash", arguments: { command: "ls" } });
+  /** `ahp send` against its own harness, with room for that harness to start. */
+  const send = (args: string[], input?: string) => ahp(["send", "--timeout-ms", SEND_MS, "--connect", harness, ...args], input);
 
   it("exits 1 when a listed decision comes back, and still prints it", async () => {
-    const blocked = await ahp([
-      "send",
-      "--timeout-ms",
-      SEND_MS,
-      "--connect",
-      harness,
-      "--event-type",
-      "pre_action",
-      "--payload",
-      rmRoot,
-      "--fail-on",
-      "block",
-    ]);
+    const blocked = await send(["--event-type", "pre_action", "--payload", rmRoot, "--fail-on", "block"]);
     expect(blocked.code, blocked.stderr).toBe(1);
     expect(JSON.parse(blocked.stdout)).toMatchObject({ decision: "block" });
-    const allowed = await ahp([
-      "send",
-      "--timeout-ms",
-      SEND_MS,
-      "--connect",
-      harness,
-      "--event-type",
-      "pre_action",
-      "--payload",
-      ls,
-      "--fail-on",
-      "block",
-    ]);
+    const allowed = await send(["--event-type", "pre_action", "--payload", ls, "--fail-on", "block"]);
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(JSON.parse(allowed.stdout)).toEqual({ decision: "allow" });
   });
 
   it("without --fail-on a block still exits 0 (the answer was received)", async () => {
-    const r = await ahp(["send", "--timeout-ms", SEND_MS, "--connect", harness, "--event-type", "pre_action", "--payload", rmRoot]);
+    const r = await send(["--event-type", "pre_action", "--payload", rmRoot]);
     expect(r.code, r.stderr).toBe(0);
   });
 
@@ -181,13 +159,13 @@ describe("ahp send --fail-on", () => {
       JSON.stringify({ event_type: "pre_action", payload: { tool_name: "bash", arguments: { command: "ls" } } }),
       JSON.stringify({ jsonrpc: "2.0", id: "b", method: "ahp/batch", params: { events: [event("ls"), event("rm -rf /")] } }),
     ].join("\n");
-    const r = await ahp(["send", "--timeout-ms", SEND_MS, "--connect", harness, "--file", "-", "--fail-on", "block,escalate"], input);
+    const r = await send(["--file", "-", "--fail-on", "block,escalate"], input);
     expect(r.code, r.stderr).toBe(1);
     expect(lines(r.stdout)).toHaveLength(2);
   });
 
   it("refuses a tag that is not a decision, with a suggestion", async () => {
-    const r = await ahp(["send", "--timeout-ms", SEND_MS, "--connect", harness, "--event-type", "pre_action", "--fail-on", "blok"]);
+    const r = await send(["--event-type", "pre_action", "--fail-on", "blok"]);
     expect(r.code).toBe(64);
     expect(lines(r.stderr)).toEqual([`ahp send: --fail-on: unknown decision "blok" (did you mean block?); see 'ahp send --help'`]);
   });
