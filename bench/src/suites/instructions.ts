@@ -27,8 +27,13 @@ import type { Measurement, Row, Suite } from "../harness.js";
 const child = fileURLToPath(new URL("../peers/core-roundtrip-child.mjs", import.meta.url));
 const run = promisify(execFile);
 
-/** Flags that make V8's work repeatable run to run: no background compiler or GC threads, fixed seeds. */
-export const NODE_FLAGS = ["--single-threaded", "--hash-seed=1", "--random-seed=1"];
+/**
+ * Flags that make V8's work repeatable run to run: no background compiler or GC threads, fixed
+ * seeds, no collection started by a timer (the memory reducer fires after seconds of idleness,
+ * which on a busy machine can land inside one phase and not the other), and `gc()` for the child
+ * to collect at the end of every phase so that each phase starts from the same heap.
+ */
+export const NODE_FLAGS = ["--single-threaded", "--hash-seed=1", "--random-seed=1", "--no-memory-reducer", "--expose-gc"];
 
 const hasValgrind = (): boolean =>
   spawnSync("sh", ["-c", "command -v valgrind && command -v callgrind_control"], { stdio: "ignore" }).status === 0;
@@ -124,7 +129,7 @@ export const suite: Suite = {
         },
       ];
     }
-    const n = quick ? 100 : 10_000;
+    const n = quick ? 500 : 10_000;
     const warmup = quick ? 5_000 : 10_000;
     // Both processes at once: a count does not depend on what else the machine does.
     const [floor, ours] = await Promise.all([marginal("floor", n, warmup), marginal("ours", n, warmup)]);
