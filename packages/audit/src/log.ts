@@ -148,8 +148,14 @@ const MEMO_MAX_ENTRIES = 4096;
  */
 function memoizeRedactor(redactor: Redactor): Redactor {
   const memo = new Map<string, string>();
+  const skipsHex = redactor === redactSecrets;
   return (text) => {
     if (text.length > MEMO_MAX_LENGTH) return redactor(text);
+    // Ids and digests (UUIDs, hex hashes) differ in every record, so the memo never holds them;
+    // none of the built-in detectors can match text made of hex digits and hyphens only (each
+    // needs a letter past `f`, or `:`, `=`, `/` or a space), so the default redactor leaves
+    // them unchanged and is not run.
+    if (skipsHex && hexOnly(text)) return text;
     let out = memo.get(text);
     if (out === undefined) {
       out = redactor(text);
@@ -157,6 +163,58 @@ function memoizeRedactor(redactor: Redactor): Redactor {
       memo.set(text, out);
     }
     return out;
+  };
+}
+
+/**
+ * `redactValue(value, redactor)` for a record's nested member. A plain object of strings, numbers,
+ * booleans and nulls (the connection, the batch position, a shadow decision) is copied in one
+ * loop; anything else goes through `redactValue`, whose walk makes a set, closures and entry
+ * arrays for every value.
+ */
+function redactMember(value: object, redactor: Redactor): unknown {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return redactValue(value, redactor);
+  const source = value as Record<string, unknown>;
+  const keys = Object.keys(source);
+  for (let i = 0; i < keys.length; i++) {
+    const item = source[keys[i]!];
+    if (item !== null && typeof item === "object") return redactValue(value, redactor);
+  }
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const item = source[key];
+    if (SENSITIVE_KEY.test(key.includes("-") ? key.replace(/-/g, "_") : key) && item !== null && item !== undefined && item !== "")
+      out[key] = `[REDACTED:${key.toLowerCase()}]`;
+    else out[key] = typeof item === "string" ? redactor(item) : item;
+  }
+  return out;
+}
+
+/** True when `text` is made of hex digits and hyphens only (request ids, trace ids, digests). */
+function hexOnly(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46) || c === 0x2d)) return false;
+  }
+  return true;
+}
+
+/**
+ * `new Date().toISOString()`, made once per millisecond: many records of a busy log share their
+ * millisecond, and formatting the date was a visible part of a record's cost.
+ */
+function isoClock(): () => string {
+  let at = Number.NaN;
+  let text = "";
+  return () => {
+    const now = Date.now();
+    if (now !== at) {
+      at = now;
+      text = new Date(now).toISOString();
+    }
+    return text;
   };
 }
 
@@ -207,6 +265,8 @@ export class AuditLog {
   readonly #sink: AuditSink;
   readonly #redactor: Redactor;
   readonly #clock: () => Date;
+  /** The `time` of a record: the clock's reading as RFC 3339. */
+  readonly #now: () => string;
   readonly #maxRecordBytes: number;
   readonly #maxBatch: number;
   readonly #retryMs: number;
@@ -257,6 +317,8 @@ export class AuditLog {
     this.#sink = sink;
     this.#redactor = memoizeRedactor(options.redactor ?? redactSecrets);
     this.#clock = options.clock ?? (() => new Date());
+    const clock = options.clock;
+    this.#now = clock === undefined ? isoClock() : () => clock().toISOString();
     this.#maxRecordBytes = options.maxRecordBytes ?? 1024 * 1024;
     this.#maxBatch = Math.max(1, options.maxBatch ?? 512);
     this.#retryMs = options.retryMs ?? 1000;
@@ -396,9 +458,9 @@ export class AuditLog {
       if (k === "time" || value === undefined) continue;
       if (SENSITIVE_KEY.test(k) && value !== null && value !== "") prepared[k] = `[REDACTED:${k.toLowerCase()}]`;
       else if (typeof value === "string") prepared[k] = this.#redactor(value);
-      else prepared[k] = value === null || typeof value !== "object" ? value : redactValue(value, this.#redactor);
+      else prepared[k] = value === null || typeof value !== "object" ? value : redactMember(value, this.#redactor);
     }
-    prepared.time = entry.time ?? this.#clock().toISOString();
+    prepared.time = entry.time ?? this.#now();
     if (this.replicaId !== undefined) prepared.replica = this.replicaId;
     return prepared as unknown as AuditEntry & { time: string };
   }
