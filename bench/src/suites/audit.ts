@@ -32,7 +32,16 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AUDIT_SYNC_MODES, AuditKey, canonicalJson, openAuditLog, withAudit, type AuditLog, type AuditSyncMode } from "@ahp/audit";
+import {
+  AUDIT_SYNC_MODES,
+  AuditKey,
+  canonicalJson,
+  openAuditLog,
+  sha256Hex,
+  withAudit,
+  type AuditLog,
+  type AuditSyncMode,
+} from "@ahp/audit";
 import { AhpClient, AhpServer, createLinkedPair, type AhpServerHandlers } from "@ahp/core";
 import { UnixSocketClientTransport } from "@ahp/transport-unix";
 import { measurePipelined, measureSequential, throughputRatio, type Measurement, type Row, type Suite } from "../harness.js";
@@ -107,7 +116,7 @@ function recordFloor(file: string, count: number, group: number): Measurement {
     };
     record.mac = key.mac(canonicalJson(record));
     const line = canonicalJson(record);
-    prev = createHash("sha256").update(line).digest("hex");
+    prev = sha256Hex(line);
     buffer += `${line}\n`;
     if (seq % group === 0) {
       writeSync(fd, buffer);

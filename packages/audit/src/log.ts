@@ -468,7 +468,9 @@ export class AuditLog {
   /** Seals an entry; an oversize payload is dropped (`payload_truncated`), any other oversize record is refused. */
   #seal(entry: AuditEntry & { time: string }, seq: number, prev: string): AuditRecord {
     let record = sealRecord(entry, { seq, prev, key: this.#key });
-    if (Buffer.byteLength(recordLine(record)) <= this.#maxRecordBytes) return record;
+    const line = recordLine(record);
+    // Three bytes of UTF-8 per UTF-16 code unit at most: most lines need no count.
+    if (line.length * 3 <= this.#maxRecordBytes || Buffer.byteLength(line) <= this.#maxRecordBytes) return record;
     if (entry.payload !== undefined) {
       const { payload: _dropped, ...rest } = entry;
       record = sealRecord({ ...rest, payload_truncated: true }, { seq, prev, key: this.#key });
