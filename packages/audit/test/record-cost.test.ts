@@ -1,8 +1,17 @@
 import { createHmac } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { copyFile, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AuditKey, checkRecordMac, openAuditLog, verifyAuditLog } from "../src/index.js";
+import {
+  AuditKey,
+  checkRecordMac,
+  openAuditLog,
+  recordLine,
+  sealRecord,
+  verifyAuditLog,
+  type AuditRecord,
+} from "../src/index.js";
 import { SAMPLES, entry, key, tempDir } from "./helpers.js";
 
 let dir: string;
@@ -100,5 +109,26 @@ describe("the log's redaction and time", () => {
     const fixed = await openAuditLog({ key, path: join(dir, "fixed.log"), clock: () => new Date(Date.UTC(2030, 0, 2, 3, 4, 5, 6)) });
     expect((await fixed.append(entry(1))).time).toBe("2030-01-02T03:04:05.006Z");
     await fixed.close();
+  });
+});
+
+describe("a log written before the one-shot HMAC", () => {
+  const fixture = fileURLToPath(new URL("./fixtures/v1-log-before-one-shot-hmac.log", import.meta.url));
+
+  it("verifies, seals to the same bytes, and is continued", async () => {
+    expect(await verifyAuditLog(fixture, key)).toMatchObject({ status: "intact", records: 3 });
+    const lines = (await readFile(fixture, "utf8")).split("\n").filter((line) => line !== "");
+    for (const line of lines) {
+      const { v: _v, seq, kid: _kid, prev, mac: _mac, ...rest } = JSON.parse(line) as AuditRecord;
+      const again = sealRecord(rest, { seq, prev, key });
+      expect(recordLine(again)).toBe(`${line}\n`);
+    }
+    const path = join(dir, "continued.log");
+    await copyFile(fixture, path);
+    const log = await openAuditLog({ key, path, checkpoint: false });
+    const next = await log.append(entry(4, { request_id: "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b" }));
+    await log.close();
+    expect(next.seq).toBe(4);
+    expect(await verifyAuditLog(path, key)).toMatchObject({ status: "intact", records: 4 });
   });
 });
