@@ -10,8 +10,8 @@
  * - the installer's command (`ahp-aarts-hook claude-code --connect unix:… --host-timeout-ms
  *   60000`, through `bin/ahp-aarts-hook.cjs`, the launcher with the code cache);
  * - the one-file bin run directly (`node dist/bin.cjs …`: no code cache);
- * - `ahp hook claude-code …` through the `ahp` CLI (which hands a host's hook to the same launcher
- *   before loading its commands, ADR 0173).
+ * - `ahp hook claude-code …` through the `ahp` CLI's installed bin (`bin/ahp.cjs`, which hands a
+ *   host's hook to the same launcher before Node's ESM loader starts, ADR 0176).
  * Every process is `node <args>`, as the floor is; a host adds its shell in front of all alike.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -27,7 +27,7 @@ const repo = fileURLToPath(new URL("../../../", import.meta.url));
 const aarts = join(repo, "packages", "aarts");
 const launcher = join(aarts, "bin", "ahp-aarts-hook.cjs");
 const bin = join(aarts, "dist", "bin.cjs");
-const cli = join(repo, "apps", "cli", "bin", "ahp.js");
+const cli = join(repo, "apps", "cli", "bin", "ahp.cjs");
 
 const payload = JSON.stringify({
   session_id: "8f0d6c2e-3b1a-4c55-9d7e-2a6b1f4e9c01",
