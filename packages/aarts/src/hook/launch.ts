@@ -57,7 +57,8 @@ export function codeCacheFile(dir: string, bin: { size: number; mtimeMs: number 
  * young heap) that keeps its line break, so that line numbers stay those of the file.
  */
 export const wrap = (source: string) => {
-  const body = source.startsWith("#!") ? source.slice(Math.max(0, source.indexOf("\n"))) : source;
+  const lineEnd = source.startsWith("#!") ? source.indexOf("\n") : 0;
+  const body = lineEnd === -1 ? "" : source.slice(lineEnd);
   return `(function (exports, require, module, __filename, __dirname) {${body}\n})`;
 };
 
