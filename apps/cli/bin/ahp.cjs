@@ -6,6 +6,8 @@
 // the bin before anything is built. The hosts are those of `ahp hook` (src/commands/hook.ts).
 "use strict";
 
+const path = require("node:path");
+
 const HOOK_HOSTS = new Set(["claude-code", "cursor", "copilot-cli", "vscode", "cline", "windsurf"]);
 
 /** Runs `ahp hook <host> …` through the launcher; false (nothing done) for anything else. */
@@ -15,14 +17,13 @@ function launchHook(argv) {
   let launcher;
   let dist;
   try {
-    const path = require("node:path");
     dist = path.join(path.dirname(require.resolve("@ahp/aarts/package.json")), "dist");
     launcher = require(path.join(dist, "launch.cjs"));
   } catch {
     return false; // the CLI's own dispatch runs the hook command
   }
   argv.splice(2, 1); // the hook command reads `<host> [options]`
-  launcher.launch(require("node:path").join(dist, "bin.cjs"));
+  launcher.launch(path.join(dist, "bin.cjs"));
   return true;
 }
 
