@@ -4,13 +4,15 @@
  * host's cwd is the working directory of tool events, and lifecycle hooks are not refused.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
-const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+/** The installed `ahp` (package.json "bin"): CommonJS, it hands `ahp hook <host>` to the launcher itself. */
+const BIN = fileURLToPath(new URL("../bin/ahp.cjs", import.meta.url));
+const AARTS = fileURLToPath(new URL("../node_modules/@ahp/aarts", import.meta.url));
 
 interface Result {
   code: number | null;
@@ -18,9 +20,9 @@ interface Result {
   stderr: string;
 }
 
-function ahp(args: string[], input = "", env: NodeJS.ProcessEnv = {}): Promise<Result> {
+function ahp(args: string[], input = "", env: NodeJS.ProcessEnv = {}, bin = BIN): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [bin, ...args], {
       env: { ...process.env, AHP_CONNECT: "", AHP_HOOK_CONFIG: "", ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -104,6 +106,59 @@ describe("ahp hook: usage and set-up errors", () => {
     expect(answer.hookSpecificOutput.permissionDecision).toBe("deny");
     expect(answer.hookSpecificOutput.permissionDecisionReason).toContain(`cannot connect to the harness at unix:${missing}`);
     expect(r.stderr + answer.hookSpecificOutput.permissionDecisionReason).not.toContain("incompatible AARTS version");
+  });
+});
+
+describe("the ahp bin answers ahp hook <host> before loading the CLI", () => {
+  const bash = () => claudeInput({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t3" });
+  const missing = () => `unix:${join(dir, "no-harness.sock")}`;
+
+  it("every host goes to the hook launcher (its phase trace), options and exit code as ahp-aarts-hook's", async () => {
+    const hosts = ["claude-code", "cursor", "copilot-cli", "vscode", "cline", "windsurf"];
+    const env = { AHP_HOOK_TRACE: "1", AHP_HOOK_STATE_DIR: join(dir, "state") };
+    const hookBin = join(AARTS, "bin", "ahp-aarts-hook.cjs");
+    const runs = await Promise.all(
+      hosts.map((host) =>
+        Promise.all([
+          ahp(["hook", host, "--connect", missing(), "--fail-closed"], "{}", env),
+          ahp([host, "--connect", missing(), "--fail-closed"], "{}", env, hookBin),
+        ]),
+      ),
+    );
+    for (const [i, [viaAhp, direct]] of runs.entries()) {
+      expect(viaAhp.stderr, hosts[i]).toMatch(/ahp-aarts-hook: trace \(ms since start\): launcher [\d.]+, bin loaded/);
+      expect({ code: viaAhp.code, stdout: viaAhp.stdout }, hosts[i]).toEqual({ code: direct.code, stdout: direct.stdout });
+    }
+    const claude = await ahp(["hook", "claude-code", "--connect", missing(), "--fail-closed"], bash(), {
+      AHP_HOOK_STATE_DIR: join(dir, "state"),
+    });
+    expect(JSON.parse(claude.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
+  });
+
+  it("needs none of the CLI's modules for a host's hook; everything else still goes through the CLI", async () => {
+    // The bin alone, with @ahp/aarts beside it and no dist/ of the CLI.
+    const pkg = join(dir, "bare-cli");
+    await mkdir(join(pkg, "bin"), { recursive: true });
+    await mkdir(join(pkg, "node_modules", "@ahp"), { recursive: true });
+    await copyFile(BIN, join(pkg, "bin", "ahp.cjs"));
+    await symlink(AARTS, join(pkg, "node_modules", "@ahp", "aarts"), "dir");
+    const bare = join(pkg, "bin", "ahp.cjs");
+    const hook = await ahp(
+      ["hook", "claude-code", "--connect", missing(), "--fail-closed"],
+      bash(),
+      { AHP_HOOK_STATE_DIR: join(dir, "state") },
+      bare,
+    );
+    expect(JSON.parse(hook.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
+    const version = await ahp(["--version"], "", {}, bare);
+    expect(version.code).toBe(1);
+    expect(version.stderr).toMatch(/^ahp: .*main\.js/);
+    // The real bin: the CLI's commands, and `ahp hook` usage.
+    expect((await ahp(["--version"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const help = await ahp(["hook", "claude-code", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout.startsWith("Usage: ahp hook <host>")).toBe(true);
+    expect(help.stderr).not.toContain("trace");
   });
 });
 

@@ -10,12 +10,12 @@
  * - the installer's command (`ahp-aarts-hook claude-code --connect unix:… --host-timeout-ms
  *   60000`, through `bin/ahp-aarts-hook.cjs`, the launcher with the code cache);
  * - the one-file bin run directly (`node dist/bin.cjs …`: no code cache);
- * - `ahp hook claude-code …` through the `ahp` CLI (which hands a host's hook to the same launcher
- *   before loading its commands, ADR 0173).
+ * - `ahp hook claude-code …` through the `ahp` CLI's installed bin (`bin/ahp.cjs`, which hands a
+ *   host's hook to the same launcher before Node's ESM loader starts, ADR 0176).
  * Every process is `node <args>`, as the floor is; a host adds its shell in front of all alike.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,7 +27,7 @@ const repo = fileURLToPath(new URL("../../../", import.meta.url));
 const aarts = join(repo, "packages", "aarts");
 const launcher = join(aarts, "bin", "ahp-aarts-hook.cjs");
 const bin = join(aarts, "dist", "bin.cjs");
-const cli = join(repo, "apps", "cli", "bin", "ahp.js");
+const cli = join(repo, "apps", "cli", "bin", "ahp.cjs");
 
 const payload = JSON.stringify({
   session_id: "8f0d6c2e-3b1a-4c55-9d7e-2a6b1f4e9c01",
@@ -90,15 +90,28 @@ function summarise(samples: number[]): Measurement & { p50Ms: number; p90Ms: num
   };
 }
 
+/** Modification time of the newest file under `dir` (0 when there is none). */
+function newestUnder(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestUnder(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds what is missing or older than its package's sources: a stale build would be measured as the current one. */
 function ensureBuilt(): void {
-  for (const [file, pkg] of [
-    [bin, "@ahp/aarts"],
-    [join(aarts, "dist", "launch.cjs"), "@ahp/aarts"],
-    [join(repo, "apps", "cli", "dist", "main.js"), "@ahp/cli"],
+  const cliSources = join(repo, "apps", "cli", "src");
+  const aartsSources = join(aarts, "src");
+  for (const [file, pkg, sources] of [
+    [bin, "@ahp/aarts", aartsSources],
+    [join(aarts, "dist", "launch.cjs"), "@ahp/aarts", aartsSources],
+    [join(repo, "apps", "cli", "dist", "main.js"), "@ahp/cli", cliSources],
   ] as const) {
-    if (existsSync(file)) continue;
+    if (existsSync(file) && statSync(file).mtimeMs >= newestUnder(sources)) continue;
     const built = spawnSync("pnpm", ["turbo", "run", "build", `--filter=${pkg}...`], { cwd: repo, stdio: "ignore" });
-    if (built.status !== 0 || !existsSync(file)) throw new Error(`${file} is missing and could not be built`);
+    if (built.status !== 0 || !existsSync(file)) throw new Error(`${file} is missing or older than its sources and could not be built`);
   }
 }
 

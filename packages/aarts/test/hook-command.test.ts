@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runHookCommand } from "@ahp/aarts";
 import { startUnixHarness, testPolicy, type UnixHarness } from "./unix-harness.js";
@@ -21,7 +22,11 @@ interface Run {
 let work: string;
 const env = () => ({ HOME: join(work, "home"), AHP_HOOK_STATE_DIR: join(work, "state"), PATH: process.env.PATH ?? "" });
 
-async function run(argv: string[], stdin: string | Uint8Array, extraEnv: Record<string, string> = {}): Promise<Run> {
+async function run(
+  argv: string[],
+  stdin: string | Uint8Array | AsyncIterable<Uint8Array | string>,
+  extraEnv: Record<string, string> = {},
+): Promise<Run> {
   let stdout = "";
   let stderr = "";
   const code = await runHookCommand(argv, {
@@ -153,6 +158,31 @@ describe("runHookCommand: claude-code", () => {
     expect(tooBig.stderr).toContain("hook input exceeds 64 bytes");
     const badSpec = await run(["claude-code", "--connect", "tcp://x", "--fail-closed"], fixture("claude-code", "pre-tool-use-bash"));
     expect(badSpec.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
+  });
+
+  it("reads a stream of chunks through its events: the whole input, its size limit, and an end that never comes", async () => {
+    const connect = fresh();
+    const text = fixture("claude-code", "pre-tool-use-rm");
+    const chunked = (chunks: string[], end: "end" | "destroy") => {
+      const stream = new PassThrough();
+      setImmediate(() => {
+        for (const c of chunks) stream.write(c);
+        if (end === "end") stream.end();
+        else stream.destroy();
+      });
+      return stream;
+    };
+    const whole = await run(["claude-code", "--connect", connect], chunked([text.slice(0, 10), text.slice(10, 50), text.slice(50)], "end"));
+    expect(whole.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
+    const tooBig = await run(
+      ["claude-code", "--connect", connect, "--fail-closed", "--max-input-bytes", "64"],
+      chunked([text.slice(0, 40), text.slice(40)], "end"),
+    );
+    expect(tooBig.code).toBe(2);
+    expect(tooBig.stderr).toContain("hook input exceeds 64 bytes");
+    const cut = await run(["claude-code", "--connect", connect, "--fail-closed"], chunked([text.slice(0, 40)], "destroy"));
+    expect(cut.code).toBe(2);
+    expect(cut.stderr).toContain("stdin closed before its end");
   });
 
   it("reads UTF-16LE input with a BOM", async () => {

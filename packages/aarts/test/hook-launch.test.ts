@@ -10,8 +10,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { codeCacheDir, codeCacheFile, writeCodeCache } from "../src/hook/launch.js";
+import { runInThisContext } from "node:vm";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { codeCacheDir, codeCacheFile, exitWhenFlushed, wrap, writeCodeCache } from "../src/hook/launch.js";
 import { ensureHookBuilt, launcher, spawnHook, type HookRun } from "./hook-spawn.js";
 import { startUnixHarness, testPolicy, type UnixHarness } from "./unix-harness.js";
 
@@ -134,6 +135,52 @@ describe("the installed command (launcher with V8's code cache)", { timeout: 120
     const state = readdirSync(env.AHP_HOOK_STATE_DIR!).filter((f) => f.endsWith(".json"));
     expect(state).toHaveLength(1);
     expect(state[0]).toMatch(/^[0-9a-f]{32}\.json$/);
+  });
+});
+
+describe("the end of a run", { timeout: 120_000 }, () => {
+  it("the process ends once the answer is written, also when something else would keep it alive", async () => {
+    const { env } = freshHome("exit");
+    const preload = join(dir, "keep-alive.cjs");
+    writeFileSync(preload, "setInterval(() => undefined, 60_000);\n"); // a handle that never ends by itself
+    for (let i = 0; i < 2; i++) {
+      const r = await run(["--require", preload], hookArgs(), bash, { ...env, AHP_HOOK_TRACE: "1" });
+      expect(r).toMatchObject({ code: 0, stdout: "{}\n" });
+      const marks = Object.fromEntries([...r.stderr.matchAll(/(answered|exit) (\d+\.\d)/g)].map((m) => [m[1], Number(m[2])]));
+      // Without the exit at the answer, only the bin's one-second safety net would end it.
+      expect(marks.exit! - marks.answered!).toBeLessThan(1_000);
+    }
+    // A deny keeps its exit code.
+    const denied = await run(["--require", preload], [...hookArgs(), "--fail-closed"], rm, env);
+    expect(denied.code).toBe(0);
+    expect(JSON.parse(denied.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
+  });
+
+  it("exitWhenFlushed exits with the code only after every stream has called back", () => {
+    const exit = vi.spyOn(process, "exit").mockImplementation((() => undefined) as never);
+    try {
+      const callbacks: (() => void)[] = [];
+      const stream = { write: (_: string, cb: () => void) => void callbacks.push(cb) };
+      exitWhenFlushed(2, [stream, stream]);
+      expect(callbacks).toHaveLength(2);
+      callbacks[0]!();
+      expect(exit).not.toHaveBeenCalled();
+      callbacks[1]!();
+      expect(exit).toHaveBeenCalledExactlyOnceWith(2);
+    } finally {
+      exit.mockRestore();
+    }
+  });
+});
+
+describe("wrap", () => {
+  it("drops the #! line but keeps line numbers, and leaves a bin without one as it is", () => {
+    const body = "#!/usr/bin/env node\nmodule.exports = new Error('x').stack.split('\\n')[1];";
+    const mod = { exports: "" };
+    (runInThisContext(wrap(body), { filename: "bin.cjs" }) as (...a: unknown[]) => void)({}, () => undefined, mod, "bin.cjs", ".");
+    expect(mod.exports).toMatch(/bin\.cjs:2:/);
+    expect(wrap("exports.a = 1;")).toBe("(function (exports, require, module, __filename, __dirname) {exports.a = 1;\n})");
+    expect(wrap("#!/usr/bin/env node")).toBe("(function (exports, require, module, __filename, __dirname) {\n})");
   });
 });
 

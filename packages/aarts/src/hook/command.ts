@@ -52,14 +52,52 @@ async function readAll(stdin: HookCommandIo["stdin"], limit: number): Promise<Ui
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stdin) {
+  const add = (chunk: Uint8Array | string) => {
     const b = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk);
     size += b.length;
     if (size > limit) throw tooLarge();
     chunks.push(b);
+  };
+  if (isEventStream(stdin)) {
+    // A Node stream (process.stdin) is read through its events, as a bare `node -e` reads it: its
+    // async iterator would compile and run a good part of Node's stream utilities in every hook.
+    await new Promise<void>((resolve, reject) => {
+      const done = (error?: Error) => {
+        stdin.off("data", onData).off("end", onEnd).off("error", done).off("close", onClose);
+        if (error === undefined) resolve();
+        else {
+          stdin.destroy();
+          reject(error);
+        }
+      };
+      const onData = (chunk: Uint8Array | string) => {
+        try {
+          add(chunk);
+        } catch (error) {
+          done(error as Error);
+        }
+      };
+      const onEnd = () => done();
+      const onClose = () => done(new Error("stdin closed before its end"));
+      stdin.on("data", onData).on("end", onEnd).on("error", done).on("close", onClose);
+    });
+  } else {
+    for await (const chunk of stdin) add(chunk);
   }
   return Buffer.concat(chunks);
 }
+
+/** The part of a Node readable stream {@link readAll} uses. */
+interface EventStream {
+  on(event: string, listener: (...args: never[]) => void): EventStream;
+  off(event: string, listener: (...args: never[]) => void): EventStream;
+  destroy(): unknown;
+}
+
+const isEventStream = (stdin: object): stdin is EventStream & AsyncIterable<Uint8Array | string> =>
+  typeof (stdin as Partial<EventStream>).on === "function" &&
+  typeof (stdin as Partial<EventStream>).off === "function" &&
+  typeof (stdin as Partial<EventStream>).destroy === "function";
 
 function write(io: HookCommandIo, response: NativeResponse): number {
   if (response.stdout !== "") io.stdout.write(response.stdout);

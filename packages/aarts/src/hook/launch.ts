@@ -51,8 +51,16 @@ export function codeCacheFile(dir: string, bin: { size: number; mtimeMs: number 
   return join(dir, `${CACHE_PREFIX}${bin.size}-${Math.trunc(bin.mtimeMs)}-${v8.replace(/[^\w.]/g, "_")}-${arch}.v8cache`);
 }
 
-/** The CommonJS wrapper Node itself puts around a module, so that the bin runs as it would under `require`. */
-const wrap = (source: string) => `(function (exports, require, module, __filename, __dirname) {${source.replace(/^#!.*/, "")}\n})`;
+/**
+ * The CommonJS wrapper Node itself puts around a module, so that the bin runs as it would under
+ * `require`. The `#!` line is cut off as a slice (V8 shares the text: no copy of the bin on the
+ * young heap) that keeps its line break, so that line numbers stay those of the file.
+ */
+export const wrap = (source: string) => {
+  const lineEnd = source.startsWith("#!") ? source.indexOf("\n") : 0;
+  const body = lineEnd === -1 ? "" : source.slice(lineEnd);
+  return `(function (exports, require, module, __filename, __dirname) {${body}\n})`;
+};
 
 /**
  * Loads the bin at `binPath` through the code cache; falls back to a plain `require` when the
@@ -143,10 +151,32 @@ export function launch(binPath = join(__dirname, "bin.cjs"), env: Readonly<Recor
   trace?.("launcher");
   const { bin, writeCache } = loadBin(binPath, env);
   trace?.(writeCache === undefined ? "bin loaded (code cache)" : "bin loaded (compiled)");
-  void bin.run().then(({ answeredHook }) => {
+  void bin.run().then(({ code, answeredHook }) => {
     trace?.("answered");
     if (writeCache !== undefined && answeredHook) writeCache();
+    exitWhenFlushed(code);
   });
+}
+
+/**
+ * Ends the process once stdout and stderr have handed over what was written to them. The run is
+ * over (answer written, state file and audit lines written, harness connection closed): what a
+ * natural exit would add is Node's teardown, which runs the tasks V8 has queued meanwhile (such as
+ * a young-generation collection) although nothing will use their result, while the host waits for
+ * the process to end.
+ */
+export function exitWhenFlushed(code: number, streams: readonly Flushable[] = [process.stdout, process.stderr]): void {
+  let pending = streams.length;
+  const flushed = () => {
+    if (--pending === 0) process.exit(code);
+  };
+  if (pending === 0) process.exit(code);
+  for (const stream of streams) stream.write("", flushed);
+}
+
+/** A stream whose `write` calls back once the data was handed to the system (or failed to be). */
+interface Flushable {
+  write(chunk: string, callback: () => void): unknown;
 }
 
 /** Phase marks for `AHP_HOOK_TRACE=1`: ms since the process started, printed on stderr at exit. */
