@@ -70,7 +70,8 @@ async function detectClaudeVersion(command: string, env: Readonly<Record<string,
   try {
     const out = execFileSync(argv[0]!, [...argv.slice(1), "--version"], {
       encoding: "utf8",
-      timeout: 15_000,
+      // Generous: Claude Code loads a large bundle, which on a busy machine takes many seconds.
+      timeout: 60_000,
       stdio: ["ignore", "pipe", "ignore"],
       env: env,
     });
