@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 /**
- * Two outputs: the `ahp` command (`dist/main.js`, ESM, run through `bin/ahp.js`) and the harness
+ * Two outputs: the `ahp` command (`dist/main.js`, ESM, run through `bin/ahp.cjs`, or `bin/ahp.js` as an ES module) and the harness
  * composition `@ahp/cli/harness` (ESM + CJS + types) that the demo and embedders reuse.
  */
 export default defineConfig([
