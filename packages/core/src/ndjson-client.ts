@@ -46,8 +46,8 @@ export abstract class NdjsonClientTransport implements Transport {
   #closeError: Error | undefined;
   #finished = false;
   #resolveClosed!: (error: Error | undefined) => void;
-  /** Reopen mode: ids of requests sent and not yet answered. */
-  readonly #pending: Set<unknown> | undefined;
+  /** Reopen mode: requests sent and not yet answered, by id (sent again when the peer closed an idle connection under them). */
+  readonly #pending: Map<unknown, JsonRpcMessage> | undefined;
   /** Reopen mode: the last handshake request that was answered with a result, repeated on a reopened connection. */
   #handshake: Record<string, unknown> | undefined;
   #handshakeSent: Record<string, unknown> | undefined;
@@ -67,7 +67,7 @@ export abstract class NdjsonClientTransport implements Transport {
     this.#info = info;
     this.#limits = limits;
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
-    this.#pending = reopen ? new Set() : undefined;
+    this.#pending = reopen ? new Map() : undefined;
   }
 
   get info(): TransportInfo {
@@ -91,6 +91,17 @@ export abstract class NdjsonClientTransport implements Transport {
   /** Reopen mode: whether the connection the peer just closed may be reopened (e.g. the peer said it closed an idle connection). Default true. */
   protected mayReopen(): boolean {
     return true;
+  }
+
+  /**
+   * Reopen mode: whether the requests still unanswered when the peer closed the connection may be
+   * sent again on a new one. Only when the peer said it closed an idle connection: it decided so
+   * with nothing in flight and reads nothing after that decision, so a request that crossed the
+   * close was never handled. Default false (a request the peer may have handled is failed, never
+   * repeated).
+   */
+  protected mayReplay(): boolean {
+    return false;
   }
 
   /** Runs once when the transport is closed, before `onclose`. */
@@ -142,11 +153,16 @@ export abstract class NdjsonClientTransport implements Transport {
     inner.onerror = (error) => this.onerror?.(error);
     // A close() while the peer is already going away keeps the real cause.
     inner.onclose = (cause) => {
-      if (!this.#closeRequested && this.#pending !== undefined && this.#pending.size === 0 && this.#inner === inner && this.mayReopen()) {
-        // Closed by the peer with nothing outstanding (an idle connection): reopen on the next send.
-        this.#inner = undefined;
-        this.#state = "dormant";
-        return;
+      if (!this.#closeRequested && this.#pending !== undefined && this.#inner === inner) {
+        const outstanding = this.#pending.size;
+        if (outstanding === 0 ? this.mayReopen() : this.mayReplay()) {
+          // Closed by the peer as idle: reopen on the next send, or now to send again the
+          // requests that crossed the close (the peer never read them).
+          this.#inner = undefined;
+          this.#state = "dormant";
+          if (outstanding > 0) this.#reopen().catch(() => undefined);
+          return;
+        }
       }
       if (this.#inner === inner || this.#inner === undefined) this.#finish(this.#closeRequested ? undefined : this.peerClosed(cause));
     };
@@ -195,7 +211,7 @@ export abstract class NdjsonClientTransport implements Transport {
   #track(message: JsonRpcMessage): void {
     const m = message as Record<string, unknown>;
     if (typeof m.method !== "string" || m.id === undefined || m.id === null) return;
-    this.#pending!.add(m.id);
+    this.#pending!.set(m.id, message);
     if (m.method === "ahp/handshake") this.#handshakeSent = m;
   }
 
@@ -221,11 +237,20 @@ export abstract class NdjsonClientTransport implements Transport {
         this.#state = "opening";
         await this.#open();
         if (this.#handshake !== undefined) await this.#rehandshake(this.#handshake);
+        await this.#replay();
       } finally {
         this.#reopening = undefined;
       }
     })();
     return this.#reopening;
+  }
+
+  /** Sends again, in their order, the requests left unanswered by a connection the peer closed as idle. */
+  async #replay(): Promise<void> {
+    const inner = this.#inner!;
+    const handshake = this.#handshake;
+    const resend = [...this.#pending!.values()].filter((message) => message !== handshake);
+    await Promise.all(resend.map((message) => inner.send(message)));
   }
 
   async #rehandshake(handshake: Record<string, unknown>): Promise<void> {

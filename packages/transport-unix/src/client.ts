@@ -26,7 +26,9 @@ export interface UnixSocketClientTransportOptions extends MessageLimits, NdjsonW
   /**
    * When the harness closes the connection while no request waits for an answer, saying it closed
    * an idle connection (its idle timeout, or room made at its cap), reconnect for the next call, repeating the last
-   * successful handshake first, so the caller sees nothing. Default true; false closes the
+   * successful handshake first, so the caller sees nothing. Requests that crossed that close (sent
+   * before the notice arrived) are sent again on the new connection: the harness reads nothing after
+   * deciding to close an idle connection, so none of them was handled. Default true; false closes the
    * transport instead.
    */
   reconnect?: boolean;
@@ -101,6 +103,11 @@ export class UnixSocketClientTransport extends NdjsonClientTransport {
     const idle = this.#peerNotice === IDLE_CLOSE_MESSAGE;
     if (idle) this.#peerNotice = undefined;
     return idle;
+  }
+
+  /** Requests that crossed the harness's idle close are sent again: it read nothing after deciding to close. */
+  protected override mayReplay(): boolean {
+    return this.mayReopen();
   }
 
   protected override observe(message: unknown): void {

@@ -17,7 +17,7 @@ import {
 } from "@ahp/core";
 import { WebSocket, type ClientOptions, type RawData } from "ws";
 import { authHeaders, type ClientAuth } from "@ahp/core";
-import { closeCause, errorCause } from "./close-cause.js";
+import { closeCause, errorCause, isIdleClose } from "./close-cause.js";
 import { FrameSender, type Corkable } from "./sender.js";
 import { buildWebSocketUrl, publicUrl } from "./url.js";
 
@@ -61,7 +61,10 @@ export interface WebSocketClientTransportOptions extends Pick<MessageLimits, "ma
   /**
    * Reconnect after the connection drops (not after `close()`), with jittered exponential
    * backoff. Requests pending on the dead connection fail with its cause; they are never
-   * replayed. Sends made while reconnecting wait for the new connection. Default off.
+   * replayed, except when the harness closed the connection as idle (code 1001, its idle timeout
+   * or room made at its cap): it read nothing after deciding to, so the requests that crossed the
+   * close are sent again on the new connection, after what `onreconnect` sends. Sends made while
+   * reconnecting wait for the new connection. Default off.
    */
   reconnect?: boolean | WebSocketReconnectOptions;
   /** Called after each successful reconnection (e.g. to repeat the handshake with a gating harness). */
@@ -94,6 +97,8 @@ type State = "new" | "connecting" | "open" | "reconnecting" | "closed";
 interface Tracked {
   resolve: () => void;
   reject: (error: Error) => void;
+  /** A request's text, sent again when the harness closed an idle connection under it. */
+  text?: string;
 }
 
 /** Header values may not carry CR, LF or NUL and must be Latin-1. The value is never echoed (it may be a credential). */
@@ -114,7 +119,8 @@ const isResponseLike = (value: unknown): value is { id: string | number } => {
  * The agent-side transport over WebSocket (`ws:` / `wss:`): one JSON-RPC message per text frame.
  * Credentials go in the query (as the reference) or in headers (`authMode: "header"`). A dead
  * peer is detected by pings; a dropped connection fails every pending request with its cause and,
- * with `reconnect`, is re-established with jittered backoff (requests are never replayed).
+ * with `reconnect`, is re-established with jittered backoff (requests are replayed only after
+ * the harness closed an idle connection under them).
  *
  * ```ts
  * const client = new AhpClient();
@@ -146,6 +152,8 @@ export class WebSocketClientTransport implements Transport {
   #pingTimer: ReturnType<typeof setInterval> | undefined;
   #pongTimer: ReturnType<typeof setTimeout> | undefined;
   #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set by an idle close with requests unanswered: they are sent again once reconnected. */
+  #replayAfterReconnect = false;
   #wakeReconnect: (() => void) | undefined;
   #openWaiters: Tracked[] = [];
   readonly #tracked: Map<string | number, Tracked> | undefined;
@@ -346,8 +354,11 @@ export class WebSocketClientTransport implements Transport {
       this.#finish(cause);
       return;
     }
-    // Fail what was in flight on the dead connection; never replay it.
-    this.#failTracked(cause!);
+    // What was in flight on the dead connection fails, never replayed; except when the harness
+    // closed it as idle: it read nothing after deciding to, so those requests go again once
+    // reconnected.
+    if (isIdleClose(code, reason)) this.#replayAfterReconnect = true;
+    else this.#failTracked(cause!);
     this.#state = "reconnecting";
     void this.#reconnectLoop(cause!);
   }
@@ -385,6 +396,7 @@ export class WebSocketClientTransport implements Transport {
       } catch (error) {
         this.onerror?.(toError(error));
       }
+      this.#replay();
       return;
     }
     if (this.#state !== "reconnecting") return;
@@ -394,6 +406,25 @@ export class WebSocketClientTransport implements Transport {
         details: { attempts: attempt, ...(AhpLocalError.isInstance(last) ? last.details : {}) },
       }),
     );
+  }
+
+  /**
+   * After reconnecting from an idle close: sends again the requests that crossed it, in their
+   * order, after what `onreconnect` sent (e.g. a repeated handshake) and before the sends that
+   * waited for the new connection.
+   */
+  #replay(): void {
+    const tracked = this.#tracked;
+    if (!this.#replayAfterReconnect || tracked === undefined || this.#sender === undefined) return;
+    this.#replayAfterReconnect = false;
+    for (const [id, entry] of [...tracked]) {
+      if (entry.text === undefined) continue;
+      this.#sender.send(entry.text).catch((error: unknown) => {
+        if (tracked.get(id) !== entry) return;
+        tracked.delete(id);
+        entry.reject(toError(error));
+      });
+    }
   }
 
   #failTracked(error: Error): void {
@@ -474,7 +505,7 @@ export class WebSocketClientTransport implements Transport {
         tracked.delete(oldestId);
         oldest.resolve();
       }
-      tracked.set(id, { resolve, reject });
+      tracked.set(id, { resolve, reject, text });
     });
     try {
       await sender.send(text, signal);

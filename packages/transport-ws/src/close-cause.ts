@@ -25,6 +25,18 @@ export function describeCloseCode(code: number): string {
 }
 
 /** The cause recorded when the peer closed the connection with `code` and no local error preceded it. */
+/** The close reason (code 1001) of a connection the harness closed for its idle timeout. */
+export const IDLE_TIMEOUT_REASON = "idle timeout";
+/** The close reason (code 1001) of the longest-idle connection closed to make room at the cap. */
+export const IDLE_EVICTED_REASON = "connection limit: closed as the longest idle";
+
+/**
+ * Whether a close is the harness closing an idle connection: it decided so with nothing in flight
+ * and reads nothing after deciding, so a request that crossed the close was never handled.
+ */
+export const isIdleClose = (code: number, reason: string): boolean =>
+  code === 1001 && (reason === IDLE_TIMEOUT_REASON || reason === IDLE_EVICTED_REASON);
+
 export function closeCause(side: "server" | "client", code: number, reason: string): AhpLocalError {
   const text = `WebSocket closed by the ${side} with code ${describeCloseCode(code)}${reason ? `: ${reason}` : ""}`;
   const details = { closeCode: code, closeReason: reason };

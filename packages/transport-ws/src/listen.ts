@@ -18,6 +18,7 @@ import {
   type Readiness,
 } from "@ahp/core";
 import type { WebSocketServer } from "ws";
+import { IDLE_EVICTED_REASON, IDLE_TIMEOUT_REASON } from "./close-cause.js";
 import {
   attachWebSocketServer,
   DEFAULT_DRAIN_TIMEOUT_MS,
@@ -131,7 +132,7 @@ export async function listenWebSocket(server: AhpServer, options: ListenWebSocke
       (reason) => {
         const transport = tracked.transports.get(socket);
         if (transport === undefined || reason === "shed" || reason === "stalled") socket.destroy();
-        else void transport.close(1001, reason === "idle" ? "idle timeout" : "connection limit: closed as the longest idle");
+        else void transport.close(1001, reason === "idle" ? IDLE_TIMEOUT_REASON : IDLE_EVICTED_REASON);
       },
       remote,
     );

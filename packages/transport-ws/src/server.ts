@@ -298,7 +298,9 @@ export class WebSocketServerTransport implements Transport {
   }
 
   readonly #onFrame = (data: RawData, isBinary: boolean): void => {
-    if (this.#finished) return;
+    // Nothing is read once this side decided to close: a request that crossed the close was not
+    // handled, so an agent may send it again (see isIdleClose).
+    if (this.#finished || this.#closedByUs) return;
     deliverFrame(this, data, isBinary, this.#limits);
   };
 

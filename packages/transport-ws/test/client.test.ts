@@ -242,6 +242,51 @@ describe("reconnect", () => {
     expect(r.upgrades).toHaveLength(2);
   });
 
+  it("sends again, once reconnected, a request that crossed the harness's close of an idle connection", async () => {
+    const seen: Array<[string, number]> = [];
+    const r = await raw({
+      onMessage: answering((ws, m) => {
+        const connection = r.sockets.indexOf(ws) + 1;
+        const command = (m.params as { payload: { arguments: { command: string } } }).payload.arguments.command;
+        seen.push([command, connection]);
+        // The first connection closes as idle instead of answering: the request crossed the close.
+        if (connection === 1) {
+          ws.close(1001, "idle timeout");
+          return;
+        }
+        ws.send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { decision: "allow" } }));
+      }),
+    });
+    const reconnects: number[] = [];
+    const { client } = await connect(r.url, {
+      reconnect: { retries: 5, minDelayMs: 10, maxDelayMs: 50 },
+      onreconnect: (n) => reconnects.push(n),
+    });
+    await expect(client.send("pre_action", preAction("crossed"), { timeoutMs: 30_000 })).resolves.toEqual({ decision: "allow" });
+    expect(seen).toEqual([
+      ["crossed", 1],
+      ["crossed", 2],
+    ]);
+    expect(reconnects).toEqual([1]);
+  });
+
+  it("does not send again what crossed a close that was not an idle close (1001, shutting down)", async () => {
+    const seen: string[] = [];
+    const r = await raw({
+      onMessage: answering((ws, m) => {
+        const connection = r.sockets.indexOf(ws) + 1;
+        seen.push((m.params as { payload: { arguments: { command: string } } }).payload.arguments.command);
+        if (connection === 1) ws.close(1001, "server closing");
+        else ws.send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { decision: "allow" } }));
+      }),
+    });
+    const { client } = await connect(r.url, { reconnect: { retries: 5, minDelayMs: 10, maxDelayMs: 50 } });
+    const e = await rejection(client.send("pre_action", preAction("first"), { timeoutMs: 30_000 }));
+    expect(e.code).toBe("CONNECTION_CLOSED");
+    await expect(client.send("pre_action", preAction("second"))).resolves.toEqual({ decision: "allow" });
+    expect(seen).toEqual(["first", "second"]);
+  });
+
   it("gives up after `retries` attempts and closes with the last cause", async () => {
     const r = await raw();
     const { client, transport } = await connect(r.url, { reconnect: { retries: 3, minDelayMs: 5, maxDelayMs: 20 } });
