@@ -72,7 +72,7 @@ async function setUp(idleNotice: boolean) {
   const received: JsonRpcMessage[] = [];
   transport.onmessage = (message) => received.push(message);
   await transport.start();
-  await transport.send({ jsonrpc: "2.0", id: "h1", method: "ahp/handshake", params: { protocol_version: "2.4" } } as JsonRpcMessage);
+  await transport.send({ jsonrpc: "2.0", id: "h1", method: "ahp/handshake", params: { protocol_version: "2.4" } });
   await until(() => received.some((m) => (m as { id?: unknown }).id === "h1"), undefined, "the handshake's answer");
   return { harness, transport, received };
 }
@@ -83,7 +83,7 @@ const answerTo = (received: JsonRpcMessage[], id: string) =>
 describe("a request crossing the harness's close of an idle connection", () => {
   it("is sent again after the repeated handshake on a new connection, and answered there", async () => {
     const { harness, transport, received } = await setUp(true);
-    await transport.send({ jsonrpc: "2.0", id: "e1", method: "ahp/event", params: { n: 1 } } as JsonRpcMessage);
+    await transport.send({ jsonrpc: "2.0", id: "e1", method: "ahp/event", params: { n: 1 } });
     await until(() => answerTo(received, "e1") !== undefined, undefined, "the answer to the request that crossed the close");
 
     expect(answerTo(received, "e1")).toMatchObject({ result: { answered_on: 2 } });
@@ -94,7 +94,7 @@ describe("a request crossing the harness's close of an idle connection", () => {
       ["ahp/event", "e1"],
     ]);
     // The transport stays usable for later calls.
-    await transport.send({ jsonrpc: "2.0", id: "e2", method: "ahp/event", params: { n: 2 } } as JsonRpcMessage);
+    await transport.send({ jsonrpc: "2.0", id: "e2", method: "ahp/event", params: { n: 2 } });
     await until(() => answerTo(received, "e2") !== undefined, undefined, "a later call's answer");
     expect(harness.connections()).toBe(2);
   });
@@ -102,7 +102,7 @@ describe("a request crossing the harness's close of an idle connection", () => {
   it("fails, and is not sent again, when the harness closed without saying it was idle", async () => {
     const { harness, transport, received } = await setUp(false);
     const closed = transport.closed;
-    await transport.send({ jsonrpc: "2.0", id: "e1", method: "ahp/event", params: { n: 1 } } as JsonRpcMessage);
+    await transport.send({ jsonrpc: "2.0", id: "e1", method: "ahp/event", params: { n: 1 } });
     const cause = await closed;
     expect(cause?.message).toMatch(/closed|harness/i);
     expect(answerTo(received, "e1")).toBeUndefined();
