@@ -21,7 +21,7 @@ function baseName(word: string): string {
 }
 
 const optionValues = (cmd: SimpleCommand, names: readonly string[], out: string[]): void => {
-  for (const n of names) for (const v of cmd.options.get(n) ?? []) if (!URL.test(v)) out.push(baseName(v));
+  for (const n of names) for (const v of cmd.options.get(n) ?? []) if (!URL.test(v) && !v.startsWith("/dev/")) out.push(baseName(v));
 };
 const urlNames = (cmd: SimpleCommand, out: string[]): void => {
   for (const w of cmd.argv.slice(1)) if (URL.test(w)) out.push(baseName(w));
@@ -84,6 +84,8 @@ function runsOneOf(cmd: SimpleCommand, downloaded: (name: string) => boolean): b
     );
   }
   if (SHELLS.has(cmd.program) || RUNNERS.has(cmd.program) || interpreterOf(cmd.program) !== undefined) {
+    // `bash -c '…'` runs its argument as a script text (analysed as commands of its own), not a file.
+    if (SHELLS.has(cmd.program) && cmd.flags.has("c")) return false;
     // The script is the first positional argument; later ones are its arguments (`python3 run.py data.csv`).
     const script = cmd.args[0];
     return script !== undefined && downloaded(baseName(script));
@@ -170,7 +172,9 @@ export function copiedFiles(cmd: SimpleCommand): [source: string | undefined, de
   if (args.length === 1) return cmd.program === "ln" ? [[args[0]!, baseName(args[0]!)]] : [];
   const last = args[args.length - 1]!;
   const sources = args.slice(0, -1);
-  const intoDirectory = args.length > 2 || last.endsWith("/") || last === "." || last === ".." || last === "~";
+  // Positional arguments are normalized (`bin/` → `bin`): a trailing `/` is read from the word as written.
+  const written = cmd.argv[cmd.argv.length - 1] ?? "";
+  const intoDirectory = args.length > 2 || last.endsWith("/") || written.endsWith("/") || last === "." || last === ".." || last === "~";
   return sources.map((a) => [a, baseName(intoDirectory ? a : last)]);
 }
 
