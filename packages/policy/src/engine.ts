@@ -199,7 +199,6 @@ export class PolicyEngine {
       const now = this.#clock();
       let session: SessionState | undefined;
       const ctx = new EvalContext(event, now, policy.data.settings, () => (session ??= this.#state.sessions.get(event.session_id, now)));
-      ctx.localSession = true;
       for (const rule of rules) {
         if (!rule.test(ctx)) continue;
         if (rule.rateLimit !== undefined) {

@@ -100,8 +100,9 @@ function runsOneOf(cmd: SimpleCommand, downloaded: (name: string) => boolean): b
 export function mayRunFile(cmd: SimpleCommand): boolean {
   const word0 = cmd.argv[0] ?? "";
   if (word0.includes("/") || cmd.program === "chmod" || cmd.program === "install") return true;
-  if (cmd.args.length === 0) return false;
-  return SHELLS.has(cmd.program) || RUNNERS.has(cmd.program) || interpreterOf(cmd.program) !== undefined;
+  // The program is looked at before the arguments, which are split on first read.
+  if (!SHELLS.has(cmd.program) && !RUNNERS.has(cmd.program) && interpreterOf(cmd.program) === undefined) return false;
+  return cmd.args.length > 0;
 }
 
 /** True when some command of `commands` runs, sources or makes executable one of `files` (base names, lower case) that the line has not replaced before. */

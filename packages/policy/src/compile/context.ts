@@ -265,9 +265,6 @@ export class EvalContext {
     return { ...(downloads === undefined ? {} : { downloads }), ...(rewritten === undefined ? {} : { rewritten }) };
   }
 
-  /** Whether `session()` reads the engine's memory (a cheap lookup) rather than a shared store (a round trip). */
-  localSession = false;
-
   /** The workspace root the event names (`payload.working_directory` …), once looked up; null when none. */
   eventRoot: string | null | undefined;
 

@@ -15,10 +15,14 @@ const OUTPUT_REDIRECTS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 /** Whether a command of the line runs a file an earlier allowed action of the session downloaded. */
 function runsEarlierDownload(ctx: EvalContext, commands: readonly SimpleCommand[]): boolean {
   // The session is read only for a line that could run a file by name (most lines cannot): with a
-  // shared store, reading it is a round trip.
-  // In the engine's memory the session costs a lookup the recording of the decision then reuses.
-  if (ctx.localSession && ctx.session().downloads.length === 0) return false;
-  if (!commands.some(mayRunFile) && !commands.some((c) => c.program.includes("."))) return false;
+  // shared store reading it is a round trip, in memory a lookup.
+  let may = false;
+  for (const c of commands)
+    if (mayRunFile(c) || c.program.includes(".")) {
+      may = true;
+      break;
+    }
+  if (!may) return false;
   const known = ctx.session().downloads;
   return known.length > 0 && runsOneOfFiles(commands, new Set(known));
 }
