@@ -199,7 +199,6 @@ export class PolicyEngine {
       const now = this.#clock();
       let session: SessionState | undefined;
       const ctx = new EvalContext(event, now, policy.data.settings, () => (session ??= this.#state.sessions.get(event.session_id, now)));
-      ctx.localSession = true;
       for (const rule of rules) {
         if (!rule.test(ctx)) continue;
         if (rule.rateLimit !== undefined) {
@@ -296,12 +295,20 @@ export class PolicyEngine {
     const plan = () => {
       const ctx = new EvalContext(event, now, policy.data.settings, () => session ?? needSession());
       const limited: CompiledRule[] = [];
+      let decisive: CompiledRule | undefined;
+      let decision: unknown;
       for (const rule of rules) {
         if (!rule.test(ctx)) continue;
         if (rule.rateLimit !== undefined) limited.push(rule);
-        else return { ctx, limited, decisive: rule, decision: rule.decide(type, ctx) };
+        else {
+          decisive = rule;
+          decision = rule.decide(type, ctx);
+          break;
+        }
       }
-      return { ctx, limited, decisive: undefined, decision: undefined };
+      // A line copying a file learns from the session's downloads (a copy of one is one): read them.
+      if (type === "pre_action" && ctx.shellTexts.length > 0 && ctx.hasCopier) ctx.session();
+      return { ctx, limited, decisive, decision };
     };
     const report = (decision: unknown, ruleId: string | undefined, source: DecisionSource) =>
       this.#report({

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, PolicyEngine } from "@ahp/policy";
 import { bash } from "./helpers.js";
 import { mutate, rng, variants, type Variant } from "./mutation/mutate.js";
+import { rate, reportRates } from "./mutation/rates.js";
 
 interface Case {
   command: string;
@@ -55,22 +56,6 @@ const validDangerous = hasBash ? dangerous.filter((l) => syntaxErrors([l]).lengt
 const validSafe = hasBash ? safe.filter((l) => syntaxErrors([l]).length === 0) : safe;
 const dangerousVariants = variants(validDangerous, COUNT, SEED);
 const safeVariants = variants(validSafe, COUNT, SEED + 1);
-
-/** The variants whose decision is not the one their source's label asks for, overall and per operator. */
-function rate(list: readonly (Variant & { source: string })[], wanted: (d: string) => boolean) {
-  const misses = list.filter((v) => !wanted(decisionOf(v.text)));
-  const byOp = new Map<string, { n: number; miss: number }>();
-  for (const v of list) {
-    const missed = misses.includes(v);
-    for (const op of new Set(v.ops.map((o) => o.split(":")[0]!))) {
-      const e = byOp.get(op) ?? { n: 0, miss: 0 };
-      e.n++;
-      if (missed) e.miss++;
-      byOp.set(op, e);
-    }
-  }
-  return { misses, byOp };
-}
 
 describe("mutation generator", () => {
   it("is deterministic for a seed and derives at least 1,000 distinct variants from each label", () => {
@@ -131,22 +116,13 @@ describe("mutation generator", () => {
   );
 
   it("keeps at least 95% of the dangerous variants caught and at most 3% of the everyday ones stopped", () => {
-    const d = rate(dangerousVariants, (x) => x === "block" || x === "escalate");
-    const s = rate(safeVariants, (x) => x === "allow");
-    const caught = 100 * (1 - d.misses.length / dangerousVariants.length);
-    const stopped = 100 * (s.misses.length / safeVariants.length);
-    const ops = (m: Map<string, { n: number; miss: number }>) =>
-      [...m]
-        .sort()
-        .map(([op, { n, miss }]) => `${op} ${miss}/${n}`)
-        .join(", ");
-    process.stdout.write(
-      `mutation (seed ${SEED}): dangerous variants ${dangerousVariants.length} from ${validDangerous.length} cases: caught ${caught.toFixed(1)}%; ` +
-        `everyday variants ${safeVariants.length} from ${validSafe.length} cases: escalated or blocked ${stopped.toFixed(1)}%\n` +
-        `  dangerous missed per operator: ${ops(d.byOp)}\n  everyday stopped per operator: ${ops(s.byOp)}\n`,
+    const decide = (v: Variant) => decisionOf(v.text);
+    const { caught, stopped } = reportRates(
+      `mutation (seed ${SEED})`,
+      { ...rate(dangerousVariants, decide, (x) => x === "block" || x === "escalate"), sources: ` from ${validDangerous.length} cases` },
+      { ...rate(safeVariants, decide, (x) => x === "allow"), sources: ` from ${validSafe.length} cases` },
+      (v) => v.text,
     );
-    for (const v of d.misses.slice(0, 20)) process.stdout.write(`  missed: ${JSON.stringify(v.text)} (${v.ops.join(", ")})\n`);
-    for (const v of s.misses.slice(0, 20)) process.stdout.write(`  stopped: ${JSON.stringify(v.text)} (${v.ops.join(", ")})\n`);
     expect(caught).toBeGreaterThanOrEqual(95);
     expect(stopped).toBeLessThanOrEqual(3);
   });

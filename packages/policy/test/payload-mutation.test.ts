@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, PolicyEngine } from "@ahp/policy";
 import { ev } from "./helpers.js";
 import { payloadVariants, type PayloadVariant } from "./mutation/mutate-payload.js";
+import { rate, reportRates } from "./mutation/rates.js";
 
 interface Case {
   payload: unknown;
@@ -33,19 +34,6 @@ const safe = payloadVariants(
   SEED + 1,
 );
 
-function rate(list: readonly PayloadVariant[], wanted: (d: string) => boolean) {
-  const misses = list.filter((v) => !wanted(decide(v.payload)));
-  const byOp = new Map<string, { n: number; miss: number }>();
-  for (const v of list)
-    for (const op of new Set(v.ops.map((o) => o.split(":")[0]!))) {
-      const e = byOp.get(op) ?? { n: 0, miss: 0 };
-      e.n++;
-      if (misses.includes(v)) e.miss++;
-      byOp.set(op, e);
-    }
-  return { misses, byOp };
-}
-
 describe("payload mutations (file tools and code tools)", () => {
   it("are deterministic for a seed, distinct, and use every operator", () => {
     const sources = tools.map((p) => p.payload);
@@ -69,22 +57,13 @@ describe("payload mutations (file tools and code tools)", () => {
   });
 
   it("keeps at least 95% of the dangerous variants caught and at most 3% of the everyday ones stopped", () => {
-    const d = rate(dangerous, (x) => x === "block" || x === "escalate");
-    const s = rate(safe, (x) => x === "allow");
-    const caught = 100 * (1 - d.misses.length / dangerous.length);
-    const stopped = 100 * (s.misses.length / safe.length);
-    const ops = (m: Map<string, { n: number; miss: number }>) =>
-      [...m]
-        .sort()
-        .map(([op, { n, miss }]) => `${op} ${miss}/${n}`)
-        .join(", ");
-    process.stdout.write(
-      `payload mutation (seed ${SEED}): dangerous variants ${dangerous.length}: caught ${caught.toFixed(1)}%; ` +
-        `everyday variants ${safe.length}: escalated or blocked ${stopped.toFixed(1)}%\n` +
-        `  dangerous missed per operator: ${ops(d.byOp)}\n  everyday stopped per operator: ${ops(s.byOp)}\n`,
+    const decideVariant = (v: PayloadVariant) => decide(v.payload);
+    const { caught, stopped } = reportRates(
+      `payload mutation (seed ${SEED})`,
+      rate(dangerous, decideVariant, (x) => x === "block" || x === "escalate"),
+      rate(safe, decideVariant, (x) => x === "allow"),
+      (v) => v.payload,
     );
-    for (const v of d.misses.slice(0, 20)) process.stdout.write(`  missed: ${JSON.stringify(v.payload)} (${v.ops.join(", ")})\n`);
-    for (const v of s.misses.slice(0, 20)) process.stdout.write(`  stopped: ${JSON.stringify(v.payload)} (${v.ops.join(", ")})\n`);
     expect(caught).toBeGreaterThanOrEqual(95);
     expect(stopped).toBeLessThanOrEqual(3);
   });

@@ -41,5 +41,9 @@ export {
   fileBaseName,
   DOWNLOADERS,
   overwrittenFiles,
+  fileOrigins,
+  copiedFiles,
+  FILE_COPIERS,
+  type FileOrigins,
 } from "./staged.js";
 export { SHELLS, WRAPPERS, INTERPRETERS, VALUE_OPTIONS, type WrapperSpec, type InterpreterSpec } from "./tables.js";

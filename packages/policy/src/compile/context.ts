@@ -4,7 +4,7 @@
  * analysis, session counters.
  */
 import type { AhpEvent } from "@ahp/core";
-import { DOWNLOADERS, downloadsOf, fileBaseName, overwrittenFiles } from "@ahp/shell";
+import { DOWNLOADERS, FILE_COPIERS, fileBaseName, fileOrigins } from "@ahp/shell";
 import { parseShell, toolCalls, type SimpleCommand, type ToolCall } from "../shell.js";
 import type { CounterDelta, SessionState } from "../state.js";
 import { collectStrings, DEFAULT_SHELL_FIELD_LIST, FIELD_LIST_IDS, type FieldList } from "./field-lists.js";
@@ -35,6 +35,8 @@ function analyse(text: string, maxLen: number, cwd: string | undefined): SimpleC
     throw err;
   }
 }
+
+const NO_NAMES: ReadonlySet<string> = new Set();
 
 /** Per-evaluation facts, computed lazily and cached for the rules that need them. */
 export class EvalContext {
@@ -208,60 +210,60 @@ export class EvalContext {
   }
   #opaque: boolean | undefined;
 
-  /** Base names (lower case) of the files this event's command lines download; undefined when none does (most lines run no downloader). */
-  downloads(): string[] | undefined {
-    if (this.shellTexts.length === 0) return undefined;
-    let found = false;
-    for (const p of this.programs) if (DOWNLOADERS.has(p)) found = true;
-    if (!found) return undefined;
-    let out: string[] | undefined;
-    for (const text of this.shellTexts) {
-      const commands = this.shell(text);
-      if (commands === undefined) continue;
-      for (const f of downloadsOf(commands)) {
-        out ??= [];
-        if (!out.includes(f)) out.push(f);
-      }
-    }
-    return out;
+  /** Whether a command line of the event runs a downloader. */
+  get hasDownloader(): boolean {
+    for (const p of this.programs) if (DOWNLOADERS.has(p)) return true;
+    return false;
+  }
+
+  /** Whether a command line of the event copies, moves, links or installs a file (`cp`, `mv`, `install`, `ln`, `dd`). */
+  get hasCopier(): boolean {
+    for (const p of this.programs) if (FILE_COPIERS.has(p)) return true;
+    return false;
   }
 
   /**
-   * Base names (lower case) of the files this event's file and code tools write, and of those its
-   * command lines replace by a redirection or `tee` (`echo … > i.sh`); undefined when none.
+   * What an allowed action changes in the session's downloads (see `CounterDelta`), following
+   * its command lines in order from the session's downloads (`fileOrigins` of `@ahp/shell`):
+   * files it downloads or copies from a download, and files its file tools, code tools or
+   * command lines replace with content of their own. Undefined when nothing changes; a session
+   * that remembers no download learns only from a line that downloads.
    */
-  written(): string[] | undefined {
-    let out: string[] | undefined;
+  learned(session: { downloads: readonly string[] } | undefined): Pick<CounterDelta, "downloads" | "rewritten"> | undefined {
+    const downloader = this.shellTexts.length > 0 && this.hasDownloader;
+    // Nothing to forget or copy in a session that remembers no download (when the session is not known, it is sent).
+    if (!downloader && session !== undefined && session.downloads.length === 0) return undefined;
+    const known: ReadonlySet<string> = session === undefined || session.downloads.length === 0 ? NO_NAMES : new Set(session.downloads);
+    let downloads: string[] | undefined;
+    let rewritten: string[] | undefined;
     for (const call of this.calls) {
       for (const w of call.writes) {
-        out ??= [];
-        out.push(fileBaseName(w));
+        rewritten ??= [];
+        rewritten.push(fileBaseName(w));
       }
     }
-    // Only a line with a `>` or running `tee` can replace a file: the others are not looked at.
     for (const text of this.shellTexts) {
-      if (!text.includes(">") && !text.includes("tee")) continue;
+      // Only a line with a `>`, a downloader, `tee` or a copier can change what a file holds.
+      if (!downloader && !text.includes(">") && !text.includes("tee") && !this.hasCopier) continue;
       const commands = this.shell(text);
       if (commands === undefined) continue;
-      for (const f of overwrittenFiles(commands)) {
-        out ??= [];
-        out.push(f);
+      const origins = fileOrigins(commands, known);
+      for (const f of origins.downloaded) {
+        downloads ??= [];
+        if (!downloads.includes(f)) downloads.push(f);
+        if (rewritten !== undefined) rewritten = rewritten.filter((r) => r !== f);
+      }
+      for (const f of origins.own) {
+        rewritten ??= [];
+        rewritten.push(f);
+        if (downloads !== undefined) downloads = downloads.filter((d) => d !== f);
       }
     }
-    return out;
-  }
-
-  /** What an allowed action changes in the session's downloads (see `CounterDelta`); undefined when nothing. */
-  learned(session: { downloads: readonly string[] } | undefined): Pick<CounterDelta, "downloads" | "rewritten"> | undefined {
-    const downloads = this.downloads();
-    // A rewrite only matters to a session that remembers downloads (when the session is not known, it is sent).
-    const rewritten = session !== undefined && session.downloads.length === 0 ? undefined : this.written();
+    if (rewritten?.length === 0) rewritten = undefined;
+    if (downloads?.length === 0) downloads = undefined;
     if (downloads === undefined && rewritten === undefined) return undefined;
     return { ...(downloads === undefined ? {} : { downloads }), ...(rewritten === undefined ? {} : { rewritten }) };
   }
-
-  /** Whether `session()` reads the engine's memory (a cheap lookup) rather than a shared store (a round trip). */
-  localSession = false;
 
   /** The workspace root the event names (`payload.working_directory` …), once looked up; null when none. */
   eventRoot: string | null | undefined;

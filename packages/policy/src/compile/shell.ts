@@ -1,5 +1,5 @@
 /** The `shell` matcher: conditions on the simple commands of the command lines in an event. */
-import { DOWNLOADERS, mayRunFile, pipesInto, runsDownload, runsOneOfFiles } from "@ahp/shell";
+import { mayRunFile, pipesInto, runsDownload, runsOneOfFiles } from "@ahp/shell";
 import { hasGlobSyntax } from "../glob.js";
 import type { ShellMatch } from "../schema.js";
 import { normalizeShellPath, type OpaqueReason, type SimpleCommand } from "../shell.js";
@@ -15,18 +15,16 @@ const OUTPUT_REDIRECTS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 /** Whether a command of the line runs a file an earlier allowed action of the session downloaded. */
 function runsEarlierDownload(ctx: EvalContext, commands: readonly SimpleCommand[]): boolean {
   // The session is read only for a line that could run a file by name (most lines cannot): with a
-  // shared store, reading it is a round trip.
-  // In the engine's memory the session costs a lookup the recording of the decision then reuses.
-  if (ctx.localSession && ctx.session().downloads.length === 0) return false;
-  if (!commands.some(mayRunFile) && !commands.some((c) => c.program.includes("."))) return false;
+  // shared store reading it is a round trip, in memory a lookup.
+  let may = false;
+  for (const c of commands)
+    if (mayRunFile(c) || c.program.includes(".")) {
+      may = true;
+      break;
+    }
+  if (!may) return false;
   const known = ctx.session().downloads;
   return known.length > 0 && runsOneOfFiles(commands, new Set(known));
-}
-
-/** Whether a downloader runs in the event's command lines (a download and its run in one line need one). */
-function hasDownloader(ctx: EvalContext): boolean {
-  for (const p of ctx.programs) if (DOWNLOADERS.has(p)) return true;
-  return false;
 }
 
 export function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen: number): Predicate {
@@ -162,7 +160,7 @@ export function compileShell(m: ShellMatch, at: DocPath, issues: Issues, maxLen:
         if (tooLong) return true;
         continue;
       }
-      if (staged && !((hasDownloader(ctx) && runsDownload(commands)) || runsEarlierDownload(ctx, commands))) continue;
+      if (staged && !((ctx.hasDownloader && runsDownload(commands)) || runsEarlierDownload(ctx, commands))) continue;
       if (command === undefined) return true;
       for (const cmd of commands) if (command(cmd)) return true;
     }

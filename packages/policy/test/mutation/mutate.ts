@@ -289,7 +289,8 @@ const WORD_OPS: Record<string, WordOp> = {
   quoting: (r, seg, words) => {
     const k = Math.floor(r() * seg.words.length);
     const w = seg.words[k]!;
-    if (w.pattern) return undefined;
+    // Quoting an unquoted expansion would stop its field splitting and keep it when empty (`${X} -rf /`).
+    if (w.pattern || (w.expands && !w.raw.startsWith('"'))) return undefined;
     words[k] = w.expands ? requoteExpanding(w.text) : requote(r, w.text);
     return "quoting";
   },
