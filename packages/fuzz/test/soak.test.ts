@@ -263,7 +263,8 @@ describe.skipIf(process.platform !== "linux")("soak: silent connections, stalled
       // comes back once the flood is gone. A leak grows it between the samples and keeps it.
       expect(endRss).toBeLessThan(Math.max(2 * startRss, startRss + 150 * 1024 * 1024));
       expect(heapSamples).toHaveLength(3);
-      const [first, , last] = heapSamples as [{ heap: number }, { heap: number }, { heap: number }];
+      const first = heapSamples[0]!;
+      const last = heapSamples[2]!;
       expect(last.heap - first.heap, "live heap growth from a quarter to three quarters of the run").toBeLessThan(HEAP_GROWTH_BOUND);
       expect(endHeap.heapUsed - startHeap.heapUsed, "live heap left after the flood").toBeLessThan(HEAP_GROWTH_BOUND);
 
