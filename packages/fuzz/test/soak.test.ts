@@ -24,11 +24,17 @@ const CAP = 16;
 const MAX_LATENCY_MS = 15_000;
 const LIMIT_LOG_INTERVAL_MS = 5_000;
 /**
- * Most the harness's live heap (after a full collection) may grow from a quarter to three quarters
- * of the run, and may keep once the flood is gone. Measured: 37.6 -> 37.9 MiB over 45-135 s of a
- * 180 s run, and 18.2 MiB before the flood, 21.2 MiB after it.
+ * Most the harness's live heap (after a full collection) may keep once the flood is gone: what
+ * every connection and request held must be released. Measured in six runs: 1.8 to 3.0 MiB
+ * above the start (18.2-18.3 MiB).
  */
-const HEAP_GROWTH_BOUND = 12 * 2 ** 20;
+const HEAP_LEFT_BOUND = 12 * 2 ** 20;
+/**
+ * Most the live heap may be above the start while the flood runs, whatever `AHP_SOAK_MS`: the
+ * flood's connections and the answers held for the peers that stopped reading (up to 6.4 MiB each),
+ * so a sample depends on where those peers are in their cycle. Measured: 3 to 20 MiB above the start.
+ */
+const HEAP_FLOOD_BOUND = 48 * 2 ** 20;
 
 let harness: HarnessProcess | undefined;
 let stopping = false;
@@ -259,14 +265,13 @@ describe.skipIf(process.platform !== "linux")("soak: silent connections, stalled
       expect(h.alive).toBe(true);
       // The resident size follows how much room V8 keeps for its heap (it rose and fell between
       // about 100 and 160 MiB in a 180 s run): a loose bound. The live heap after a full collection
-      // is the oracle: it levels off while the flood runs (what the open connections hold) and
-      // comes back once the flood is gone. A leak grows it between the samples and keeps it.
+      // is the oracle: it stays under a ceiling while the flood runs, whatever the duration, and
+      // comes back once the flood is gone. A leak keeps what it took and grows through the ceiling.
       expect(endRss).toBeLessThan(Math.max(2 * startRss, startRss + 150 * 1024 * 1024));
       expect(heapSamples).toHaveLength(3);
-      const first = heapSamples[0]!;
-      const last = heapSamples[2]!;
-      expect(last.heap - first.heap, "live heap growth from a quarter to three quarters of the run").toBeLessThan(HEAP_GROWTH_BOUND);
-      expect(endHeap.heapUsed - startHeap.heapUsed, "live heap left after the flood").toBeLessThan(HEAP_GROWTH_BOUND);
+      for (const sample of heapSamples)
+        expect(sample.heap - startHeap.heapUsed, `live heap above the start at ${sample.at} ms`).toBeLessThan(HEAP_FLOOD_BOUND);
+      expect(endHeap.heapUsed - startHeap.heapUsed, "live heap left after the flood").toBeLessThan(HEAP_LEFT_BOUND);
 
       // The limits acted, and their logs are aggregated: per limit and action at most one line at
       // once and one per interval, each standing for many reports.
