@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import type { ChatState } from "../src/wire/types.js";
 import { startHost, type Running } from "./helpers/harness.js";
+import { until } from "./helpers/host-per-test.js";
 import { runEvent, S1_CHAT, S1_URI, withoutModifiedAt } from "./helpers/scenario.js";
 
 let run: Running | undefined;
@@ -17,7 +18,6 @@ afterEach(async () => {
 });
 
 const CHANNELS = ["ahp-root://", S1_URI, S1_CHAT];
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A bare wire client subscribed to `channels`: records the serverSeq of every action envelope it receives. */
 async function seqClient(url: string, clientId: string, channels: string[]) {
@@ -66,6 +66,8 @@ async function seqClient(url: string, clientId: string, channels: string[]) {
     get fromSeq() {
       return fromSeq;
     },
+    /** The serverSeq this client is up to: of the last action envelope received, else of its snapshot. */
+    last: () => (seqs.length > 0 ? seqs[seqs.length - 1]! : fromSeq),
     reached: (seq: number) =>
       seqs.length > 0 && seqs[seqs.length - 1]! >= seq ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ seq, resolve })),
   };
@@ -104,7 +106,13 @@ describe("fan-out", () => {
       await agent.send("run_lifecycle", runEvent(`run-${burst}`, "completed"));
       // A client that joins between bursts: its snapshot and the envelopes after it fit together.
       if (burst === 1) late = await seqClient(run.url, "late", CHANNELS);
-      await turn();
+      // The next burst starts once every client holds this one.
+      const now = run.host.store.serverSeq;
+      await until(
+        () => [...clients, ...(late === undefined ? [] : [late])].every((c) => c.last() >= now),
+        `burst ${burst} at every client`,
+        60_000,
+      );
     }
     const end = run.host.store.serverSeq;
     expect(end - start).toBeGreaterThan(1000);
@@ -134,8 +142,12 @@ describe("fan-out", () => {
     let sent = 0;
     while (run.closes.length === 0 && sent < 20_000) {
       await agent.send("post_response", { response: text });
-      // Yield now and then, so that the socket of the client that reads is drained.
-      if (++sent % 8 === 0) await turn();
+      // Every 8 frames (128 KiB, half the limit), the client that reads catches up before more are sent,
+      // so that only the one that stopped reading can reach the limit, however slow the machine.
+      if (++sent % 8 === 0) {
+        const now = run.host.store.serverSeq;
+        await until(() => fast.last() >= now || run!.closes.length > 0, "the reading client caught up", 60_000);
+      }
     }
     expect(await closed).toMatchObject({ clientId: "slow", code: 1008, reason: "outbound buffer limit exceeded" });
     expect(run.closes).toHaveLength(1);

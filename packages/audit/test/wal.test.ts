@@ -95,15 +95,33 @@ async function serve(
   return client;
 }
 
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-};
-
-/** Yields to I/O until `done()` holds, with a generous deadline (fails instead of hanging; never a count of turns). */
-async function until(done: () => boolean, ms = 30_000): Promise<void> {
+/** Polls until `done()` holds, with a generous deadline (fails instead of hanging; never a count of turns). */
+async function until(done: () => boolean, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!done() && Date.now() < deadline) await new Promise<void>((resolve) => setImmediate(resolve));
+  while (!done() && Date.now() < deadline) await new Promise<void>((resolve) => setTimeout(resolve, 5));
   expect(done()).toBe(true);
+}
+
+/**
+ * Resolves once a request asked for after every earlier answer was released has its answer: the
+ * harness answers it without a record (no such query), and the linked pair delivers in order, so
+ * an earlier answer sent before it has arrived by then.
+ */
+const laterAnswer = (client: AhpClient) =>
+  client.query("no_such_query", {}).then(
+    () => undefined,
+    () => undefined,
+  );
+
+/**
+ * Resolves once a second log, asked to append after `log`'s appends, has written: group commit
+ * starts a write on the turn after an append, so by then `log` has started every write it would
+ * start for those appends.
+ */
+async function writesStartedBy(): Promise<void> {
+  const other = await openAuditLog({ key, sink: new MemoryAuditSink(), checkpoint: false });
+  await other.append(entry(0));
+  await other.close();
 }
 
 const fileRecords = async (path: string) =>
@@ -124,7 +142,7 @@ describe("group commit", () => {
     expect(resolved).toBe(0);
     // Appended while that write is in flight: the next group.
     const later = [log.append(entry(50)), log.append(entry(51))];
-    await settle();
+    await writesStartedBy();
     expect(held.writes).toEqual([50]);
     held.release();
     await Promise.all([...appends, ...later]);
@@ -154,11 +172,9 @@ describe("group commit", () => {
       answered = true;
       return d;
     });
-    await new Promise<void>((resolve) => {
-      const poll = () => (held.writes.length > 0 ? resolve() : setImmediate(poll));
-      poll();
-    });
-    await settle();
+    await until(() => held.writes.length > 0);
+    await laterAnswer(client);
+    expect(held.writes).toEqual([1]);
     expect(answered).toBe(false);
     held.release();
     expect(await answer).toEqual({ decision: "allow" });
@@ -186,11 +202,9 @@ describe("group commit", () => {
     const answer = client.send("pre_action", { tool_name: "slow" }).finally(() => (answered = true));
     answer.catch(() => undefined);
     // The failure record's write starts once the server gave up on the handler.
-    await new Promise<void>((resolve) => {
-      const poll = () => (held.writes.length > 0 ? resolve() : setTimeout(poll, 1));
-      poll();
-    });
-    await settle();
+    await until(() => held.writes.length > 0);
+    await laterAnswer(client);
+    expect(held.writes).toEqual([1]);
     expect(answered).toBe(false);
     held.release();
     await expect(answer).rejects.toMatchObject({ code: -32603 });
@@ -394,7 +408,8 @@ describe("signed checkpoints", () => {
       await until(() => log.stats.checkpoints === 1);
       expect((await readCheckpoint(`${path}.checkpoint`)) as unknown).toMatchObject({ checkpoint: { seq: 3 } });
       vi.advanceTimersByTime(500);
-      await settle();
+      // checkpoint() joins a checkpoint in progress: any the interval started has finished after it.
+      await log.checkpoint();
       expect(log.stats.checkpoints).toBe(1);
     } finally {
       vi.useRealTimers();

@@ -10,6 +10,13 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import WebSocket from "ws";
+
+/** The inspector's address line on stderr (`--inspect=127.0.0.1:0`). */
+const INSPECTOR_LINE = /^Debugger listening on (ws:\/\/\S+)/;
+/** The inspector's other notes on stderr. */
+const INSPECTOR_NOTE =
+  /^(For help, see: https:\/\/nodejs\.org\/\S*|Debugger attached\.|Debugger ending on \S+|Waiting for the debugger to disconnect\.\.\.)$/;
 
 /** The repository root (the folder holding `pnpm-workspace.yaml`) above `from`. */
 export function repoRoot(from = dirname(fileURLToPath(import.meta.url))): string {
@@ -43,6 +50,12 @@ export interface HarnessProcessOptions {
   nodeArgs?: string[];
   /** The harness's file-descriptor limit (`ulimit -n` in a shell that then runs it). Default: inherited. */
   fileLimit?: number;
+  /**
+   * Open the Node inspector on a loopback port chosen by the system, so that
+   * {@link HarnessProcess.heapAfterGc} can measure the harness's live heap. Its messages on stderr
+   * are not counted as stray output.
+   */
+  inspect?: boolean;
 }
 
 export interface LogLine {
@@ -65,6 +78,7 @@ export class HarnessProcess {
   #exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   #exited = false;
   #peakRssBytes = 0;
+  #inspectorUrl: string | undefined;
 
   private constructor(
     child: ChildProcess,
@@ -105,7 +119,7 @@ export class HarnessProcess {
       want.push("unix");
     }
     args.push(...(options.args ?? []));
-    const command = [...(options.nodeArgs ?? []), cliBin(), ...args];
+    const command = [...(options.inspect ? ["--inspect=127.0.0.1:0"] : []), ...(options.nodeArgs ?? []), cliBin(), ...args];
     const limit = options.fileLimit;
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 16)) throw new RangeError("`fileLimit` must be an integer >= 16");
     const child =
@@ -134,7 +148,9 @@ export class HarnessProcess {
         try {
           parsed = JSON.parse(line) as LogLine;
         } catch {
-          harness.strayStderr += `${line}\n`;
+          const inspector = options.inspect ? INSPECTOR_LINE.exec(line) : null;
+          if (inspector !== null) harness.#inspectorUrl = inspector[1];
+          else if (!(options.inspect && INSPECTOR_NOTE.test(line))) harness.strayStderr += `${line}\n`;
           continue;
         }
         harness.logs.push(parsed);
@@ -189,6 +205,55 @@ export class HarnessProcess {
 
   get peakRssBytes(): number {
     return this.#peakRssBytes;
+  }
+
+  /**
+   * The harness's live JavaScript heap: a full garbage collection in the harness, then its
+   * `process.memoryUsage()` (needs `inspect: true`). Unlike the resident size, this does not move
+   * with how much room V8 keeps for its heap, so it tells a leak from a heap that grew and stays.
+   */
+  async heapAfterGc(timeoutMs = 60_000): Promise<{ heapUsed: number; external: number; arrayBuffers: number }> {
+    const url = this.#inspectorUrl;
+    if (url === undefined) throw new Error("the harness was not started with `inspect: true`");
+    const socket = new WebSocket(url);
+    const timer = setTimeout(() => socket.terminate(), timeoutMs);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once("open", () => resolve());
+        socket.once("error", reject);
+        socket.once("close", () => reject(new Error("the inspector closed its connection")));
+      });
+      let nextId = 0;
+      const call = (method: string, params: Record<string, unknown> = {}) =>
+        new Promise<{ result?: { result?: { value?: unknown } } }>((resolve, reject) => {
+          const id = ++nextId;
+          const onMessage = (data: Buffer) => {
+            const message = JSON.parse(data.toString("utf8")) as {
+              id?: number;
+              error?: { message: string };
+              result?: { result?: { value?: unknown } };
+            };
+            if (message.id !== id) return;
+            socket.off("message", onMessage);
+            if (message.error !== undefined) reject(new Error(`${method}: ${message.error.message}`));
+            else resolve(message);
+          };
+          socket.on("message", onMessage);
+          socket.once("close", () => reject(new Error(`the inspector closed its connection during ${method}`)));
+          socket.send(JSON.stringify({ id, method, params }));
+        });
+      await call("HeapProfiler.enable");
+      await call("HeapProfiler.collectGarbage");
+      const answer = await call("Runtime.evaluate", {
+        expression:
+          "(() => { const m = process.memoryUsage(); return JSON.stringify({ heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers }); })()",
+        returnByValue: true,
+      });
+      return JSON.parse(String(answer.result?.result?.value)) as { heapUsed: number; external: number; arrayBuffers: number };
+    } finally {
+      clearTimeout(timer);
+      socket.terminate();
+    }
   }
 
   /** Log lines at warn or error level. */

@@ -2,7 +2,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AhpClient, AhpServer, createLinkedPair } from "@ahp/core";
 import {
   PolicyEngine,
@@ -14,6 +14,11 @@ import {
   type PolicyWatcher,
 } from "@ahp/policy";
 import { bash } from "./helpers.js";
+
+/** How long a wait for a reload lasts before it fails: generous, because the machine may be busy. */
+const WAIT_MS = 60_000;
+// A test must outlive its waits, so that a failed wait reports what it awaited.
+vi.setConfig({ testTimeout: WAIT_MS + 30_000 });
 
 /** A policy whose only rule blocks bash with a reason and metadata naming the version. */
 const version = (v: number) => `version: 1
@@ -41,7 +46,16 @@ function nextCall<T>() {
       promise = new Promise<T>((res) => (resolve = res));
       r(v);
     },
-    next: () => promise,
+    /** The next value, or a failure naming it after a generous deadline (the machine may be busy). */
+    next: (): Promise<T> => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      return Promise.race([
+        promise.finally(() => clearTimeout(timer)),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no callback within ${WAIT_MS} ms`)), WAIT_MS);
+        }),
+      ]);
+    },
   };
 }
 
@@ -134,9 +148,9 @@ describe("hot reload", () => {
     await watcher.ready;
     // A change before the first poll took its baseline goes unseen: the file changes (in size each
     // time) until the reload arrives, within a generous deadline.
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + WAIT_MS;
     for (let n = 1; reloads.calls.length === 0; n++) {
-      if (Date.now() > deadline) throw new Error("no reload within 30 s");
+      if (Date.now() > deadline) throw new Error(`no reload within ${WAIT_MS} ms`);
       writeFileSync(file, `${version(4)}\n# changed size${"!".repeat(n)}\n`);
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -171,10 +185,11 @@ describe("hot reload", () => {
       for (let round = 0; round < 200; round++) {
         engine.swap(versions5[round % 5]!);
         swaps++;
+        const first = client.send("pre_action", { tool_name: "bash", arguments: { command: "ls" } }).then((d) => decisions.push(d));
+        calls.push(first);
         calls.push(client.send("pre_action", { tool_name: "bash", arguments: { command: "ls" } }).then((d) => decisions.push(d)));
-        calls.push(client.send("pre_action", { tool_name: "bash", arguments: { command: "ls" } }).then((d) => decisions.push(d)));
-        // Let some requests reach the server between swaps, others stay in flight across them.
-        if (round % 3 === 0) await new Promise((r) => setImmediate(r));
+        // Every third round's first request is answered before the next swap; the rest stay in flight across swaps.
+        if (round % 3 === 0) await first;
       }
       await Promise.all(calls);
       expect(swaps).toBe(200);
@@ -186,7 +201,8 @@ describe("hot reload", () => {
         // Every part of the decision comes from one and the same version.
         expect(d).toEqual({ decision: "block", reason: `blocked by v${v}`, metadata: { version: v, rule: `rule-v${v}` } });
       }
-      expect(versions.size).toBeGreaterThan(1);
+      // The rounds waited for (0, 3, 6, …) cover every version.
+      expect([...versions].sort()).toEqual([1, 2, 3, 4, 5]);
     } finally {
       await client.close();
       await server.close();

@@ -24,6 +24,22 @@ function ahp(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; st
   });
 }
 
+/** Runs `argv` with `args` to its end (bounded at 180 s); its standard output. */
+function execFileText(argv: readonly string[], args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(argv[0]!, [...argv.slice(1), ...args], { timeout: 180_000 }, (error, stdout) =>
+      error ? reject(new Error(`${argv.join(" ")} failed`, { cause: error })) : resolve(stdout),
+    );
+  });
+}
+
+/** Milliseconds `run` took. */
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await run();
+  return performance.now() - start;
+}
+
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 describe.each([
@@ -37,11 +53,16 @@ describe.each([
     cleanups.push(() => rm(home, { recursive: true, force: true }));
     await mkdir(join(home, ".claude"));
     const env = { HOME: home };
+    // The installer and the doctor give `claude --version` 15 s and 30 s and then go on without a
+    // version; how long it takes here is said with any failure below.
+    const versionMs = await timed(() => execFileText(claudeCliPath(host), ["--version"]));
+    const slow = `(\`claude --version\` took ${Math.round(versionMs)} ms here)`;
     const installed = await ahp(["hook", "install", "claude-code", "--write", "--connect", "unix:/nowhere.sock", "--claude", claude], env);
     expect(installed.code, installed.stderr).toBe(0);
     // The installer asked the real CLI for its version.
-    expect(installed.stderr).toContain(`Claude Code ${version}: events written`);
+    expect(installed.stderr, slow).toContain(`Claude Code ${version}: events written`);
     const good = await ahp(["hook", "doctor", "claude-code", "--claude", claude], env);
+    expect(good.stdout, slow).toContain(`claude-code ${version}: `);
     expect(good.stdout).toContain("the host's own check passed");
     expect(good.code, good.stdout).toBe(0);
 

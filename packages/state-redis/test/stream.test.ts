@@ -7,7 +7,7 @@ if (!runRedis) console.warn(redisSkipReason);
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 60_000 });
 
 /** Polls `check` until it holds (no fixed sleeps: the machine may be loaded). */
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

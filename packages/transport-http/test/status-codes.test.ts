@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AhpServer } from "@ahp/core";
 import { createHttpHandler, listenHttp } from "@ahp/transport-http";
-import { event, notification, preAction, rawRequest, request, startHarness, until, type Harness } from "./helpers.js";
+import { event, notification, preAction, rawRequest, request, startHarness, until, WAIT_MS, type Harness } from "./helpers.js";
 
 describe("HTTP server status codes (spec §13.2, checklist 86–88)", () => {
   let h: Harness;
@@ -150,10 +150,13 @@ describe("HTTP server status codes (spec §13.2, checklist 86–88)", () => {
       socket.once("error", reject);
     });
     const body = request("gone", "ahp/event", event("pre_action", preAction()));
+    // The cut comes once the server holds the request and the first bytes of its body, whatever the machine's speed.
+    let bodyBytes = 0;
+    h.listener.httpServer.once("request", (req: http.IncomingMessage) => req.on("data", (c: Buffer) => (bodyBytes += c.length)));
     socket.write(
       `POST /ahp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 20)}`,
     );
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => bodyBytes === 20, WAIT_MS, "the first 20 bytes of the body at the server");
     socket.destroy();
     await until(() => h.server.pendingWork === 0);
     const ok = await rawRequest(h.url, { body: request("after-gone", "ahp/event", event("pre_action", preAction())) });
