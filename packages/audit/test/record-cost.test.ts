@@ -3,15 +3,7 @@ import { copyFile, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  AuditKey,
-  checkRecordMac,
-  openAuditLog,
-  recordLine,
-  sealRecord,
-  verifyAuditLog,
-  type AuditRecord,
-} from "../src/index.js";
+import { AuditKey, checkRecordMac, openAuditLog, recordLine, sealRecord, verifyAuditLog, type AuditRecord } from "../src/index.js";
 import { SAMPLES, entry, key, tempDir } from "./helpers.js";
 
 let dir: string;
