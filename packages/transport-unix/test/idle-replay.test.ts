@@ -8,7 +8,6 @@
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { UnixSocketClientTransport } from "@ahp/transport-unix";
-import type { JsonRpcMessage } from "@ahp/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir, until } from "./helpers.js";
 
@@ -69,7 +68,7 @@ async function setUp(idleNotice: boolean) {
   cleanups.push(() => new Promise<void>((resolve) => harness.server.close(() => resolve())));
   const transport = new UnixSocketClientTransport({ path: dir.path() });
   cleanups.push(() => transport.close());
-  const received: JsonRpcMessage[] = [];
+  const received: unknown[] = [];
   transport.onmessage = (message) => received.push(message);
   await transport.start();
   await transport.send({ jsonrpc: "2.0", id: "h1", method: "ahp/handshake", params: { protocol_version: "2.4" } });
@@ -77,7 +76,7 @@ async function setUp(idleNotice: boolean) {
   return { harness, transport, received };
 }
 
-const answerTo = (received: JsonRpcMessage[], id: string) =>
+const answerTo = (received: unknown[], id: string) =>
   received.find((m) => (m as { id?: unknown }).id === id) as Record<string, unknown> | undefined;
 
 describe("a request crossing the harness's close of an idle connection", () => {
