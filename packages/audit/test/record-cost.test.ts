@@ -105,7 +105,7 @@ describe("the log's redaction and time", () => {
 });
 
 describe("a log written before the one-shot HMAC", () => {
-  const fixture = fileURLToPath(new URL("./fixtures/v1-log-before-one-shot-hmac.log", import.meta.url));
+  const fixture = fileURLToPath(new URL("./fixtures/v1-log-before-one-shot-hmac.jsonl", import.meta.url));
 
   it("verifies, seals to the same bytes, and is continued", async () => {
     expect(await verifyAuditLog(fixture, key)).toMatchObject({ status: "intact", records: 3 });
