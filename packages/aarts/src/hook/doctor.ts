@@ -117,7 +117,8 @@ async function claudeVersion(command: string, env: Readonly<Record<string, strin
   if (argv.length === 0) return undefined;
   const { execFile } = await import("node:child_process");
   return new Promise((resolve) => {
-    execFile(argv[0]!, [...argv.slice(1), "--version"], { timeout: 30_000, env: env }, (error, stdout) =>
+    // Generous, as in the installer: Claude Code loads a large bundle, which on a busy machine takes many seconds.
+    execFile(argv[0]!, [...argv.slice(1), "--version"], { timeout: 60_000, env: env }, (error, stdout) =>
       resolve(error ? undefined : /\d+\.\d+\.\d+/.exec(String(stdout))?.[0]),
     );
   });
