@@ -32,6 +32,12 @@ const TEST_MS = 600_000;
 
 const ahp = (args: string[]) => runAhp(args, AHP_BOUND_MS);
 
+/** Stops an `ahp serve` started by a test: SIGTERM, then its exit within 20 s. */
+async function stop(serve: Awaited<ReturnType<typeof startServe>>): Promise<void> {
+  serve.child.kill("SIGTERM");
+  await within(serve.exited, 20_000, "ahp serve did not stop");
+}
+
 async function until(condition: () => Promise<boolean>, what: string, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await condition())) {
@@ -96,8 +102,7 @@ describe("ahp serve --shadow-policy", () => {
         expect(decisions[1]!.shadow).toBeUndefined();
         expect(serve.stderr()).toContain('"shadow policy loaded"');
       } finally {
-        serve.child.kill("SIGTERM");
-        await within(serve.exited, 20_000, "ahp serve did not stop");
+        await stop(serve);
       }
     },
     TEST_MS,
@@ -139,8 +144,7 @@ describe("ahp serve --audit-anchor", () => {
         expect(sent.code).toBe(0);
         await until(async () => existsSync(anchor), "the anchor file");
       } finally {
-        serve.child.kill("SIGTERM");
-        await within(serve.exited, 20_000, "ahp serve did not stop");
+        await stop(serve);
       }
       const verified = await ahp(["audit", "verify", log, "--key-file", keyFile, "--anchor", anchor]);
       expect(verified.code).toBe(0);
@@ -206,8 +210,7 @@ describe("ahp serve readiness and idle connections", () => {
         expect(Object.keys(body.checks).sort()).toEqual(["audit", "policy", "state"]);
         expect((await fetch(new URL("/healthz", base))).status).toBe(200);
       } finally {
-        serve.child.kill("SIGTERM");
-        await within(serve.exited, 20_000, "ahp serve did not stop");
+        await stop(serve);
       }
     },
     TEST_MS,
@@ -226,8 +229,7 @@ describe("ahp serve readiness and idle connections", () => {
         await within(closed, 30_000, "the silent connection was not closed");
         expect(received).toContain("-32003");
       } finally {
-        serve.child.kill("SIGTERM");
-        await within(serve.exited, 20_000, "ahp serve did not stop");
+        await stop(serve);
       }
     },
     TEST_MS,

@@ -248,9 +248,7 @@ export abstract class NdjsonClientTransport implements Transport {
   /** Sends again, in their order, the requests left unanswered by a connection the peer closed as idle. */
   async #replay(): Promise<void> {
     const inner = this.#inner!;
-    const handshake = this.#handshake;
-    const resend = [...this.#pending!.values()].filter((message) => message !== handshake);
-    await Promise.all(resend.map((message) => inner.send(message)));
+    await Promise.all([...this.#pending!.values()].map((message) => inner.send(message)));
   }
 
   async #rehandshake(handshake: Record<string, unknown>): Promise<void> {
